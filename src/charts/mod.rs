@@ -1,0 +1,69 @@
+//! Chart drawing for Roofline Lab (plotters).
+//!
+//! Each chart is a module with a generic `draw` function working on any
+//! plotters [`DrawingBackend`](plotters::prelude::DrawingBackend): the
+//! browser renders to a `<canvas>` (plotters-canvas), tests and the SVG
+//! export render to SVG natively. Errors stay plotters errors inside the
+//! drawing code and become strings only in the `render_svg` helpers.
+//!
+//! ```ignore
+//! // Browser (plotters-canvas), HiDPI-aware:
+//! let theme = Theme::light().with_scale(window.device_pixel_ratio());
+//! let root = CanvasBackend::with_canvas_object(canvas).unwrap().into_drawing_area();
+//! let geometry = charts::roofline::draw(root, &model, &theme).map_err(|e| e.to_string())?;
+//! // Pointer read-out (offset in CSS px × devicePixelRatio):
+//! let hit = charts::nearest_point(&model.hit_points(), &geometry, px, py);
+//! ```
+//!
+//! The models in [`model`] are plain data; this module does not depend on
+//! the analysis crate.
+
+pub mod format;
+pub mod geometry;
+pub mod model;
+mod paint;
+pub mod roofline;
+pub mod sweep;
+pub mod theme;
+
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+
+pub use format::{format_si, format_si_digits, format_ticks, linear_ticks, log_ticks, Ticks};
+pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
+pub use model::{
+    Ceiling, HLine, Marker, PointMark, RooflineChart, Series, Slope, SweepChart, VLine,
+};
+pub use paint::DrawError;
+pub use theme::{Theme, OKABE_ITO_DARK, OKABE_ITO_LIGHT};
+
+/// plotters' SVG backend writes `font-size = size / 1.24`; compensate so
+/// SVG text has the same size as canvas text.
+const SVG_FONT_FACTOR: f64 = 1.24;
+
+/// Largest SVG we agree to produce (per side, pixels).
+const MAX_SVG_SIDE: u32 = 16_384;
+
+/// Run a drawing function on an in-memory SVG backend.
+fn render_svg_with<F>(
+    width: u32,
+    height: u32,
+    theme: &Theme,
+    f: F,
+) -> Result<(String, ChartGeometry), String>
+where
+    F: FnOnce(DrawingArea<SVGBackend<'_>, Shift>, &Theme) -> Result<ChartGeometry, String>,
+{
+    if width == 0 || height == 0 {
+        return Err(format!("invalid SVG size {width}×{height}"));
+    }
+    let size = (width.min(MAX_SVG_SIDE), height.min(MAX_SVG_SIDE));
+    let mut theme = theme.clone();
+    theme.font_size_factor = SVG_FONT_FACTOR;
+    let mut buf = String::new();
+    let geometry = {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        f(root, &theme)?
+    };
+    Ok((buf, geometry))
+}

@@ -1,0 +1,340 @@
+//! Sweep chart: one or more curves (e.g. achieved FLOP/s vs batch size) with
+//! peak lines, marked crossovers and dashed reference lines.
+
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend};
+use plotters::style::Color;
+
+use super::geometry::{AxisScale, ChartGeometry, PixelRect};
+use super::model::SweepChart;
+use super::paint::{
+    best_rect, draw_axes_over, draw_axes_under, draw_empty_chart, draw_legend, layout_axes,
+    place_label, rgba, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side, Swatch,
+    Weight, ANNOT_SIZE,
+};
+use super::theme::Theme;
+
+/// Message drawn when the model has nothing plottable.
+pub const EMPTY_MESSAGE: &str = "Nothing to plot";
+
+const LIN_LIMIT: f64 = 1e300;
+
+fn ok_on(v: f64, log: bool) -> bool {
+    v.is_finite() && (!log || v > 0.0)
+}
+
+/// Automatic range for one axis. `margin` is a fraction of the span added on
+/// each side (`[lo, hi]`); on linear axes a range that nearly reaches zero is
+/// pinned to zero (no margin on that side).
+pub fn auto_axis(values: &[f64], log: bool, margin: (f64, f64)) -> Option<AxisScale> {
+    let vals: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|&v| ok_on(v, log))
+        .map(|v| v.clamp(-LIN_LIMIT, LIN_LIMIT))
+        .collect();
+    if vals.is_empty() {
+        return None;
+    }
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if log {
+        let (mut l0, mut l1) = (lo.log10(), hi.log10());
+        if l1 - l0 < 1e-9 {
+            l0 -= 0.5;
+            l1 += 0.5;
+        }
+        let span = l1 - l0;
+        l0 = (l0 - span * margin.0).clamp(-300.0, 300.0);
+        l1 = (l1 + span * margin.1).clamp(-300.0, 300.0);
+        if l1 <= l0 {
+            l1 = l0 + 1.0;
+        }
+        return Some(AxisScale::new(10f64.powf(l0), 10f64.powf(l1), true));
+    }
+    if hi - lo <= hi.abs().max(lo.abs()) * 1e-12 {
+        let d = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        return Some(AxisScale::new(lo - d, hi + d, false));
+    }
+    let (mut a, mut b) = (lo, hi);
+    let pin_lo = lo >= 0.0 && lo <= 0.25 * hi;
+    let pin_hi = hi <= 0.0 && hi >= 0.25 * lo;
+    if pin_lo {
+        a = 0.0;
+    }
+    if pin_hi {
+        b = 0.0;
+    }
+    let span = b - a;
+    if !pin_lo {
+        a -= span * margin.0;
+    }
+    if !pin_hi {
+        b += span * margin.1;
+    }
+    if !(a.is_finite() && b.is_finite() && b > a) {
+        return None;
+    }
+    Some(AxisScale::new(a, b, false))
+}
+
+/// Axis ranges for a sweep chart; `None` when there is nothing to plot.
+pub fn auto_ranges(model: &SweepChart) -> Option<(AxisScale, AxisScale)> {
+    let (lx, ly) = (model.log_x, model.log_y);
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for s in &model.series {
+        for &(x, y) in &s.points {
+            if ok_on(x, lx) && ok_on(y, ly) {
+                xs.push(x);
+                ys.push(y);
+            }
+        }
+    }
+    let have_series = !xs.is_empty();
+    for m in &model.crossovers {
+        if ok_on(m.x, lx) && ok_on(m.y, ly) {
+            xs.push(m.x);
+            ys.push(m.y);
+        }
+    }
+    let have_x_refs = model.vlines.iter().any(|v| ok_on(v.x, lx));
+    let have_y_refs = model.hlines.iter().any(|h| ok_on(h.y, ly));
+    if !have_series && xs.is_empty() && !(have_x_refs && have_y_refs) {
+        return None;
+    }
+    xs.extend(model.vlines.iter().map(|v| v.x).filter(|&x| ok_on(x, lx)));
+    ys.extend(model.hlines.iter().map(|h| h.y).filter(|&y| ok_on(y, ly)));
+    let y_top = if model.hlines.is_empty() { 0.05 } else { 0.08 };
+    let x = auto_axis(&xs, lx, (0.03, 0.03))?;
+    let y = auto_axis(&ys, ly, (0.05, y_top))?;
+    Some((x, y))
+}
+
+/// Draw the sweep chart onto `root`.
+pub fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    model: &SweepChart,
+    theme: &Theme,
+) -> DrawResult<ChartGeometry, DB> {
+    let p = Painter::new(&root, theme);
+    root.fill(&theme.background)?;
+    let titles = AxisTitles {
+        title: &model.title,
+        x_label: &model.x_label,
+        y_label: &model.y_label,
+    };
+    let Some((xs, ys)) = auto_ranges(model) else {
+        let g = draw_empty_chart(&p, &titles, EMPTY_MESSAGE)?;
+        root.present()?;
+        return Ok(g);
+    };
+    let axes = layout_axes(&p, &titles, xs, ys, true)?;
+    if axes.tiny {
+        root.present()?;
+        return Ok(axes.geometry(p.width, p.height, false));
+    }
+    let plot = axes.plot;
+    let mut occ = Occupancy::default();
+    let sample = p.px(4.0);
+    draw_axes_under(&p, &axes)?;
+
+    // Vertical reference lines (dashed, muted).
+    let mut vline_px = Vec::new();
+    for (i, v) in model.vlines.iter().enumerate() {
+        let Some(x) = axes.x_px(v.x) else { continue };
+        let runs = p.line_clipped(
+            &[Some((x, plot.top)), Some((x, plot.bottom))],
+            &plot,
+            rgba(theme.muted).mix(0.9),
+            1.2,
+            Some((6.0, 4.0)),
+        )?;
+        for r in &runs {
+            occ.add_polyline_weighted(r, sample, 0.5);
+        }
+        if !runs.is_empty() {
+            vline_px.push((i, x));
+        }
+    }
+
+    // Horizontal peak lines (dashed, series colour).
+    let mut hline_px = Vec::new();
+    for (i, h) in model.hlines.iter().enumerate() {
+        let Some(y) = axes.y_px(h.y) else { continue };
+        let runs = p.line_clipped(
+            &[Some((plot.left, y)), Some((plot.right, y))],
+            &plot,
+            rgba(theme.color(h.series_idx)).mix(0.85),
+            1.2,
+            Some((7.0, 4.0)),
+        )?;
+        for r in &runs {
+            occ.add_polyline_weighted(r, sample, 0.6);
+        }
+        if !runs.is_empty() {
+            hline_px.push((i, y));
+        }
+    }
+
+    // Series.
+    let mut legend = Vec::new();
+    for s in &model.series {
+        let color = rgba(theme.color(s.series_idx));
+        let pts: Vec<Option<Pt>> = s.points.iter().map(|&(x, y)| axes.to_px(x, y)).collect();
+        let runs = p.line_clipped(&pts, &plot, color, 2.2, None)?;
+        // A lone point (or isolated samples) still deserves a mark.
+        let visible: Vec<Pt> = pts
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|q| plot.contains(q.0, q.1))
+            .collect();
+        if runs.is_empty() {
+            for &q in &visible {
+                p.dot(q, 3.0, Some(color), None)?;
+                occ.add_point(q);
+            }
+        }
+        for r in &runs {
+            occ.add_polyline(r, sample);
+        }
+        legend.push(LegendEntry {
+            label: s.label.clone(),
+            swatch: Swatch::Line {
+                color,
+                width: 2.2,
+                dashed: false,
+            },
+        });
+    }
+
+    // Crossovers: dotted guide to the x axis + ring marker.
+    let mut cross_px = Vec::new();
+    for (i, m) in model.crossovers.iter().enumerate() {
+        let Some(at) = axes.to_px(m.x, m.y) else {
+            continue;
+        };
+        if !plot.contains(at.0, at.1) {
+            continue;
+        }
+        let guide = p.line_clipped(
+            &[Some(at), Some((at.0, plot.bottom))],
+            &plot,
+            rgba(theme.muted).mix(0.6),
+            1.0,
+            Some((2.0, 3.0)),
+        )?;
+        for g in &guide {
+            occ.add_polyline_weighted(g, sample, 0.25);
+        }
+        cross_px.push((i, at));
+    }
+    for &(_, at) in &cross_px {
+        p.dot(
+            at,
+            5.0,
+            Some(rgba(theme.plot_background)),
+            Some((rgba(theme.foreground), 2.0)),
+        )?;
+        occ.add_rect(PixelRect::new(at.0, at.1, at.0, at.1).inflate(p.px(6.0)));
+    }
+
+    // Labels.
+    let inner = plot.inflate(-p.px(3.0));
+    let gap = p.px(4.0);
+    // Crossover labels first (most important), then reference-line labels.
+    for &(i, at) in &cross_px {
+        place_label(
+            &p,
+            &mut occ,
+            &inner,
+            at,
+            &model.crossovers[i].label,
+            ANNOT_SIZE,
+            Weight::Bold,
+            rgba(theme.foreground),
+            &[
+                Side::BelowRight,
+                Side::AboveLeft,
+                Side::Right,
+                Side::BelowLeft,
+                Side::AboveRight,
+                Side::Left,
+                Side::Below,
+                Side::Above,
+            ],
+            8.0,
+        )?;
+    }
+
+    for &(i, y) in &hline_px {
+        let h = &model.hlines[i];
+        if h.label.is_empty() {
+            continue;
+        }
+        let (w, th) = p.measure(&h.label, ANNOT_SIZE, Weight::Normal)?;
+        let g = p.px(3.0);
+        let left = plot.left + p.px(8.0);
+        let right = plot.right - p.px(8.0);
+        let candidates = [
+            PixelRect::new(left, y - g - th, left + w, y - g),
+            PixelRect::new(right - w, y - g - th, right, y - g),
+            PixelRect::new(left, y + g, left + w, y + g + th),
+            PixelRect::new(right - w, y + g, right, y + g + th),
+        ];
+        let r = candidates[best_rect(&occ, &candidates, &inner)];
+        occ.add_rect(r);
+        p.label(
+            &h.label,
+            &r,
+            ANNOT_SIZE,
+            Weight::Normal,
+            rgba(theme.color(h.series_idx)),
+        )?;
+    }
+    for &(i, x) in &vline_px {
+        let label = &model.vlines[i].label;
+        if label.is_empty() {
+            continue;
+        }
+        let (w, h) = p.measure(label, ANNOT_SIZE, Weight::Normal)?;
+        let top = plot.top + p.px(6.0);
+        let bottom = plot.bottom - p.px(6.0) - h;
+        let candidates = [
+            PixelRect::new(x + gap, top, x + gap + w, top + h),
+            PixelRect::new(x - gap - w, top, x - gap, top + h),
+            PixelRect::new(x + gap, bottom, x + gap + w, bottom + h),
+            PixelRect::new(x - gap - w, bottom, x - gap, bottom + h),
+        ];
+        let r = candidates[best_rect(&occ, &candidates, &inner)];
+        occ.add_rect(r);
+        p.label(label, &r, ANNOT_SIZE, Weight::Normal, rgba(theme.muted))?;
+    }
+    draw_axes_over(&p, &axes, &titles)?;
+    draw_legend(&p, &axes, &mut occ, &legend)?;
+    root.present()?;
+    Ok(axes.geometry(p.width, p.height, true))
+}
+
+/// Render the sweep chart to an SVG string (`width × height` px).
+pub fn render_svg(
+    model: &SweepChart,
+    theme: &Theme,
+    width: u32,
+    height: u32,
+) -> Result<String, String> {
+    render_svg_with_geometry(model, theme, width, height).map(|(svg, _)| svg)
+}
+
+/// Like [`render_svg`], also returning where things were drawn.
+pub fn render_svg_with_geometry(
+    model: &SweepChart,
+    theme: &Theme,
+    width: u32,
+    height: u32,
+) -> Result<(String, ChartGeometry), String> {
+    super::render_svg_with(width, height, theme, |root, theme| {
+        draw(root, model, theme).map_err(|e| e.to_string())
+    })
+}

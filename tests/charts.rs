@@ -1,0 +1,759 @@
+//! Native tests of the chart drawing code (SVG backend).
+
+use std::path::PathBuf;
+
+use roofline_lab::charts::{
+    format_si, log_ticks, nearest_point, roofline, sweep, AxisScale, Ceiling, ChartGeometry, HLine,
+    Marker, PixelRect, PointMark, RooflineChart, Series, Slope, SweepChart, Theme, VLine,
+};
+
+const W: u32 = 800;
+const H: u32 = 450;
+const PEAK: f64 = 1.97e14;
+
+// ---------------------------------------------------------------------------
+// Sample models.
+
+/// Matmul [B,D]·[D,F] with D = F: arithmetic intensity in FLOPs/byte.
+fn intensity(b: f64, d: f64) -> f64 {
+    b * d * d / (2.0 * b * d + d * d)
+}
+
+/// The first-load sweep: achieved FLOP/s vs B for D=F=4096 and D=F=1024.
+/// (Illustrative numbers: the effective bandwidth is chosen so that the
+/// curves reach the peak at the documented crossovers.)
+fn first_load_sweep() -> SweepChart {
+    let mk = |d: f64, b_cross: f64, label: &str, idx: usize| {
+        let bw = PEAK / intensity(b_cross, d);
+        Series {
+            label: label.to_string(),
+            points: (1..=511)
+                .map(|b| {
+                    let b = b as f64;
+                    (b, PEAK.min(bw * intensity(b, d)))
+                })
+                .collect(),
+            series_idx: idx,
+        }
+    };
+    SweepChart {
+        title: "Achieved FLOP/s vs batch size (TPU v5e, bf16)".into(),
+        x_label: "Batch size B (tokens)".into(),
+        y_label: "Achieved FLOP/s".into(),
+        series: vec![
+            mk(4096.0, 136.1, "D = F = 4096", 0),
+            mk(1024.0, 226.3, "D = F = 1024", 1),
+        ],
+        hlines: vec![HLine {
+            label: "peak 197 TFLOP/s".into(),
+            y: PEAK,
+            series_idx: 6,
+        }],
+        crossovers: vec![
+            Marker::new(136.1, PEAK, "B = 136.1"),
+            Marker::new(226.3, PEAK, "B = 226.3"),
+        ],
+        vlines: vec![VLine {
+            x: 120.0,
+            label: "B > 120".into(),
+        }],
+        log_x: false,
+        log_y: false,
+    }
+}
+
+struct Chip {
+    name: &'static str,
+    peak: f64,
+    hbm: f64,
+    link: (&'static str, f64),
+}
+
+fn first_load_roofline() -> RooflineChart {
+    let chips = [
+        Chip {
+            name: "TPU v5e",
+            peak: 1.97e14,
+            hbm: 8.19e11,
+            link: ("ICI", 4.5e10),
+        },
+        Chip {
+            name: "H100 SXM",
+            peak: 9.89e14,
+            hbm: 3.35e12,
+            link: ("NVLink", 4.5e11),
+        },
+    ];
+    let mut m = RooflineChart {
+        title: "Roofline: TPU v5e vs H100 (bf16)".into(),
+        x_label: "Arithmetic intensity (FLOPs/byte)".into(),
+        y_label: "Performance (FLOP/s)".into(),
+        shade_regions: true,
+        ..Default::default()
+    };
+    let ops = [
+        ("decode attn", 1.0),
+        ("matmul B=64", intensity(64.0, 4096.0)),
+        ("matmul B=512", intensity(512.0, 4096.0)),
+    ];
+    for (i, c) in chips.iter().enumerate() {
+        m.ceilings.push(Ceiling {
+            label: format!("{} peak {}FLOP/s", c.name, format_si(c.peak)),
+            flops_per_s: c.peak,
+            series_idx: i,
+        });
+        m.slopes.push(Slope {
+            label: format!("{} HBM {}B/s", c.name, format_si(c.hbm)),
+            bytes_per_s: c.hbm,
+            series_idx: i,
+            dashed: false,
+        });
+        m.slopes.push(Slope {
+            label: format!("{} {} {}B/s", c.name, c.link.0, format_si(c.link.1)),
+            bytes_per_s: c.link.1,
+            series_idx: i,
+            dashed: true,
+        });
+        let ridge = c.peak / c.hbm;
+        m.ridges.push(Marker::new(
+            ridge,
+            c.peak,
+            format!("ridge {}", format_si(ridge)),
+        ));
+        for (name, ai) in ops {
+            m.points.push(PointMark {
+                x: ai,
+                y: c.peak.min(c.hbm * ai),
+                label: name.to_string(),
+                series_idx: i,
+            });
+        }
+    }
+    m
+}
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+fn out_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("charts");
+    std::fs::create_dir_all(&d).expect("create target/charts");
+    d
+}
+
+/// Number of SVG elements of `tag` whose stroke is `color`.
+fn count_stroked(svg: &str, tag: &str, color: &str) -> usize {
+    let open = format!("<{tag} ");
+    let stroke = format!("stroke=\"{color}\"");
+    svg.split(&open)
+        .skip(1)
+        .filter(|el| el.split('>').next().unwrap_or("").contains(&stroke))
+        .count()
+}
+
+fn hex(c: plotters::style::RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+/// Text contents of all `<text>` elements.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = t.split_once('>')?.1;
+            Some(body.split("</text>").next()?.trim().to_string())
+        })
+        .collect()
+}
+
+fn has_text(svg: &str, s: &str) -> bool {
+    let escaped = s
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    texts(svg).iter().any(|t| t == s || t == &escaped)
+}
+
+fn assert_sane_svg(svg: &str) {
+    assert!(
+        svg.starts_with("<svg"),
+        "not an SVG: {}",
+        &svg[..svg.len().min(80)]
+    );
+    assert!(svg.trim_end().ends_with("</svg>"));
+    // No NaN coordinates leaked into the output.
+    for bad in ["NaN", "inf\"", "points=\"\""] {
+        let hits = svg.matches(bad).count();
+        let in_text = texts(svg).iter().filter(|t| t.contains(bad)).count();
+        assert!(hits <= in_text, "found {bad} in SVG markup");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sweep chart.
+
+#[test]
+fn sweep_first_load_renders_everything() {
+    let model = first_load_sweep();
+    let theme = Theme::light();
+    let (svg, geo) = sweep::render_svg_with_geometry(&model, &theme, W, H).unwrap();
+    assert_sane_svg(&svg);
+    std::fs::write(out_dir().join("sweep.svg"), &svg).unwrap();
+
+    // Titles and labels.
+    for s in [
+        "Achieved FLOP/s vs batch size (TPU v5e, bf16)",
+        "Batch size B (tokens)",
+        "Achieved FLOP/s",
+        "D = F = 4096",
+        "D = F = 1024",
+        "B = 136.1",
+        "B = 226.3",
+        "B > 120",
+        "peak 197 TFLOP/s",
+    ] {
+        assert!(has_text(&svg, s), "missing text {s:?}");
+    }
+    // SI tick labels on the FLOP/s axis, plain ones on the batch axis.
+    for s in ["0", "50T", "100T", "150T", "200T", "100", "200", "500"] {
+        assert!(has_text(&svg, s), "missing tick label {s:?}");
+    }
+    // Each series: its curve plus the legend swatch.
+    for idx in [0, 1] {
+        let c = hex(theme.color(idx));
+        assert!(
+            count_stroked(&svg, "polyline", &c) >= 2,
+            "series {idx} ({c}) not drawn"
+        );
+    }
+    // Crossover markers: ring circles in the foreground colour.
+    assert!(count_stroked(&svg, "circle", &hex(theme.foreground)) >= 2);
+
+    // Geometry: linear axes starting at zero, enclosing the data.
+    assert!(!geo.log_x() && !geo.log_y());
+    assert!(geo.has_data);
+    assert_eq!(geo.x_range().0, 0.0);
+    assert!(geo.x_range().1 >= 511.0);
+    assert!(geo.y_range().1 > PEAK);
+    assert!(geo.plot.width() > 500.0 && geo.plot.height() > 250.0);
+    assert!(geo.plot.left > 0.0 && geo.plot.right < W as f64);
+}
+
+#[test]
+fn sweep_log_axes_and_dark_theme() {
+    let mut model = first_load_sweep();
+    model.log_x = true;
+    model.log_y = true;
+    let theme = Theme::dark();
+    let (svg, geo) = sweep::render_svg_with_geometry(&model, &theme, W, H).unwrap();
+    assert_sane_svg(&svg);
+    std::fs::write(out_dir().join("sweep-log-dark.svg"), &svg).unwrap();
+    assert!(geo.log_x() && geo.log_y());
+    // 1..511 spans < 3 decades: 2× and 5× ticks are labelled too.
+    for s in ["1", "2", "5", "10", "20", "50", "100", "200", "500"] {
+        assert!(has_text(&svg, s), "missing log tick {s:?}");
+    }
+    assert!(svg.contains(&hex(theme.background)));
+    for idx in [0, 1] {
+        assert!(count_stroked(&svg, "polyline", &hex(theme.color(idx))) >= 2);
+    }
+}
+
+#[test]
+fn scale_enlarges_text_and_lines() {
+    let model = first_load_sweep();
+    let s1 = sweep::render_svg(&model, &Theme::light(), W, H).unwrap();
+    let s2 = sweep::render_svg(&model, &Theme::light().with_scale(2.0), 2 * W, 2 * H).unwrap();
+    let font_sizes = |svg: &str| -> Vec<f64> {
+        svg.split("font-size=\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next()?.parse().ok())
+            .collect()
+    };
+    let max1 = font_sizes(&s1).into_iter().fold(0.0, f64::max);
+    let max2 = font_sizes(&s2).into_iter().fold(0.0, f64::max);
+    assert!((max2 / max1 - 2.0).abs() < 0.05, "{max1} vs {max2}");
+    // The title is 15 CSS px at scale 1 (SVG font size = canvas px size).
+    assert!((max1 - 15.0).abs() < 0.01, "title font size {max1}");
+    assert!(s2.contains("stroke-width=\"4\""));
+}
+
+// ---------------------------------------------------------------------------
+// Roofline chart.
+
+#[test]
+fn roofline_first_load_renders_everything() {
+    let model = first_load_roofline();
+    let theme = Theme::light();
+    let (svg, geo) = roofline::render_svg_with_geometry(&model, &theme, W, H).unwrap();
+    assert_sane_svg(&svg);
+    std::fs::write(out_dir().join("roofline.svg"), &svg).unwrap();
+
+    for s in [
+        "Roofline: TPU v5e vs H100 (bf16)",
+        "Arithmetic intensity (FLOPs/byte)",
+        "Performance (FLOP/s)",
+        // inline ceiling labels
+        "TPU v5e peak 197TFLOP/s",
+        "H100 SXM peak 989TFLOP/s",
+        // legend: slopes
+        "TPU v5e HBM 819GB/s",
+        "TPU v5e ICI 45GB/s",
+        "H100 SXM HBM 3.35TB/s",
+        "H100 SXM NVLink 450GB/s",
+        // ridge markers
+        "ridge 241",
+        "ridge 295",
+        // points
+        "decode attn",
+        "matmul B=64",
+        "matmul B=512",
+        // regions
+        "bandwidth-bound",
+        "compute-bound",
+    ] {
+        assert!(has_text(&svg, s), "missing text {s:?}");
+    }
+    // Decade ticks with SI prefixes.
+    for s in ["1T", "10T", "100T", "1", "10", "100"] {
+        assert!(has_text(&svg, s), "missing tick {s:?}");
+    }
+    // Per chip: ceiling + HBM slope + legend swatches + dashed link slope.
+    for idx in [0, 1] {
+        let c = hex(theme.color(idx));
+        assert!(count_stroked(&svg, "polyline", &c) >= 5, "chip {idx} lines");
+        // ridge ring
+        assert!(count_stroked(&svg, "circle", &c) >= 1, "chip {idx} ridge");
+    }
+    // Points: filled circles in the chip colours (3 ops × 2 chips).
+    let filled = svg
+        .split("<circle ")
+        .skip(1)
+        .filter(|c| {
+            let c = c.split('>').next().unwrap_or("");
+            c.contains(&format!("fill=\"{}\"", hex(theme.color(0))))
+                || c.contains(&format!("fill=\"{}\"", hex(theme.color(1))))
+        })
+        .count();
+    assert!(filled >= 6, "only {filled} point markers");
+    // Region shading: two translucent polygons.
+    assert!(svg.matches("<polygon").count() >= 2);
+
+    // Ranges: whole decades enclosing every point, ridge and ceiling.
+    assert!(geo.log_x() && geo.log_y());
+    for v in [geo.x.lo, geo.x.hi, geo.y.lo, geo.y.hi] {
+        let e = v.log10();
+        assert!((e - e.round()).abs() < 1e-9, "{v} is not a decade");
+    }
+    for p in &model.points {
+        assert!(geo.x.contains(p.x) && geo.y.contains(p.y));
+    }
+    for c in &model.ceilings {
+        assert!(geo.y.contains(c.flops_per_s) && c.flops_per_s < geo.y.hi);
+    }
+    let (px, py) = geo.to_pixel(model.ridges[0].x, model.ridges[0].y).unwrap();
+    assert!(geo.plot.contains(px, py));
+}
+
+#[test]
+fn roofline_dark_hidpi_and_no_shading() {
+    let mut model = first_load_roofline();
+    let theme = Theme::dark().with_scale(2.0);
+    let svg = roofline::render_svg(&model, &theme, 2 * W, 2 * H).unwrap();
+    assert_sane_svg(&svg);
+    std::fs::write(out_dir().join("roofline-dark@2x.svg"), &svg).unwrap();
+    assert!(svg.matches("<polygon").count() >= 2);
+    assert!(has_text(&svg, "ridge 241") && has_text(&svg, "compute-bound"));
+    assert!(svg.contains("stroke-width=\"4\""), "HiDPI line widths");
+
+    model.shade_regions = false;
+    let svg = roofline::render_svg(&model, &Theme::light(), W, H).unwrap();
+    assert_sane_svg(&svg);
+    assert_eq!(svg.matches("<polygon").count(), 0);
+    assert!(!has_text(&svg, "compute-bound"));
+    assert!(has_text(&svg, "ridge 241"));
+}
+
+// ---------------------------------------------------------------------------
+// Degenerate inputs.
+
+fn special_values() -> Vec<f64> {
+    vec![
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        -1.0,
+        1e-300,
+        1e300,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        1.0,
+    ]
+}
+
+#[test]
+fn empty_models_draw_a_message() {
+    for theme in [Theme::light(), Theme::dark()] {
+        let (svg, g) =
+            sweep::render_svg_with_geometry(&SweepChart::default(), &theme, W, H).unwrap();
+        assert_sane_svg(&svg);
+        assert!(has_text(&svg, sweep::EMPTY_MESSAGE));
+        assert!(!g.has_data);
+        let (svg, g) =
+            roofline::render_svg_with_geometry(&RooflineChart::default(), &theme, W, H).unwrap();
+        assert_sane_svg(&svg);
+        assert!(has_text(&svg, roofline::EMPTY_MESSAGE));
+        assert!(!g.has_data);
+    }
+    // Series present but empty; titles still drawn.
+    let m = SweepChart {
+        title: "empty".into(),
+        series: vec![Series::default(), Series::default()],
+        ..Default::default()
+    };
+    let svg = sweep::render_svg(&m, &Theme::light(), W, H).unwrap();
+    assert!(has_text(&svg, "empty"));
+    assert!(has_text(&svg, sweep::EMPTY_MESSAGE));
+}
+
+#[test]
+fn sweep_degenerate_inputs_never_panic() {
+    let specials = special_values();
+    let theme = Theme::light();
+    for &log_x in &[false, true] {
+        for &log_y in &[false, true] {
+            // single point
+            let mut m = SweepChart {
+                series: vec![Series {
+                    label: "one".into(),
+                    points: vec![(3.0, 5.0)],
+                    series_idx: 0,
+                }],
+                log_x,
+                log_y,
+                ..Default::default()
+            };
+            let svg = sweep::render_svg(&m, &theme, W, H).unwrap();
+            assert_sane_svg(&svg);
+            assert!(!has_text(&svg, sweep::EMPTY_MESSAGE));
+
+            // identical points
+            m.series[0].points = vec![(2.0, 2.0); 5];
+            assert_sane_svg(&sweep::render_svg(&m, &theme, W, H).unwrap());
+
+            // every pair of special values, mixed with good data
+            for &a in &specials {
+                for &b in &specials {
+                    m.series = vec![
+                        Series {
+                            label: "mixed".into(),
+                            points: vec![(1.0, 1.0), (a, b), (2.0, 4.0), (b, a), (a, a)],
+                            series_idx: 3,
+                        },
+                        Series {
+                            label: "only specials".into(),
+                            points: vec![(a, b), (b, a)],
+                            series_idx: 99,
+                        },
+                    ];
+                    m.hlines = vec![HLine {
+                        label: "h".into(),
+                        y: a,
+                        series_idx: 1,
+                    }];
+                    m.vlines = vec![VLine {
+                        x: b,
+                        label: "v".into(),
+                    }];
+                    m.crossovers = vec![Marker::new(a, b, "c")];
+                    let svg = sweep::render_svg(&m, &theme, W, H).unwrap();
+                    assert_sane_svg(&svg);
+                }
+            }
+        }
+    }
+    // Huge range on log axes.
+    let m = SweepChart {
+        series: vec![Series {
+            label: "huge".into(),
+            points: vec![(1e-300, 1e-300), (1.0, 1.0), (1e300, 1e300)],
+            series_idx: 0,
+        }],
+        log_x: true,
+        log_y: true,
+        ..Default::default()
+    };
+    let (svg, g) = sweep::render_svg_with_geometry(&m, &theme, W, H).unwrap();
+    assert_sane_svg(&svg);
+    assert!(texts(&svg).len() < 60, "too many tick labels");
+    assert!(g.x.contains(1e-300) && g.x.contains(1e300));
+    // Only reference lines, no series.
+    let m = SweepChart {
+        hlines: vec![HLine {
+            label: "peak".into(),
+            y: 10.0,
+            series_idx: 0,
+        }],
+        vlines: vec![VLine {
+            x: 5.0,
+            label: "v".into(),
+        }],
+        ..Default::default()
+    };
+    assert_sane_svg(&sweep::render_svg(&m, &theme, W, H).unwrap());
+}
+
+#[test]
+fn roofline_degenerate_inputs_never_panic() {
+    let specials = special_values();
+    let theme = Theme::dark();
+    for &a in &specials {
+        for &b in &specials {
+            let m = RooflineChart {
+                title: "degenerate".into(),
+                ceilings: vec![
+                    Ceiling {
+                        label: "c".into(),
+                        flops_per_s: a,
+                        series_idx: 0,
+                    },
+                    Ceiling {
+                        label: "c2".into(),
+                        flops_per_s: 1e12,
+                        series_idx: 1,
+                    },
+                ],
+                slopes: vec![
+                    Slope {
+                        label: "s".into(),
+                        bytes_per_s: b,
+                        series_idx: 0,
+                        dashed: false,
+                    },
+                    Slope {
+                        label: "s-link".into(),
+                        bytes_per_s: a,
+                        series_idx: 0,
+                        dashed: true,
+                    },
+                ],
+                ridges: vec![Marker::new(a, b, "r")],
+                points: vec![
+                    PointMark {
+                        x: a,
+                        y: b,
+                        label: "p".into(),
+                        series_idx: 7,
+                    },
+                    PointMark {
+                        x: b,
+                        y: a,
+                        label: "q".into(),
+                        series_idx: 1000,
+                    },
+                ],
+                shade_regions: true,
+                ..Default::default()
+            };
+            let svg = roofline::render_svg(&m, &theme, W, H).unwrap();
+            assert_sane_svg(&svg);
+        }
+    }
+    // Only slopes; only one point; only a ceiling.
+    let only_slope = RooflineChart {
+        slopes: vec![Slope {
+            label: "HBM".into(),
+            bytes_per_s: 1e12,
+            series_idx: 0,
+            dashed: false,
+        }],
+        ..Default::default()
+    };
+    let only_point = RooflineChart {
+        points: vec![PointMark {
+            x: 10.0,
+            y: 1e12,
+            label: "op".into(),
+            series_idx: 0,
+        }],
+        ..Default::default()
+    };
+    let only_ceiling = RooflineChart {
+        ceilings: vec![Ceiling {
+            label: "peak".into(),
+            flops_per_s: 1e14,
+            series_idx: 0,
+        }],
+        shade_regions: true,
+        ..Default::default()
+    };
+    for m in [only_slope, only_point, only_ceiling] {
+        let (svg, g) = roofline::render_svg_with_geometry(&m, &theme, W, H).unwrap();
+        assert_sane_svg(&svg);
+        assert!(g.has_data);
+    }
+}
+
+#[test]
+fn odd_canvas_sizes() {
+    let s = first_load_sweep();
+    let r = first_load_roofline();
+    let t = Theme::light();
+    assert!(sweep::render_svg(&s, &t, 0, 0).is_err());
+    assert!(roofline::render_svg(&r, &t, 100, 0).is_err());
+    for (w, h) in [
+        (1, 1),
+        (10, 10),
+        (60, 40),
+        (120, 80),
+        (3000, 50),
+        (50, 3000),
+    ] {
+        let svg = sweep::render_svg(&s, &t, w, h).unwrap();
+        assert_sane_svg(&svg);
+        let svg = roofline::render_svg(&r, &t, w, h).unwrap();
+        assert_sane_svg(&svg);
+    }
+    // Silly scales are clamped, not fatal.
+    for scale in [0.0, -1.0, f64::NAN, 1e9] {
+        let mut theme = Theme::light();
+        theme.scale = scale;
+        assert_sane_svg(&roofline::render_svg(&r, &theme, W, H).unwrap());
+        theme.palette.clear();
+        assert_sane_svg(&sweep::render_svg(&s, &theme, W, H).unwrap());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Geometry and hit-testing.
+
+fn sample_geometry(log: bool) -> ChartGeometry {
+    ChartGeometry {
+        width: 800,
+        height: 450,
+        plot: PixelRect::new(60.0, 30.0, 780.0, 400.0),
+        x: AxisScale::new(if log { 0.1 } else { 0.0 }, 1000.0, log),
+        y: AxisScale::new(if log { 1e9 } else { 0.0 }, 1e15, log),
+        has_data: true,
+    }
+}
+
+#[test]
+fn geometry_round_trips() {
+    for log in [false, true] {
+        let g = sample_geometry(log);
+        for &(x, y) in &[(0.5, 2e12), (1.0, 1e9), (999.0, 9.9e14), (37.0, 4.2e13)] {
+            let (px, py) = g.to_pixel(x, y).unwrap();
+            let (x2, y2) = g.to_data(px, py).unwrap();
+            assert!((x2 - x).abs() <= 1e-9 * x.abs().max(1.0), "{x} -> {x2}");
+            assert!((y2 - y).abs() <= 1e-9 * y.abs().max(1.0), "{y} -> {y2}");
+        }
+        // Corners map to range ends.
+        let (x, y) = g.to_data(g.plot.left, g.plot.bottom).unwrap();
+        assert!((x - g.x.lo).abs() < 1e-9 && (y - g.y.lo).abs() < 1e-3);
+        let (x, y) = g.to_data(g.plot.right, g.plot.top).unwrap();
+        assert!((x / g.x.hi - 1.0).abs() < 1e-9 && (y / g.y.hi - 1.0).abs() < 1e-9);
+        // Outside the plot area → None.
+        assert_eq!(g.to_data(g.plot.left - 1.0, 100.0), None);
+        assert_eq!(g.to_data(100.0, g.plot.bottom + 1.0), None);
+        assert_eq!(g.to_data(f64::NAN, 100.0), None);
+    }
+    let g = sample_geometry(true);
+    assert_eq!(g.to_pixel(0.0, 1e12), None);
+    assert_eq!(g.to_pixel(-1.0, 1e12), None);
+    assert_eq!(g.to_pixel(f64::NAN, 1e12), None);
+    // Log axis: one decade = equal pixel distance.
+    let (a, _) = g.to_pixel(1.0, 1e12).unwrap();
+    let (b, _) = g.to_pixel(10.0, 1e12).unwrap();
+    let (c, _) = g.to_pixel(100.0, 1e12).unwrap();
+    assert!(((b - a) - (c - b)).abs() < 1e-9);
+}
+
+#[test]
+fn geometry_matches_drawing() {
+    // The geometry returned by draw maps the crossover to where the ring is.
+    let model = first_load_sweep();
+    let (svg, g) = sweep::render_svg_with_geometry(&model, &Theme::light(), W, H).unwrap();
+    let (px, py) = g.to_pixel(136.1, PEAK).unwrap();
+    let needle = format!("cx=\"{}\" cy=\"{}\"", px.round() as i64, py.round() as i64);
+    assert!(svg.contains(&needle), "no marker at {needle}");
+}
+
+#[test]
+fn nearest_point_picks_the_closest_in_pixels() {
+    let g = sample_geometry(true);
+    let pts = vec![
+        (0, 1.0, 1e12),
+        (1, 10.0, 1e13),
+        (1, 100.0, 1e14),
+        (2, f64::NAN, 1.0),
+    ];
+    for (i, &(_, x, y)) in pts.iter().enumerate().take(3) {
+        let (px, py) = g.to_pixel(x, y).unwrap();
+        let hit = nearest_point(&pts, &g, px + 3.0, py - 2.0).unwrap();
+        assert_eq!(hit.index, i);
+        assert_eq!(hit.series, pts[i].0);
+        assert!((hit.distance_px - 13f64.sqrt()).abs() < 1e-9);
+    }
+    assert!(nearest_point(&[], &g, 100.0, 100.0).is_none());
+    assert!(nearest_point(&[(0, f64::NAN, 1.0)], &g, 100.0, 100.0).is_none());
+    assert!(nearest_point(&pts, &g, f64::NAN, 100.0).is_none());
+
+    // With a drawn chart and the model's own hit list.
+    let model = first_load_roofline();
+    let (_, geo) = roofline::render_svg_with_geometry(&model, &Theme::light(), W, H).unwrap();
+    let hits = model.hit_points();
+    let target = 4; // H100 matmul B=64
+    let (px, py) = geo
+        .to_pixel(model.points[target].x, model.points[target].y)
+        .unwrap();
+    let hit = nearest_point(&hits, &geo, px + 1.0, py + 1.0).unwrap();
+    assert_eq!(hit.index, target);
+
+    let sweep_model = first_load_sweep();
+    let (_, geo) = sweep::render_svg_with_geometry(&sweep_model, &Theme::light(), W, H).unwrap();
+    let hits = sweep_model.hit_points();
+    // B = 50 on the D=F=1024 curve.
+    let (x, y) = sweep_model.series[1].points[49];
+    let (px, py) = geo.to_pixel(x, y).unwrap();
+    let hit = nearest_point(&hits, &geo, px, py).unwrap();
+    assert_eq!(hit.series, 1);
+    assert_eq!(hits[hit.index], (1, x, y));
+}
+
+// ---------------------------------------------------------------------------
+// Formatting and ticks.
+
+#[test]
+fn si_formatter() {
+    assert_eq!(format_si(1e14), "100T");
+    assert_eq!(format_si(2e11), "200G");
+    assert_eq!(format_si(0.5), "0.5");
+    assert_eq!(format_si(1024.0), "1024");
+    assert_eq!(format_si(1.97e14), "197T");
+    assert_eq!(format_si(3.35e12), "3.35T");
+    assert_eq!(format_si(0.1), "0.1");
+    assert_eq!(format_si(1e4), "10k");
+}
+
+#[test]
+fn log_tick_choices() {
+    // Wide range: decades only, with 2..9 minor ticks.
+    let t = log_ticks(0.1, 1e4, 10);
+    assert_eq!(t.major, vec![0.1, 1.0, 10.0, 100.0, 1000.0, 1e4]);
+    assert!(t.minor.contains(&20.0));
+    // Small range: 2× and 5× too.
+    let t = log_ticks(1.0, 1000.0, 10);
+    assert_eq!(t.major.len(), 10);
+    assert!(t.major.contains(&50.0) && t.major.contains(&200.0));
+    // Huge range: thinned decades, bounded count.
+    let t = log_ticks(1e-300, 1e300, 10);
+    assert!(t.major.len() <= 10 && t.major.len() >= 2);
+    // Less than a decade.
+    let t = log_ticks(3.0, 7.0, 8);
+    assert!(t.major.len() >= 2);
+}
