@@ -1,0 +1,45 @@
+//! Recipes: one click loads a worked example of the chapter, with the chapter's answer next to ours.
+
+use leptos::prelude::*;
+
+use super::ctx;
+use crate::view::recipes;
+
+/// The recipe buttons and the comparison for the one loaded last.
+#[component]
+pub fn RecipesPanel() -> impl IntoView {
+    let c = ctx();
+    let (active, set_active) = signal(None::<usize>);
+    let answer = move || {
+        let i = active.get()?;
+        let r = recipes().into_iter().nth(i)?;
+        let ours = c.scenario.with(|s| (r.ours)(s));
+        Some((r.chapter, ours))
+    };
+    view! {
+        <section class="panel" aria-labelledby="recipes-h">
+            <h2 id="recipes-h">"Worked examples from the chapter"</h2>
+            <div class="recipes">
+                {recipes()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let scenario = r.scenario.clone();
+                        view! {
+                            <button class="small" data-recipe=r.id title=r.summary
+                                on:click=move |_| { c.replace(scenario.clone()); set_active.set(Some(i)); }>
+                                {r.title}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            {move || answer().map(|(chapter, ours)| view! {
+                <div class="recipe-answer" data-recipe-answer="true">
+                    <div><b>"Chapter: "</b>{chapter}</div>
+                    <div><b>"Roofline Lab: "</b><span data-ours="true">{ours}</span></div>
+                </div>
+            })}
+        </section>
+    }
+}

@@ -1,0 +1,106 @@
+//! The results table: one row per (operation, chip), each opening its worked derivation.
+
+use std::collections::BTreeSet;
+
+use leptos::prelude::*;
+
+use super::ctx;
+use crate::view::{self, ResultRow};
+
+/// Column headers, in the order of [`ResultRow::cells`].
+const HEAD: [&str; 15] = [
+    "FLOPs",
+    "bytes",
+    "intensity",
+    "T_math",
+    "T_comms",
+    "T_lower",
+    "T_upper",
+    "bound",
+    "achieved",
+    "% peak",
+    "ridge",
+    "critical",
+    "fits",
+    "",
+    "",
+];
+
+/// Results and derivations.
+#[component]
+pub fn ResultsPanel() -> impl IntoView {
+    let c = ctx();
+    let rows = Memo::new(move |_| c.scenario.with(view::result_rows));
+    let open = RwSignal::new(BTreeSet::<String>::new());
+    view! {
+        <section class="panel results" aria-labelledby="results-h">
+            <h2 id="results-h">"Results" <span class="hint">"(click a row for its derivation)"</span></h2>
+            <table class="results-table">
+                <thead>
+                    <tr>
+                        <th scope="col">"operation · chip"</th>
+                        {HEAD.iter().take(13).map(|h| view! { <th scope="col">{*h}</th> }).collect_view()}
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || rows.get().into_iter().map(|r| view! { <Row row=r open=open/> }).collect_view()}
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+#[component]
+fn Row(
+    /// The row to show.
+    row: ResultRow,
+    /// Which rows have their derivation open (by row id).
+    open: RwSignal<BTreeSet<String>>,
+) -> impl IntoView {
+    let id = row.id.clone();
+    let id_toggle = id.clone();
+    let is_open = Signal::derive(move || open.with(|o| o.contains(&id)));
+    let toggle = move || {
+        open.update(|o| {
+            if !o.remove(&id_toggle) {
+                o.insert(id_toggle.clone());
+            }
+        })
+    };
+    let toggle_key = toggle.clone();
+    let class = row.class;
+    let cells = match &row.error {
+        Some(e) => view! { <td class="error-cell" colspan="13" data-metric="error" data-value=e.clone()>{e.clone()}</td> }.into_any(),
+        None => row
+            .cells
+            .iter()
+            .map(|cell| {
+                view! {
+                    <td data-metric=cell.metric data-value=cell.value.clone() class=cell.class title=cell.title.clone()>
+                        {cell.text.clone()}
+                    </td>
+                }
+            })
+            .collect_view()
+            .into_any(),
+    };
+    let derivation = row.derivation.clone();
+    let parts = row.parts.clone();
+    view! {
+        <tr class=format!("result-row {class}") data-op=row.op_key.clone() data-chip=row.chip
+            aria-expanded=move || is_open.get().to_string() tabindex="0" on:click=move |_| toggle()
+            on:keydown=move |ev| if ev.key() == "Enter" { toggle_key() }>
+            <td class="name">{row.name.clone()}</td>
+            {cells}
+        </tr>
+        <Show when=move || is_open.get()>
+            <tr class="derivation-row">
+                <td class="derivation" colspan="14" data-derivation=row.op_key.clone()>
+                    <ol>{derivation.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view()}</ol>
+                </td>
+            </tr>
+        </Show>
+        {parts.into_iter().map(|p| view! { <Row row=p open=open/> }).collect_view()}
+    }
+    .into_any()
+}

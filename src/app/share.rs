@@ -1,0 +1,307 @@
+//! Share and embed: the URL kept in sync with the scenario (`history.replaceState`), "Copy link",
+//! the embed dialog with a live preview, exports (PNG, SVG, CSV, JSON), and the chromeless embed.
+
+use leptos::prelude::*;
+use roofline::scenario::{PlotKind, Scenario};
+use wasm_bindgen::JsCast;
+
+use super::chart_canvas::ChartCanvas;
+use super::ctx;
+use super::plots::{chart_model, DataTable};
+use crate::view::{self, ChartModel};
+
+/// The scenario read from the page's URL, with notices about what was ignored.
+pub struct Loaded {
+    /// What the URL describes (the first-load scenario when it has no parameters).
+    pub scenario: Scenario,
+    /// What was ignored and why.
+    pub notices: Vec<String>,
+}
+
+/// Decode `location.search`.
+pub fn load_from_location() -> Loaded {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let d = roofline::url::decode(&search);
+    Loaded {
+        scenario: d.scenario,
+        notices: d.notices,
+    }
+}
+
+/// The full app's URL for a scenario (same origin and path, scenario in the query).
+pub fn app_url(s: &Scenario) -> String {
+    let loc = web_sys::window().map(|w| w.location());
+    let (origin, path) = loc
+        .map(|l| {
+            (
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_default(),
+            )
+        })
+        .unwrap_or_default();
+    format!("{origin}{path}?{}", roofline::url::encode(s))
+}
+
+/// Keep the address bar in sync with the scenario, without a history entry per keystroke.
+pub fn sync_url_effect() {
+    let c = ctx();
+    Effect::new(move |_| {
+        let query = c.scenario.with(roofline::url::encode);
+        if let Some(w) = web_sys::window() {
+            let path = w.location().pathname().unwrap_or_default();
+            if let Ok(h) = w.history() {
+                h.replace_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("{path}?{query}")),
+                )
+                .ok();
+            }
+        }
+    });
+}
+
+/// The notice listing what a malformed link ignored (dismissible).
+#[component]
+pub fn Notices(
+    /// The messages; emptied when dismissed.
+    notices: RwSignal<Vec<String>>,
+) -> impl IntoView {
+    view! {
+        <Show when=move || notices.with(|n| !n.is_empty())>
+            <div class="notice" role="status" data-notice="url">
+                <div class="row">
+                    <b>"Parts of this link were ignored:"</b>
+                    <span class="spacer" style="flex:1"></span>
+                    <button class="small" data-dismiss="notice" on:click=move |_| notices.set(Vec::new())>"dismiss"</button>
+                </div>
+                <ul>{move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            </div>
+        </Show>
+    }
+}
+
+fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+    let arr = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&arr);
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob =
+        web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(|_| "blob")?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "object URL")?;
+    let a: web_sys::HtmlAnchorElement = document()
+        .create_element("a")
+        .map_err(|_| "a")?
+        .unchecked_into();
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    web_sys::Url::revoke_object_url(&url).ok();
+    Ok(())
+}
+
+fn download_url(name: &str, data_url: &str) {
+    if let Ok(a) = document().create_element("a") {
+        let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+        a.set_href(data_url);
+        a.set_download(name);
+        a.click();
+    }
+}
+
+/// PNG of the chart at 2× device pixels: drawn on an off-screen canvas of twice the size.
+fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> {
+    let on_page: web_sys::HtmlCanvasElement = document()
+        .query_selector("canvas[data-chart]")
+        .ok()
+        .flatten()
+        .ok_or("no chart on the page")?
+        .unchecked_into();
+    let (w, h) = (
+        on_page.client_width().max(320),
+        on_page.client_height().max(180),
+    );
+    let canvas: web_sys::HtmlCanvasElement = document()
+        .create_element("canvas")
+        .map_err(|_| "canvas")?
+        .unchecked_into();
+    canvas
+        .set_attribute(
+            "style",
+            &format!("width:{w}px;height:{h}px;position:absolute;left:-10000px;top:0"),
+        )
+        .ok();
+    document()
+        .body()
+        .ok_or("no body")?
+        .append_child(&canvas)
+        .map_err(|_| "append")?;
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
+    let result =
+        crate::app::chart_canvas::draw_scaled(&canvas, model, dark, 2.0 * dpr).and_then(|_| {
+            canvas
+                .to_data_url_with_type("image/png")
+                .map_err(|_| "toDataURL failed".to_string())
+        });
+    canvas.remove();
+    download_url(name, &result?);
+    Ok(())
+}
+
+/// Copy link, Embed, Export.
+#[component]
+pub fn ShareActions() -> impl IntoView {
+    let c = ctx();
+    let (copied, set_copied) = signal(false);
+    let (embed_open, set_embed_open) = signal(false);
+    let (status, set_status) = signal(String::new());
+    let model = chart_model();
+    let copy = move |_| {
+        let url = c.scenario.with(app_url);
+        if let Some(w) = web_sys::window() {
+            let _ = w.navigator().clipboard().write_text(&url);
+        }
+        set_copied.set(true);
+        set_timeout(
+            move || set_copied.set(false),
+            std::time::Duration::from_millis(1500),
+        );
+    };
+    let export = move |ev: leptos::ev::Event| {
+        let what = event_target_value(&ev);
+        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
+        let s = c.scenario.get_untracked();
+        let base = view::file_stem(&s);
+        let r = match what.as_str() {
+            "png" => model
+                .with_untracked(|m| export_png(m, c.dark.get_untracked(), &format!("{base}.png"))),
+            "svg" => model
+                .with_untracked(|m| m.to_svg(c.dark.get_untracked(), 960, 540))
+                .and_then(|svg| download(&format!("{base}.svg"), "image/svg+xml", svg.as_bytes())),
+            "csv" => {
+                let csv = view::sweep_csv(&s);
+                download(&format!("{base}-sweep.csv"), "text/csv", csv.as_bytes())
+            }
+            "json" => {
+                let json = view::scenario_json(&s);
+                download(&format!("{base}.json"), "application/json", json.as_bytes())
+            }
+            _ => Ok(()),
+        };
+        set_status.set(
+            r.err()
+                .map(|e| format!("export failed: {e}"))
+                .unwrap_or_default(),
+        );
+    };
+    view! {
+        <div class="actions">
+            <button class="primary" data-action="copy-link" on:click=copy>
+                {move || if copied.get() { "Copied ✓" } else { "Copy link" }}
+            </button>
+            <button data-action="embed" on:click=move |_| set_embed_open.set(true)>"Embed"</button>
+            <select name="export" aria-label="Export" on:change=export>
+                <option value="">"Export…"</option>
+                <option value="png">"PNG (plot, 2×)"</option>
+                <option value="svg">"SVG (plot)"</option>
+                <option value="csv">"CSV (sweep series)"</option>
+                <option value="json">"JSON (scenario + results)"</option>
+            </select>
+            <span class="readout">{move || status.get()}</span>
+            <Show when=move || embed_open.get()>
+                <EmbedDialog on_close=Callback::new(move |_| set_embed_open.set(false))/>
+            </Show>
+        </div>
+    }
+}
+
+/// The iframe snippet for a scenario.
+fn iframe_snippet(s: &Scenario, width: u32, height: u32) -> String {
+    let mut e = s.clone();
+    e.embed = true;
+    let src = app_url(&e);
+    view::iframe_html(&src, width, height, &view::embed_title(s))
+}
+
+/// A size in pixels from a number input: clamped to [min, 2000], the old value when unreadable.
+fn parse_px(text: &str, min: u32, old: u32) -> u32 {
+    text.trim()
+        .parse::<u32>()
+        .map(|v| v.clamp(min, 2000))
+        .unwrap_or(old)
+}
+
+/// The embed dialog: snippet ready to paste, with a live preview.
+#[component]
+fn EmbedDialog(
+    /// Called to close the dialog.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let c = ctx();
+    let (w, set_w) = signal(640u32);
+    let (h, set_h) = signal(400u32);
+    let snippet = move || c.scenario.with(|s| iframe_snippet(s, w.get(), h.get()));
+    let src = move || {
+        c.scenario.with(|s| {
+            let mut e = s.clone();
+            e.embed = true;
+            app_url(&e)
+        })
+    };
+    view! {
+        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="embed-h"
+            on:keydown=move |ev| if ev.key() == "Escape" { on_close.run(()) }>
+            <div>
+                <div class="row">
+                    <h2 id="embed-h" style="margin:0;flex:1">"Embed this plot"</h2>
+                    <button on:click=move |_| on_close.run(())>"close"</button>
+                </div>
+                <p>"Paste this into a blog post. The plot stays live and links back to the full app."</p>
+                <div class="row">
+                    <label>"width "
+                        <input name="embed-width" type="number" min="320" max="2000" prop:value=move || w.get().to_string()
+                            on:input=move |ev| set_w.set(parse_px(&event_target_value(&ev), 320, w.get_untracked()))/>
+                    </label>
+                    <label>"height "
+                        <input name="embed-height" type="number" min="240" max="2000" prop:value=move || h.get().to_string()
+                            on:input=move |ev| set_h.set(parse_px(&event_target_value(&ev), 240, h.get_untracked()))/>
+                    </label>
+                </div>
+                <textarea readonly name="embed-snippet" prop:value=snippet></textarea>
+                <p>"Preview:"</p>
+                <iframe src=src width=move || w.get().to_string() height=move || h.get().to_string() title="Roofline Lab embed preview"></iframe>
+            </div>
+        </div>
+    }
+}
+
+/// The chromeless embed: plot, compact legend (drawn in the plot), key result, link to the app.
+#[component]
+pub fn EmbedView() -> impl IntoView {
+    let c = ctx();
+    let model = chart_model();
+    let key = move || c.scenario.with(view::key_line);
+    let href = move || {
+        c.scenario.with(|s| {
+            let mut full = s.clone();
+            full.embed = false;
+            app_url(&full)
+        })
+    };
+    let _ = PlotKind::Sweep;
+    view! {
+        <div class="embed-view" data-ready="true" data-embed="true">
+            <ChartCanvas model=model dark=c.dark aria_label=Signal::derive(move || model.with(ChartModel::aria_label))/>
+            <div class="embed-foot">
+                <span class="keyline" data-keyline="true">{key}</span>
+                <a href=href target="_blank" rel="noopener" data-open-app="true">"Open in Roofline Lab ↗"</a>
+            </div>
+            <DataTable model=model/>
+        </div>
+    }
+}

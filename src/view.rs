@@ -1,0 +1,942 @@
+//! From a scenario to what the page shows: result rows (with the test contract's `data-metric`
+//! figures), chart models, the key result line, exports and recipes. Pure and tested natively;
+//! the Leptos components only render what this module computes.
+
+use roofline::analysis::{analyze, Analysis, Bound, FlopConvention};
+use roofline::op::Op;
+use roofline::scenario::Scenario;
+use roofline::sweep::sweep;
+use roofline::units::{format_exact, format_si, format_sig, Unit};
+
+use crate::charts::{
+    self, Ceiling, ChartGeometry, HLine, Marker, PointMark, RooflineChart, Series, Slope,
+    SweepChart, Theme, VLine,
+};
+
+/// Operation kinds offered in the forms: (kind id, label).
+pub const OP_KINDS: &[(&str, &str)] = &[
+    ("matmul", "matmul X[B,D]·W[D,F]"),
+    ("bmm", "per-example-weight matmul"),
+    ("dot", "dot product"),
+    ("elementwise", "elementwise"),
+    ("custom", "custom FLOPs / bytes"),
+];
+
+/// What the sweep plot shows on its y axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepMetric {
+    /// Achieved FLOPs/s (the chapter's question-3 plot).
+    Achieved,
+    /// Time, T_lower (seconds).
+    Time,
+    /// Achieved / peak, in percent.
+    Fraction,
+}
+
+/// The chart in front.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChartModel {
+    /// Achieved FLOPs/s (or time, or % of peak) against the swept field.
+    Sweep(SweepChart),
+    /// Log-log roofline.
+    Roofline(RooflineChart),
+}
+
+fn name_of(f: &str, s: &Scenario) -> String {
+    s.ops
+        .iter()
+        .find_map(|o| o.field(f).map(|spec| spec.label.to_string()))
+        .unwrap_or_else(|| f.to_string())
+}
+
+/// A short name for an operation: its label, else `D=F=4096` style for matmul-like kinds (as
+/// in the chapter's legend), else its description.
+pub fn op_name(op: &Op) -> String {
+    if let Some(l) = op.label.as_deref().filter(|l| !l.trim().is_empty()) {
+        return l.to_string();
+    }
+    match (op.get("d"), op.get("f")) {
+        (Some(d), Some(f)) if d == f => format!("{} D=F={d}", op.kind_id()),
+        (Some(d), Some(f)) => format!("{} D={d}, F={f}", op.kind_id()),
+        _ => op.title(),
+    }
+}
+
+fn series_name(s: &Scenario, op: &Op, chip: &str) -> String {
+    if s.chips.len() > 1 {
+        format!("{} · {chip}", op_name(op))
+    } else {
+        op_name(op)
+    }
+}
+
+/// Format a quantity for people: SI prefixes and units.
+pub fn pretty(v: f64, unit: Unit) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    format_si(v, unit)
+}
+
+impl ChartModel {
+    /// `sweep` or `roofline` (the canvas's `data-chart`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ChartModel::Sweep(_) => "sweep",
+            ChartModel::Roofline(_) => "roofline",
+        }
+    }
+
+    /// What the chart shows, in a sentence, for `aria-label`.
+    pub fn aria_label(&self) -> String {
+        match self {
+            ChartModel::Sweep(m) => {
+                let xs: Vec<String> = m.crossovers.iter().map(|c| c.label.clone()).collect();
+                format!(
+                    "{}: {} series{}",
+                    m.title,
+                    m.series.len(),
+                    if xs.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; compute-bound from {}", xs.join(", "))
+                    }
+                )
+            }
+            ChartModel::Roofline(m) => format!(
+                "{}: {} points, {} ceilings",
+                m.title,
+                m.points.len(),
+                m.ceilings.len()
+            ),
+        }
+    }
+
+    /// The plotted numbers as a table (header, rows), for screen readers.
+    pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
+        match self {
+            ChartModel::Sweep(m) => {
+                let head = vec!["series".into(), m.x_label.clone(), m.y_label.clone()];
+                let mut rows = Vec::new();
+                for s in &m.series {
+                    // Every point would be hundreds of rows per series; list a readable subset
+                    // (about 16 per series) plus every crossover.
+                    let step = (s.points.len() / 16).max(1);
+                    for (i, (x, y)) in s.points.iter().enumerate() {
+                        if i % step == 0 || i + 1 == s.points.len() {
+                            rows.push(vec![s.label.clone(), format_sig(*x, 4), format_sig(*y, 4)]);
+                        }
+                    }
+                }
+                for c in &m.crossovers {
+                    rows.push(vec![
+                        format!("crossover {}", c.label),
+                        format_sig(c.x, 4),
+                        format_sig(c.y, 4),
+                    ]);
+                }
+                (head, rows)
+            }
+            ChartModel::Roofline(m) => {
+                let head = vec!["point".into(), m.x_label.clone(), m.y_label.clone()];
+                let mut rows: Vec<Vec<String>> = m
+                    .points
+                    .iter()
+                    .map(|p| vec![p.label.clone(), format_sig(p.x, 4), format_sig(p.y, 4)])
+                    .collect();
+                rows.extend(
+                    m.ceilings
+                        .iter()
+                        .map(|c| vec![c.label.clone(), "—".into(), format_sig(c.flops_per_s, 4)]),
+                );
+                rows.extend(
+                    m.ridges
+                        .iter()
+                        .map(|r| vec![r.label.clone(), format_sig(r.x, 4), format_sig(r.y, 4)]),
+                );
+                (head, rows)
+            }
+        }
+    }
+
+    /// The nearest plotted point to a pointer position (backend pixels), as text.
+    pub fn readout(&self, g: &ChartGeometry, px: f64, py: f64, max_px: f64) -> Option<String> {
+        match self {
+            ChartModel::Sweep(m) => {
+                let hits = m.hit_points();
+                let n =
+                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let (_, x, y) = hits[n.index];
+                let s = &m.series[n.series];
+                Some(format!(
+                    "{} — {} = {}, {} = {}",
+                    s.label,
+                    m.x_label,
+                    format_sig(x, 4),
+                    m.y_label,
+                    format_sig(y, 4)
+                ))
+            }
+            ChartModel::Roofline(m) => {
+                let hits = m.hit_points();
+                let n =
+                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let p = &m.points[n.series];
+                Some(format!(
+                    "{} — intensity {} FLOPs/byte, {}",
+                    p.label,
+                    format_sig(p.x, 4),
+                    pretty(p.y, Unit::FlopRate)
+                ))
+            }
+        }
+    }
+
+    /// The same drawing as an SVG document (the export).
+    pub fn to_svg(&self, dark: bool, width: u32, height: u32) -> Result<String, String> {
+        let theme = if dark { Theme::dark() } else { Theme::light() };
+        match self {
+            ChartModel::Sweep(m) => charts::sweep::render_svg(m, &theme, width, height),
+            ChartModel::Roofline(m) => charts::roofline::render_svg(m, &theme, width, height),
+        }
+    }
+}
+
+/// Numeric fields of the scenario's operations that a sweep can vary: (key, label), no repeats.
+pub fn sweepable_fields(s: &Scenario) -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    for op in &s.ops {
+        for f in op.fields() {
+            if f.is_numeric() && !out.iter().any(|(k, _)| *k == f.key) {
+                out.push((f.key, f.label));
+            }
+        }
+    }
+    if !out.iter().any(|(k, _)| *k == s.sweep.field) {
+        // Keep the current choice visible even if no op has it (its series then say so).
+        if let Some(f) = s
+            .ops
+            .iter()
+            .flat_map(|o| o.fields())
+            .find(|f| f.key == s.sweep.field)
+        {
+            out.push((f.key, f.label));
+        }
+    }
+    out
+}
+
+fn dim_word(field: &str) -> String {
+    match field {
+        "b" => "B".into(),
+        "d" => "D".into(),
+        "f" => "F".into(),
+        "n" => "N".into(),
+        other => other.to_string(),
+    }
+}
+
+fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
+    let what = match metric {
+        SweepMetric::Achieved => "Achieved FLOPs/s",
+        SweepMetric::Time => "Time (lower bound)",
+        SweepMetric::Fraction => "Fraction of peak",
+    };
+    let chips: Vec<&str> = s.chips.iter().map(|c| c.name.as_str()).collect();
+    format!(
+        "{what} vs {} ({})",
+        name_of(&s.sweep.field, s),
+        chips.join(", ")
+    )
+}
+
+/// The sweep plot: one series per (operation, chip), peak lines, exact crossovers, and the
+/// closed-form approximation as a dashed line.
+pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) -> SweepChart {
+    let mut chart = SweepChart {
+        title: sweep_title(s, metric),
+        x_label: format!(
+            "{} ({})",
+            name_of(&s.sweep.field, s),
+            dim_word(&s.sweep.field)
+        ),
+        y_label: match metric {
+            SweepMetric::Achieved => "achieved FLOPs/s".into(),
+            SweepMetric::Time => "T_lower (s)".into(),
+            SweepMetric::Fraction => "% of peak".into(),
+        },
+        log_x,
+        log_y,
+        ..SweepChart::default()
+    };
+    let n_ops = s.ops.len();
+    for (j, chip) in s.chips.iter().enumerate() {
+        let mut peaks_seen: Vec<f64> = Vec::new();
+        for (i, op) in s.ops.iter().enumerate() {
+            if op.field(&s.sweep.field).is_none() {
+                continue;
+            }
+            let Ok(series) = sweep(op, chip, &s.options, &s.sweep) else {
+                continue;
+            };
+            let idx = j * n_ops + i;
+            let y_of = |p: &roofline::sweep::SweepPoint| match metric {
+                SweepMetric::Achieved => p.achieved,
+                SweepMetric::Time => p.t_lower,
+                SweepMetric::Fraction => 100.0 * p.fraction,
+            };
+            chart.series.push(Series {
+                label: series_name(s, op, &chip.name),
+                points: series.points.iter().map(|p| (p.x, y_of(p))).collect(),
+                series_idx: idx,
+            });
+            for c in &series.crossovers {
+                let y = match metric {
+                    SweepMetric::Achieved => c.achieved,
+                    SweepMetric::Time => c.t_lower,
+                    SweepMetric::Fraction => 100.0 * (c.achieved / series.peak).min(1.0),
+                };
+                chart.crossovers.push(Marker::new(
+                    c.x,
+                    y,
+                    format!("{} = {}", dim_word(&s.sweep.field), format_sig(c.x, 4)),
+                ));
+            }
+            if let Ok(a) = analyze(op, chip, &s.options) {
+                if let Some(crit) = a.critical.as_ref().filter(|c| c.dim == s.sweep.field) {
+                    if let Some(approx) = crit.approx {
+                        let label = format!(
+                            "{} > {} (approx.)",
+                            dim_word(&crit.dim),
+                            format_sig(approx, 3)
+                        );
+                        if !chart.vlines.iter().any(|v| v.label == label) {
+                            chart.vlines.push(VLine { x: approx, label });
+                        }
+                    }
+                }
+                let peak = a.compute.effective_peak;
+                if metric == SweepMetric::Achieved && !peaks_seen.contains(&peak) {
+                    peaks_seen.push(peak);
+                    let who = if s.chips.len() > 1 {
+                        format!("{} ", chip.name)
+                    } else {
+                        String::new()
+                    };
+                    chart.hlines.push(HLine {
+                        label: format!(
+                            "{who}{} peak {}",
+                            a.compute.dtype.as_str(),
+                            pretty(peak, Unit::FlopRate)
+                        ),
+                        y: peak,
+                        series_idx: idx,
+                    });
+                }
+            }
+        }
+        if metric == SweepMetric::Fraction && j == 0 {
+            chart.hlines.push(HLine {
+                label: "peak (100%)".into(),
+                y: 100.0,
+                series_idx: 0,
+            });
+        }
+    }
+    chart
+}
+
+/// The roofline plot: per chip its compute ceilings (dtypes in use), HBM slope and the link
+/// slopes the operations use; ridges; one point per (operation, chip).
+pub fn roofline_chart(s: &Scenario) -> RooflineChart {
+    let mut chart = RooflineChart {
+        title: format!(
+            "Roofline: {}",
+            s.chips
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" vs ")
+        ),
+        x_label: "arithmetic intensity (FLOPs/byte)".into(),
+        y_label: "achieved FLOPs/s".into(),
+        shade_regions: true,
+        ..RooflineChart::default()
+    };
+    let n_ops = s.ops.len().max(1);
+    for (j, chip) in s.chips.iter().enumerate() {
+        let color = j * n_ops;
+        let mut ceilings: Vec<(String, f64)> = Vec::new();
+        let mut slopes: Vec<(roofline::analysis::Resource, f64)> = Vec::new();
+        for (i, op) in s.ops.iter().enumerate() {
+            let Ok(a) = analyze(op, chip, &s.options) else {
+                continue;
+            };
+            let dt = a.compute.dtype.as_str().to_string();
+            if !ceilings.iter().any(|(d, _)| *d == dt) {
+                ceilings.push((dt, a.compute.effective_peak));
+            }
+            for t in &a.comms {
+                if !slopes.iter().any(|(r, _)| *r == t.resource) {
+                    slopes.push((t.resource, t.bandwidth));
+                }
+            }
+            chart.points.push(PointMark {
+                x: a.intensity,
+                y: a.achieved,
+                label: series_name(s, op, &chip.name),
+                series_idx: j * n_ops + i,
+            });
+        }
+        if !slopes
+            .iter()
+            .any(|(r, _)| *r == roofline::analysis::Resource::Hbm)
+        {
+            slopes.insert(0, (roofline::analysis::Resource::Hbm, chip.hbm));
+        }
+        for (dt, peak) in &ceilings {
+            chart.ceilings.push(Ceiling {
+                label: format!("{} {dt} peak {}", chip.name, pretty(*peak, Unit::FlopRate)),
+                flops_per_s: *peak,
+                series_idx: color,
+            });
+        }
+        for (r, bw) in &slopes {
+            chart.slopes.push(Slope {
+                label: format!(
+                    "{} {} {}",
+                    chip.name,
+                    r.label(),
+                    pretty(*bw, Unit::ByteRate)
+                ),
+                bytes_per_s: *bw,
+                series_idx: color,
+                dashed: *r != roofline::analysis::Resource::Hbm,
+            });
+        }
+        let conv = s.options.convention.factor();
+        for (_, peak) in &ceilings {
+            let ridge = peak / (conv * chip.hbm);
+            chart.ridges.push(Marker::new(
+                ridge,
+                *peak,
+                format!("ridge {}", format_sig(ridge, 3)),
+            ));
+        }
+    }
+    chart
+}
+
+/// One figure of a result row: `data-metric`, raw `data-value` (base units) and display text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// The metric key of the test contract (`flops`, `t_math`, `bound`, ...).
+    pub metric: &'static str,
+    /// The raw value in base units, or a word.
+    pub value: String,
+    /// What people read.
+    pub text: String,
+    /// CSS class.
+    pub class: &'static str,
+    /// Tooltip.
+    pub title: String,
+}
+
+/// A row of the results table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultRow {
+    /// Unique id (for open/closed derivations).
+    pub id: String,
+    /// `data-op`: the op's position (`"0"`), or `"<i>.<k>"` for the k-th part of a model.
+    pub op_key: String,
+    /// `data-chip`.
+    pub chip: usize,
+    /// "operation · chip".
+    pub name: String,
+    /// Extra row class (`part-row`, `total-row`).
+    pub class: &'static str,
+    /// The figures.
+    pub cells: Vec<Cell>,
+    /// The worked derivation, one step per line.
+    pub derivation: Vec<String>,
+    /// Why there are no figures (invalid combination, missing peak).
+    pub error: Option<String>,
+    /// Rows of the parts (model workloads), shown under this one.
+    pub parts: Vec<ResultRow>,
+}
+
+fn cell(metric: &'static str, v: f64, text: String) -> Cell {
+    Cell {
+        metric,
+        value: format_exact(v),
+        text,
+        class: "",
+        title: String::new(),
+    }
+}
+
+/// The figures of an analysis, in column order.
+pub fn cells(a: &Analysis) -> Vec<Cell> {
+    let mut out = vec![
+        cell("flops", a.flops, pretty(a.flops, Unit::Flops)),
+        cell("bytes", a.bytes, pretty(a.bytes, Unit::Bytes)),
+        cell("intensity", a.intensity, format_sig(a.intensity, 4)),
+        cell("t_math", a.t_math, pretty(a.t_math, Unit::Seconds)),
+    ];
+    let mut comms = cell("t_comms", a.t_comms, pretty(a.t_comms, Unit::Seconds));
+    comms.title = a
+        .comms
+        .iter()
+        .map(|t| {
+            format!(
+                "{} = {} / {} = {}",
+                t.resource.time_symbol(),
+                pretty(t.bytes, Unit::Bytes),
+                pretty(t.bandwidth, Unit::ByteRate),
+                pretty(t.time, Unit::Seconds)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    if a.comms.len() > 1 {
+        comms.text = a
+            .comms
+            .iter()
+            .map(|t| format!("{} {}", t.resource.label(), pretty(t.time, Unit::Seconds)))
+            .collect::<Vec<_>>()
+            .join(" · ");
+    }
+    out.push(comms);
+    out.push(cell("t_lower", a.t_lower, pretty(a.t_lower, Unit::Seconds)));
+    out.push(cell("t_upper", a.t_upper, pretty(a.t_upper, Unit::Seconds)));
+    let bound = a.bound.as_str();
+    out.push(Cell {
+        metric: "bound",
+        value: bound.to_string(),
+        text: if a.bound == Bound::Compute {
+            bound.to_string()
+        } else {
+            format!("{bound} ({})", a.binding.label())
+        },
+        class: match a.bound {
+            Bound::Compute => "bound-compute",
+            Bound::Memory => "bound-memory",
+            Bound::Network => "bound-network",
+        },
+        title: String::new(),
+    });
+    out.push(cell(
+        "achieved",
+        a.achieved,
+        pretty(a.achieved, Unit::FlopRate),
+    ));
+    out.push(cell(
+        "fraction",
+        a.fraction,
+        format!("{}%", format_sig(100.0 * a.fraction, 3)),
+    ));
+    out.push(cell("ridge", a.ridge, format_sig(a.ridge, 4)));
+    match &a.critical {
+        Some(c) => {
+            let metric = if c.dim == "d" {
+                "critical_d"
+            } else {
+                "critical_b"
+            };
+            let mut text = format!("{} > {}", dim_word(&c.dim), format_sig(c.value, 4));
+            if let Some(ap) = c.approx {
+                text.push_str(&format!(" (≈ {})", format_sig(ap, 3)));
+            }
+            out.push(Cell {
+                metric,
+                value: format_exact(c.value),
+                text,
+                class: "",
+                title: String::new(),
+            });
+        }
+        None => out.push(Cell {
+            metric: "critical_b",
+            value: "none".into(),
+            text: "—".into(),
+            class: "",
+            title: "never compute-bound by growing the batch".into(),
+        }),
+    }
+    out.push(Cell {
+        metric: "fits",
+        value: a.fits.to_string(),
+        text: format!(
+            "{} {} / {}",
+            if a.fits { "✓" } else { "✗" },
+            pretty(a.memory, Unit::Bytes),
+            pretty(a.capacity, Unit::Bytes)
+        ),
+        class: if a.fits {
+            "bound-compute"
+        } else {
+            "bound-memory"
+        },
+        title: "bytes resident in HBM against its capacity".into(),
+    });
+    out
+}
+
+/// One row per (operation, chip), operation-major.
+pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
+    let mut rows = Vec::new();
+    for (i, op) in s.ops.iter().enumerate() {
+        for (j, chip) in s.chips.iter().enumerate() {
+            let name = format!("{} · {}", op_name(op), chip.name);
+            let (cells, derivation, error) = match analyze(op, chip, &s.options) {
+                Ok(a) => (cells(&a), a.derivation(), None),
+                Err(e) => (Vec::new(), Vec::new(), Some(e.to_string())),
+            };
+            rows.push(ResultRow {
+                id: format!("{i}/{j}"),
+                op_key: i.to_string(),
+                chip: j,
+                name,
+                class: "",
+                cells,
+                derivation,
+                error,
+                parts: Vec::new(),
+            });
+        }
+    }
+    rows
+}
+
+/// The one-line key result (embed and under the plot).
+pub fn key_line(s: &Scenario) -> String {
+    let mut parts = Vec::new();
+    for chip in &s.chips {
+        for op in &s.ops {
+            let who = series_name(s, op, &chip.name);
+            match analyze(op, chip, &s.options) {
+                Ok(a) => {
+                    let mut t = format!("{who}: {}-bound", a.bound.as_str());
+                    if let Some(c) = &a.critical {
+                        t.push_str(&format!(
+                            ", compute-bound for {} > {}",
+                            dim_word(&c.dim),
+                            format_sig(c.value, 4)
+                        ));
+                        if let Some(ap) = c.approx {
+                            t.push_str(&format!(" (≈ {})", format_sig(ap, 3)));
+                        }
+                    }
+                    parts.push(t);
+                }
+                Err(e) => parts.push(format!("{who}: {e}")),
+            }
+        }
+    }
+    let chips = s
+        .chips
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("{chips} — {}", parts.join("; "))
+}
+
+/// A file name stem for exports: `roofline-lab-tpu-v5e-matmul-sweep`.
+pub fn file_stem(s: &Scenario) -> String {
+    let mut words = vec!["roofline-lab".to_string()];
+    if let Some(c) = s.chips.first() {
+        words.push(c.preset_id.clone().unwrap_or_else(|| "custom".into()));
+    }
+    if let Some(o) = s.ops.first() {
+        words.push(o.kind_id().to_string());
+    }
+    words.push(match s.plot {
+        roofline::scenario::PlotKind::Sweep => "sweep".into(),
+        roofline::scenario::PlotKind::Roofline => "roofline".into(),
+    });
+    words.join("-")
+}
+
+fn csv_field(t: &str) -> String {
+    if t.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", t.replace('"', "\"\""))
+    } else {
+        t.to_string()
+    }
+}
+
+/// The sweep series as CSV, with units in the header; one row per point.
+pub fn sweep_csv(s: &Scenario) -> String {
+    let conv = match s.options.convention {
+        FlopConvention::TwoPerMac => "2 FLOPs/MAC",
+        FlopConvention::OnePerMac => "1 FLOP/MAC",
+    };
+    let mut out = format!(
+        "operation,chip,{},achieved (FLOPs/s; {conv}),t_lower (s),t_upper (s),t_math (s),t_comms (s),fraction of peak,bound\n",
+        csv_field(&s.sweep.field)
+    );
+    for chip in &s.chips {
+        for op in &s.ops {
+            if op.field(&s.sweep.field).is_none() {
+                continue;
+            }
+            let Ok(series) = sweep(op, chip, &s.options, &s.sweep) else {
+                continue;
+            };
+            for p in &series.points {
+                out.push_str(&format!(
+                    "{},{},{},{},{},{},{},{},{},{}\n",
+                    csv_field(&op.title()),
+                    csv_field(&chip.name),
+                    format_exact(p.x),
+                    format_exact(p.achieved),
+                    format_exact(p.t_lower),
+                    format_exact(p.t_upper),
+                    format_exact(p.t_math),
+                    format_exact(p.t_comms),
+                    format_exact(p.fraction),
+                    p.bound.as_str()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The scenario with its results, as JSON (export).
+pub fn scenario_json(s: &Scenario) -> String {
+    let results: Vec<serde_json::Value> = s
+        .ops
+        .iter()
+        .enumerate()
+        .flat_map(|(i, op)| {
+            s.chips.iter().enumerate().map(move |(j, chip)| {
+                let r = analyze(op, chip, &s.options);
+                serde_json::json!({
+                    "op": i,
+                    "chip": j,
+                    "analysis": r.as_ref().ok(),
+                    "error": r.as_ref().err().map(|e| e.to_string()),
+                })
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "generator": "Roofline Lab",
+        "url_query": roofline::url::encode(s),
+        "scenario": s,
+        "results": results,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn attr_escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// An `<iframe>` snippet (src, width, height, `loading="lazy"`, title).
+pub fn iframe_html(src: &str, width: u32, height: u32, title: &str) -> String {
+    format!(
+        "<iframe src=\"{}\" width=\"{width}\" height=\"{height}\" loading=\"lazy\" title=\"{}\" style=\"border:0\"></iframe>",
+        attr_escape(src),
+        attr_escape(title)
+    )
+}
+
+/// The embed's title attribute.
+pub fn embed_title(s: &Scenario) -> String {
+    let ops: Vec<String> = s.ops.iter().map(Op::title).collect();
+    let chips: Vec<&str> = s.chips.iter().map(|c| c.name.as_str()).collect();
+    format!("Roofline Lab: {} on {}", ops.join(", "), chips.join(", "))
+}
+
+/// A worked example of the chapter, loadable in one click.
+pub struct Recipe {
+    /// Stable id (`data-recipe`).
+    pub id: &'static str,
+    /// Button text.
+    pub title: &'static str,
+    /// What it shows.
+    pub summary: &'static str,
+    /// The chapter's answer, quoted.
+    pub chapter: &'static str,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Our answer, computed from the (possibly edited) scenario.
+    pub ours: fn(&Scenario) -> String,
+}
+
+fn scenario_from(query: &str) -> Scenario {
+    roofline::url::decode(query).scenario
+}
+
+fn first(s: &Scenario) -> Option<Analysis> {
+    analyze(s.ops.first()?, s.chips.first()?, &s.options).ok()
+}
+
+fn ours_critical(s: &Scenario) -> String {
+    let Some(a) = first(s) else {
+        return "—".into();
+    };
+    let ridge = format!("ridge {} FLOPs/byte", format_sig(a.ridge, 4));
+    match &a.critical {
+        Some(c) => format!(
+            "{ridge}; exact crossover {} = {}{}",
+            dim_word(&c.dim),
+            format_sig(c.value, 5),
+            c.approx
+                .map(|v| format!(
+                    ", approximation {} > {}",
+                    dim_word(&c.dim),
+                    format_sig(v, 4)
+                ))
+                .unwrap_or_default()
+        ),
+        None => format!("{ridge}; never compute-bound"),
+    }
+}
+
+fn ours_intensity(s: &Scenario) -> String {
+    let Some(a) = first(s) else {
+        return "—".into();
+    };
+    format!(
+        "intensity {} FLOPs/byte{}; {}-bound",
+        format_sig(a.intensity, 5),
+        a.approx_intensity
+            .as_ref()
+            .map(|(v, f)| format!(" ({f} = {})", format_sig(*v, 4)))
+            .unwrap_or_default(),
+        a.bound.as_str()
+    )
+}
+
+fn ours_all_critical(s: &Scenario) -> String {
+    s.ops
+        .iter()
+        .filter_map(|op| {
+            let a = analyze(op, s.chips.first()?, &s.options).ok()?;
+            let c = a.critical?;
+            Some(format!(
+                "{}: {} = {}",
+                op_name(op),
+                dim_word(&c.dim),
+                format_sig(c.value, 4)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn ours_times(s: &Scenario) -> String {
+    s.chips
+        .iter()
+        .filter_map(|c| {
+            let a = analyze(s.ops.first()?, c, &s.options).ok()?;
+            Some(format!(
+                "{}: T_math = {}",
+                c.name,
+                pretty(a.t_math, Unit::Seconds)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The chapter's worked examples.
+pub fn recipes() -> Vec<Recipe> {
+    vec![
+        Recipe {
+            id: "dot",
+            title: "Dot product",
+            summary: "x·y: bf16[N]·bf16[N] → bf16[1]: intensity (2N−1)/(4N+2) → 1/2",
+            chapter: "Intensity = (N + N − 1)/(2N + 2N + 2) = (2N − 1)/(4N + 2) → 1/2: communication-bound.",
+            scenario: scenario_from("chip=tpu-v5e&op=dot:n=1000000,t=bf16&plot=roofline"),
+            ours: ours_intensity,
+        },
+        Recipe {
+            id: "v5e-critical",
+            title: "v5e critical batch",
+            summary: "bf16 matmul on TPU v5e: compute-bound when B > 240",
+            chapter: "B > 1.97e14 / 8.20e11 = 240 (intensity ≈ B when B ≪ D, F).",
+            scenario: scenario_from("chip=tpu-v5e&op=matmul:d=8192,f=8192,label=bf16 D=F=8192&sweep=b:1..1024"),
+            ours: ours_critical,
+        },
+        Recipe {
+            id: "q1-int8",
+            title: "Q1: int8 matmul",
+            summary: "int8 X, W and Z with HBM 8.1e11 B/s and 3.94e14 int8 OPs/s",
+            chapter: "Intensity ≈ 2B; 3.94e14 / 8.1e11 = 486, so B > 486 / 2 = 243.",
+            scenario: scenario_from(
+                "chip=tpu-v5e:hbm=8.1e11&op=matmul:d=8192,f=8192,x=int8,w=int8,out=int8,label=int8 matmul&sweep=b:1..1024",
+            ),
+            ours: ours_critical,
+        },
+        Recipe {
+            id: "q2-w8a16",
+            title: "Q2: int8 weights, bf16 acts",
+            summary: "bf16[B,D] × int8[D,F] → bf16[B,F], computing in bf16",
+            chapter: "Only DF weight bytes: compute-bound when 2B > 240, i.e. B > 120.",
+            scenario: scenario_from(
+                "chip=tpu-v5e&op=matmul:d=8192,f=8192,x=bf16,w=int8,label=W8A16 D=F=8192&sweep=b:1..512",
+            ),
+            ours: ours_critical,
+        },
+        Recipe {
+            id: "q3-plot",
+            title: "Q3: D=F=4096 vs 1024",
+            summary: "The chapter's plot: achieved FLOPs/s against B, exact bytes 2BD + DF + 2BF",
+            chapter: "Both reach the peak; the larger D = F reaches it sooner; D = F = 1024 almost doubles the critical batch.",
+            scenario: Scenario::default(),
+            ours: ours_all_critical,
+        },
+        Recipe {
+            id: "q4-bmm",
+            title: "Q4: per-example weights",
+            summary: "int8[B,D] · int8[B,D,F] → int8[B,F]",
+            chapter: "Intensity 2BDF / (BD + BDF + BF) ≈ 2: essentially constant, always comms-bound.",
+            scenario: scenario_from("chip=tpu-v5e&op=bmm:b=256,d=4096,f=4096,x=int8,w=int8,out=int8&plot=roofline"),
+            ours: ours_intensity,
+        },
+        Recipe {
+            id: "q5-h100",
+            title: "Q5: H100 critical batch",
+            summary: "dense bf16 9.89e14 FLOPs/s (half the sparse 1.979e15), 3.35e12 B/s",
+            chapter: "1e15 / 3.35e12 = 298 (with the rounded 1e15; 9.89e14 gives 295).",
+            scenario: scenario_from("chip=h100&op=matmul:d=8192,f=8192,label=bf16 D=F=8192&sweep=b:1..1024"),
+            ours: ours_critical,
+        },
+        Recipe {
+            id: "network",
+            title: "2-chip network roofline",
+            summary: "X·Y split along D over 2 TPU v5e; partial sums cross ICI at 4.5e10 B/s",
+            chapter: "Compute-bound w.r.t. the network when D/2 > 1.97e14 / 4.5e10 = 4377, i.e. D > 8755.",
+            scenario: scenario_from(
+                "chip=tpu-v5e&op=matmul:b=256,d=16384,f=16384,shards=2,split=d,link=ici,label=2-way D split&sweep=d:512..32768",
+            ),
+            ours: ours_critical,
+        },
+        Recipe {
+            id: "pcie",
+            title: "Weights over PCIe",
+            summary: "TPU v6e reading bf16 weights from host memory at 1.6e10 B/s",
+            chapter: "(TPU chapter) B > 9.2e14 / 1.6e10 = 57,500 to be compute-bound on weights from PCIe.",
+            scenario: scenario_from(
+                "chip=tpu-v6e&op=matmul:d=8192,f=8192,from=pcie,label=weights from host&sweep=b:1000..200000:log",
+            ),
+            ours: ours_critical,
+        },
+        Recipe {
+            id: "1e12",
+            title: "1e12 FLOPs: H100 vs v6e",
+            summary: "T_math = FLOPs / peak: 1.01 ms on H100, 1.1 ms on a v6e at 9.1e14",
+            chapter: "1e12 / 9.89e14 = 1.01 ms and 1e12 / 9.1e14 = 1.1 ms.",
+            scenario: scenario_from("chip=h100&chip=tpu-v6e:bf16=9.1e14&op=custom:flops=1e12,bytes=1e6&plot=roofline"),
+            ours: ours_times,
+        },
+    ]
+}
