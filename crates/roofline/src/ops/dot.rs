@@ -1,0 +1,121 @@
+use super::{dtype, frac_str, n, size, vector_or_peak};
+use crate::analysis::{Core, Resource};
+use crate::chip::Chip;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::op::{find_spec, FieldSpec, OpModel};
+use crate::units::format_exact;
+use serde::{Deserialize, Serialize};
+
+/// Dot product `x·y: t[N]·t[N] → t[1]`.
+///
+/// * FLOPs = `2N − 1` (N multiplies, N − 1 adds)
+/// * bytes = `2·s·N + s` (read x and y, write one element), `s` = size of `t`
+/// * intensity = `(2N − 1) / (2·s·N + s)` → `1/s` (bf16: `(2N−1)/(4N+2)` → 1/2)
+///
+/// Runs on the chip's vector unit (`vpu`) when it has one, else at the peak of `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Dot {
+    /// Vector length `N`.
+    pub n: f64,
+    /// Element dtype.
+    pub t: DType,
+}
+
+impl Default for Dot {
+    fn default() -> Self {
+        Dot {
+            n: 4096.0,
+            t: DType::Bf16,
+        }
+    }
+}
+
+static FIELDS: [FieldSpec; 2] = [
+    size(
+        "n",
+        "N",
+        "4096",
+        "vector length N: FLOPs 2N−1, bytes 2·s·N + s",
+    ),
+    dtype("t", "dtype", "bf16", "element dtype (s bytes each)"),
+];
+
+impl OpModel for Dot {
+    fn id(&self) -> &'static str {
+        "dot"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn get(&self, key: &str) -> Option<String> {
+        match key {
+            "n" => Some(format_exact(self.n)),
+            "t" => Some(self.t.as_str().into()),
+            _ => None,
+        }
+    }
+    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
+        let spec = find_spec(&FIELDS, key, "dot")?;
+        match key {
+            "n" => self.n = spec.parse_num(text)?,
+            _ => self.t = spec.parse_dtype(text)?,
+        }
+        Ok(())
+    }
+    fn get_num(&self, key: &str) -> Option<f64> {
+        (key == "n").then_some(self.n)
+    }
+    fn is_affine(&self, _key: &str) -> bool {
+        true
+    }
+    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
+        if key == "n" {
+            self.n = x;
+            true
+        } else {
+            false
+        }
+    }
+    fn core(&self, chip: &Chip) -> Result<Core, Error> {
+        let s = self.t.bytes();
+        let (unit, peak) = vector_or_peak(chip, self.t)?;
+        let mut c = Core::new(2.0 * self.n - 1.0, self.t, unit, peak);
+        let read = 2.0 * s * self.n;
+        c.push(Resource::Hbm, read + s, chip.hbm);
+        c.bytes_read = read;
+        c.bytes_written = s;
+        c.memory = read + s;
+        Ok(c)
+    }
+    fn approx_intensity(&self, binding: Resource, conv: f64) -> Option<(f64, String)> {
+        (binding == Resource::Hbm).then(|| {
+            let v = conv / self.t.bytes();
+            (v, format!("→ {}", frac_str(v)))
+        })
+    }
+    fn describe(&self) -> String {
+        let t = self.t.as_str();
+        format!("x·y: {t}[{}]·{t}[{}] → {t}[1]", n(self.n), n(self.n))
+    }
+    fn flops_formula(&self) -> (String, String) {
+        ("2·N − 1".into(), format!("2·{} − 1", n(self.n)))
+    }
+    fn bytes_formula(&self, r: Resource) -> Option<(String, String)> {
+        let s = n(self.t.bytes());
+        (r == Resource::Hbm).then(|| {
+            (
+                format!("2·{s}·N + {s}"),
+                format!("2·{s}·{} + {s}", n(self.n)),
+            )
+        })
+    }
+    fn notes(&self, _chip: &str, out: &mut Vec<String>) {
+        out.push(format!(
+            "Intensity (2N − 1)/(2·{s}·N + {s}) tends to a constant 1/{s} as N grows: no critical N, \
+             a dot product stays memory-bound unless the ridge is below 1/{s}.",
+            s = n(self.t.bytes())
+        ));
+    }
+}

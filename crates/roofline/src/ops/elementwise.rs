@@ -1,0 +1,167 @@
+use super::{dtype, n, size, vector_or_peak};
+use crate::analysis::{Core, Resource};
+use crate::chip::Chip;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::op::{find_spec, FieldSpec, FieldType, OpModel};
+use crate::units::format_exact;
+use serde::{Deserialize, Serialize};
+
+/// An elementwise operation over `n` elements with `inputs` operands and one output.
+///
+/// * FLOPs = `flops · n`
+/// * bytes = `(inputs + 1) · s · n` (read `inputs·s·n`, write `s·n`)
+/// * intensity = `flops / ((inputs + 1)·s)`, constant in `n` (LayerNorm-like: 20 FLOPs,
+///   1 input, bf16 → 20 / (2·2) = 5; see [`crate::Op::layernorm`])
+///
+/// Runs on the vector unit (`vpu`) when the chip has one, else at the peak of `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Elementwise {
+    /// Number of elements `n`.
+    pub n: f64,
+    /// FLOPs per element `f`.
+    pub flops: f64,
+    /// Number of input operands `k` (0 for a fill).
+    pub inputs: f64,
+    /// Element dtype.
+    pub t: DType,
+}
+
+impl Default for Elementwise {
+    fn default() -> Self {
+        Elementwise {
+            n: 16_777_216.0,
+            flops: 1.0,
+            inputs: 2.0,
+            t: DType::Bf16,
+        }
+    }
+}
+
+static FIELDS: [FieldSpec; 4] = [
+    size(
+        "n",
+        "elements",
+        "16777216",
+        "number of elements n: FLOPs f·n, bytes (k+1)·s·n",
+    ),
+    FieldSpec {
+        key: "flops",
+        label: "FLOPs per element",
+        ty: FieldType::Number,
+        default: "1",
+        help: "FLOPs per element f (an add is 1; LayerNorm-like ≈ 20 for intensity 5 in bf16)",
+        what: "a positive number of FLOPs per element",
+        min: 1e-3,
+        max: 1e6,
+        none: None,
+    },
+    FieldSpec {
+        key: "inputs",
+        label: "inputs",
+        ty: FieldType::Integer,
+        default: "2",
+        help: "number of input operands k read per element (one output is written)",
+        what: "a number of input operands",
+        min: 0.0,
+        max: 64.0,
+        none: None,
+    },
+    dtype("t", "dtype", "bf16", "element dtype (s bytes each)"),
+];
+
+impl OpModel for Elementwise {
+    fn id(&self) -> &'static str {
+        "elementwise"
+    }
+    fn fields(&self) -> &'static [FieldSpec] {
+        &FIELDS
+    }
+    fn get(&self, key: &str) -> Option<String> {
+        match key {
+            "t" => Some(self.t.as_str().into()),
+            k => self.get_num(k).map(format_exact),
+        }
+    }
+    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
+        let spec = find_spec(&FIELDS, key, "elementwise")?;
+        if key == "t" {
+            self.t = spec.parse_dtype(text)?;
+        } else {
+            let v = spec.parse_num(text)?;
+            self.set_num_raw(key, v);
+        }
+        Ok(())
+    }
+    fn get_num(&self, key: &str) -> Option<f64> {
+        match key {
+            "n" => Some(self.n),
+            "flops" => Some(self.flops),
+            "inputs" => Some(self.inputs),
+            _ => None,
+        }
+    }
+    fn is_affine(&self, _key: &str) -> bool {
+        true
+    }
+    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
+        match key {
+            "n" => self.n = x,
+            "flops" => self.flops = x,
+            "inputs" => self.inputs = x,
+            _ => return false,
+        }
+        true
+    }
+    fn core(&self, chip: &Chip) -> Result<Core, Error> {
+        let s = self.t.bytes();
+        let (unit, peak) = vector_or_peak(chip, self.t)?;
+        let mut c = Core::new(self.flops * self.n, self.t, unit, peak);
+        let read = self.inputs * s * self.n;
+        let written = s * self.n;
+        c.push(Resource::Hbm, read + written, chip.hbm);
+        c.bytes_read = read;
+        c.bytes_written = written;
+        c.memory = read + written;
+        Ok(c)
+    }
+    fn approx_intensity(&self, binding: Resource, conv: f64) -> Option<(f64, String)> {
+        (binding == Resource::Hbm).then(|| {
+            let v = conv * self.flops / ((self.inputs + 1.0) * self.t.bytes());
+            (
+                v,
+                format!(
+                    "= {}/(({}+1)·{})",
+                    n(self.flops * conv),
+                    n(self.inputs),
+                    n(self.t.bytes())
+                ),
+            )
+        })
+    }
+    fn describe(&self) -> String {
+        format!(
+            "elementwise: {} FLOPs × {} {} elements, {} inputs",
+            n(self.flops),
+            n(self.n),
+            self.t.as_str(),
+            n(self.inputs)
+        )
+    }
+    fn flops_formula(&self) -> (String, String) {
+        ("f·n".into(), format!("{}·{}", n(self.flops), n(self.n)))
+    }
+    fn bytes_formula(&self, r: Resource) -> Option<(String, String)> {
+        let s = n(self.t.bytes());
+        (r == Resource::Hbm).then(|| {
+            (
+                format!("(k+1)·{s}·n"),
+                format!("({}+1)·{s}·{}", n(self.inputs), n(self.n)),
+            )
+        })
+    }
+    fn notes(&self, _chip: &str, out: &mut Vec<String>) {
+        out.push("Intensity f/((k+1)·s) does not depend on n: no critical size.".to_string());
+    }
+}

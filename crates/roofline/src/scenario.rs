@@ -1,0 +1,103 @@
+//! A scenario: everything the app shows (chips, operations, sweep, plot kind, options,
+//! display flags). Plain serde data, meant to be encoded in a URL.
+
+use crate::analysis::{analyze, Analysis, Options};
+use crate::chip::{preset, Chip};
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::op::{Matmul, Op, OpKind};
+use crate::sweep::{sweep, Series, SweepSpec};
+use serde::{Deserialize, Serialize};
+
+/// Which plot the app draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PlotKind {
+    /// Achieved FLOPs/s against the swept field (the book's question 3 plot).
+    #[default]
+    Sweep,
+    /// The roofline: achieved FLOPs/s against intensity, log-log.
+    Roofline,
+}
+
+/// Colour theme override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    /// Light.
+    Light,
+    /// Dark.
+    Dark,
+}
+
+/// Everything needed to reproduce a view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Scenario {
+    /// Chips to compare (each op is analysed on each chip).
+    pub chips: Vec<Chip>,
+    /// Operations.
+    pub ops: Vec<Op>,
+    /// The sweep of the sweep plot.
+    pub sweep: SweepSpec,
+    /// Which plot.
+    pub plot: PlotKind,
+    /// Analysis options.
+    pub options: Options,
+    /// Embedded mode (no chrome).
+    pub embed: bool,
+    /// Theme override; `None` follows the system.
+    pub theme: Option<Theme>,
+}
+
+impl Default for Scenario {
+    /// The first-load scenario: TPU v5e; two matmuls `bf16[B,D] × int8[D,F] → bf16[B,F]`
+    /// (compute bf16 by the default rule), D=F=4096 and D=F=1024, unlabelled so that the
+    /// issue's spelled-out URL decodes to exactly this; sweep of `b`
+    /// from 1 to 511, linear — the book's question 3.
+    fn default() -> Self {
+        let mm = |d: f64| {
+            OpKind::Matmul(Matmul {
+                b: 1.0,
+                d,
+                f: d,
+                x: DType::Bf16,
+                w: DType::Int8,
+                out: DType::Bf16,
+                ..Matmul::default()
+            })
+        };
+        Scenario {
+            chips: preset("tpu-v5e").into_iter().collect(),
+            ops: vec![Op::new(mm(4096.0)), Op::new(mm(1024.0))],
+            sweep: SweepSpec::default(),
+            plot: PlotKind::Sweep,
+            options: Options::default(),
+            embed: false,
+            theme: None,
+        }
+    }
+}
+
+impl Scenario {
+    /// Analyses every op on every chip at its current values, chip-major
+    /// (`[chip0×op0, chip0×op1, ..., chip1×op0, ...]`).
+    pub fn analyses(&self) -> Vec<Result<Analysis, Error>> {
+        self.chips
+            .iter()
+            .flat_map(|c| self.ops.iter().map(move |o| analyze(o, c, &self.options)))
+            .collect()
+    }
+
+    /// Sweeps every op on every chip, in the same order as [`Scenario::analyses`].
+    pub fn series(&self) -> Vec<Result<Series, Error>> {
+        self.chips
+            .iter()
+            .flat_map(|c| {
+                self.ops
+                    .iter()
+                    .map(move |o| sweep(o, c, &self.options, &self.sweep))
+            })
+            .collect()
+    }
+}

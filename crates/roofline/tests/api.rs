@@ -1,0 +1,441 @@
+//! The public API: units, dtypes, the chip catalog, generic op fields, sweeps, scenario.
+
+use roofline::units::{format_bytes_binary, format_sig, parse_quantity_unit};
+use roofline::*;
+
+#[test]
+fn si_formatting_and_parsing() {
+    // Issue 3: "`1.97e14 FLOPs/s` → `197 TFLOP/s`, `8.2e11 B/s` → `820 GB/s`".
+    assert_eq!(format_si(1.97e14, Unit::FlopRate), "197 TFLOP/s");
+    assert_eq!(format_si(8.2e11, Unit::ByteRate), "820 GB/s");
+    assert_eq!(format_si(16e9, Unit::Bytes), "16 GB");
+    assert_eq!(format_bytes_binary(16.0 * (1u64 << 30) as f64), "16 GiB");
+    // "parsing that accepts `4096`, `1.97e14`, `197T`, `820G`, `16GiB`, `16GB`, `4k`".
+    for (text, want) in [
+        ("4096", 4096.0),
+        ("1.97e14", 1.97e14),
+        ("197T", 1.97e14),
+        ("820G", 8.2e11),
+        ("16GiB", 17_179_869_184.0),
+        ("16GB", 16e9),
+        ("4k", 4000.0),
+        ("  197 TFLOP/s ", 1.97e14),
+        ("820 GB/s", 8.2e11),
+        ("2B", 2.0),
+    ] {
+        assert_eq!(parse_quantity(text).unwrap(), want, "{text}");
+    }
+    assert_eq!(
+        parse_quantity_unit("820 GB/s").unwrap().1,
+        Some(Unit::ByteRate)
+    );
+    for x in [
+        1.97e14,
+        4096.0,
+        8.2e11,
+        0.5,
+        1.0 / 3.0,
+        136.085_701_179_200_75,
+        5e-324,
+    ] {
+        assert_eq!(parse_quantity(&format_exact(x)).unwrap(), x);
+    }
+    assert_eq!(format_exact(1.97e14), "1.97e14");
+    assert_eq!(format_exact(4096.0), "4096");
+    assert_eq!(format_sig(136.0857, 4), "136.1");
+}
+
+#[test]
+fn dtypes() {
+    let ids: Vec<&str> = DType::ALL.iter().map(|d| d.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["fp32", "tf32", "bf16", "fp16", "fp8", "fp8e5m2", "int8", "int4", "fp4"]
+    );
+    let sizes: Vec<f64> = DType::ALL.iter().map(|d| d.bytes()).collect();
+    assert_eq!(sizes, [4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.5, 0.5]);
+    assert_eq!("fp8e4m3".parse::<DType>().unwrap(), DType::Fp8E4m3);
+    assert_eq!(DType::Fp8E5m2.peak_key(), PeakKey::Fp8);
+    assert_eq!(DType::Fp8E4m3.peak_key(), PeakKey::Fp8);
+    assert_eq!(DType::Tf32.peak_key(), PeakKey::Tf32);
+    assert_eq!(PeakKey::ALL.len(), 8);
+    assert_eq!(serde_json::to_string(&DType::Fp8E4m3).unwrap(), "\"fp8\"");
+}
+
+#[test]
+fn chip_catalog() {
+    let ids = preset_ids();
+    assert_eq!(
+        ids,
+        [
+            "tpu-v4p", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x", "a100", "h100", "h200", "b200",
+            "mi300x", "l4"
+        ]
+    );
+    for chip in presets() {
+        assert_eq!(preset(chip.preset_id.as_deref().unwrap()).unwrap(), chip);
+        assert!(!chip.is_edited());
+        chip.check().unwrap();
+        for f in ChipField::ALL {
+            let src = chip.source(f);
+            assert!(src.len() > 10, "{} {f}: {src}", chip.name);
+            assert_eq!(f.as_str().parse::<ChipField>().unwrap(), f);
+        }
+        assert!(chip.bf16.is_some(), "{}", chip.name);
+    }
+    let names: Vec<String> = presets().into_iter().map(|c| c.name).collect();
+    assert!(names.contains(&"TPU v5e".to_string()) && names.contains(&"H100 SXM".to_string()));
+    let v5e = preset("tpu-v5e").unwrap();
+    assert_eq!(v5e.hbm_cap, 16e9);
+    assert_eq!(v5e.links, Some(4.0));
+    assert_eq!(v5e.peer_bandwidth(), Some(4.5e10));
+    let h100 = preset("h100").unwrap();
+    assert_eq!(h100.interconnect, Interconnect::Switch);
+    assert_eq!(h100.peer_bandwidth(), Some(4.5e11));
+    assert!(h100.source(ChipField::Fp8).contains("3,958"));
+    let b200 = preset("b200").unwrap();
+    assert_eq!(
+        (b200.bf16, b200.hbm, b200.hbm_cap),
+        (Some(2.25e15), 8e12, 192e9)
+    );
+    let a100 = preset("a100").unwrap();
+    assert_eq!((a100.bf16, a100.hbm), (Some(3.12e14), 2.039e12));
+    assert_eq!(
+        preset("tpu-v4p").unwrap().int8,
+        preset("tpu-v4p").unwrap().bf16
+    );
+    assert_eq!(preset("tpu-v5p").unwrap().vpu, Some(7e12));
+    assert_eq!(preset("tpu7x").unwrap().bf16, Some(2.3e15));
+    assert_eq!(preset("h200").unwrap().hbm_cap, 141e9);
+    assert!(preset("tpu-v9").is_none());
+    let ids: Vec<&str> = ChipField::ALL.iter().map(|f| f.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "name",
+            "fp32",
+            "tf32",
+            "bf16",
+            "fp16",
+            "fp8",
+            "int8",
+            "int4",
+            "fp4",
+            "vpu",
+            "hbm",
+            "hbm_cap",
+            "onchip",
+            "onchip_cap",
+            "pcie",
+            "ici",
+            "links",
+            "dcn"
+        ]
+    );
+}
+
+#[test]
+fn chip_editing() {
+    let v5e = preset("tpu-v5e").unwrap();
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e31] {
+        let e = v5e.with(ChipField::Hbm, bad).unwrap_err();
+        assert!(e.to_string().starts_with("hbm="), "{e}");
+    }
+    assert!(v5e.with(ChipField::Links, 2.5).is_err());
+    assert!(v5e.with(ChipField::Links, 0.0).is_err());
+    assert!(v5e.without(ChipField::Hbm).is_err());
+    let mut c = v5e.with(ChipField::Hbm, 8.1e11).unwrap();
+    assert!(c.is_edited());
+    assert_eq!(
+        c.source(ChipField::Hbm),
+        "edited by the user: differs from the preset's value"
+    );
+    assert_eq!(c.source(ChipField::Bf16), v5e.source(ChipField::Bf16));
+    c.reset();
+    assert_eq!(c, v5e);
+    let mut c = v5e.clone();
+    c.set_str(ChipField::Hbm, "820 GB/s").unwrap();
+    assert!(!c.is_edited());
+    c.set_str(ChipField::OnchipCap, "128MiB").unwrap();
+    assert_eq!(c.onchip_cap, Some(134_217_728.0));
+    assert!(c.set_str(ChipField::Hbm, "197 TFLOP/s").is_err());
+    assert!(c.set_str(ChipField::Hbm, "").is_err());
+    c.set_str(ChipField::Ici, "none").unwrap();
+    assert_eq!(c.ici, None);
+    assert!(c.is_edited());
+    c.set_str(ChipField::Name, "My v5e").unwrap();
+    assert_eq!(c.get_str(ChipField::Name).unwrap(), "My v5e");
+    assert_eq!(c.get_str(ChipField::Hbm).unwrap(), "8.2e11");
+    let custom = Chip::custom("Lab chip");
+    assert_eq!(custom.preset_id, None);
+    assert!(!custom.is_edited());
+    assert!(custom.source(ChipField::Hbm).contains("placeholder"));
+    assert_eq!(custom.source(ChipField::Int8), "custom chip: not set");
+    let json = serde_json::to_string(&c).unwrap();
+    assert_eq!(serde_json::from_str::<Chip>(&json).unwrap(), c);
+}
+
+#[test]
+fn op_fields_and_defaults() {
+    let keys = |id: &str| -> Vec<&str> {
+        Op::default_for(id)
+            .unwrap()
+            .fields()
+            .iter()
+            .map(|f| f.key)
+            .collect()
+    };
+    assert_eq!(keys("dot"), ["n", "t"]);
+    assert_eq!(keys("elementwise"), ["n", "flops", "inputs", "t"]);
+    assert_eq!(
+        keys("matmul"),
+        [
+            "b", "d", "f", "x", "w", "out", "compute", "shards", "split", "link", "from", "bm",
+            "bk", "bn"
+        ]
+    );
+    assert_eq!(keys("bmm"), ["b", "d", "f", "x", "w", "out"]);
+    assert_eq!(keys("custom"), ["flops", "bytes", "t"]);
+    assert!(matches!(
+        Op::default_for("conv"),
+        Err(Error::UnknownKind(_))
+    ));
+    for id in OpKind::IDS {
+        let op = Op::default_for(id).unwrap();
+        assert_eq!(op.kind_id(), id);
+        op.validate().unwrap();
+        for spec in op.fields() {
+            // Defaults are what `get` returns on the default op; set(get) is the identity.
+            let v = op.get(spec.key).unwrap();
+            assert_eq!(v, spec.default, "{id}.{}", spec.key);
+            let mut o2 = op.clone();
+            o2.set(spec.key, &v).unwrap();
+            assert_eq!(o2, op);
+            assert!(!spec.help.is_empty());
+        }
+        assert!(op.get("nope").is_none());
+        let mut o = op.clone();
+        assert!(matches!(
+            o.set("nope", "1"),
+            Err(Error::UnknownField { .. })
+        ));
+    }
+    let mm = Op::default_for("matmul").unwrap();
+    assert_eq!(mm.get("d").unwrap(), "4096");
+    assert_eq!(mm.get("compute").unwrap(), "auto");
+    assert_eq!(mm.get("split").unwrap(), "d");
+    assert_eq!(mm.get("bm").unwrap(), "off");
+    assert_eq!(Op::default_for("dot").unwrap().get("n").unwrap(), "4096");
+}
+
+#[test]
+fn op_set_validation() {
+    let mut op = Op::default_for("matmul").unwrap();
+    let e = op.set("d", "-5").unwrap_err();
+    assert!(
+        e.to_string().starts_with("d=-5: must be a positive size"),
+        "{e}"
+    );
+    for bad in ["0", "NaN", "inf", "1e16", "2.5", "", "x", "1e400"] {
+        assert!(op.set("b", bad).is_err(), "{bad}");
+    }
+    assert!(op.set("shards", "0").is_err());
+    assert!(op.set("x", "fp9").is_err());
+    assert!(op
+        .set("split", "q")
+        .unwrap_err()
+        .to_string()
+        .contains("d, b, f"));
+    op.set("b", "4k").unwrap();
+    assert_eq!(op.get_num("b"), Some(4000.0));
+    op.set("d", "16384").unwrap();
+    op.set("compute", "int8").unwrap();
+    assert_eq!(op.get("compute").unwrap(), "int8");
+    op.set("compute", "auto").unwrap();
+    assert_eq!(op.get("compute").unwrap(), "auto");
+    op.set("bm", "256").unwrap();
+    assert_eq!(op.get("bm").unwrap(), "256");
+    assert_eq!(op.get("bn").unwrap(), "512");
+    op.set("bn", "off").unwrap();
+    assert_eq!(op.get("bm").unwrap(), "off");
+    assert!(op.set_num("b", 1.5).is_err());
+    op.set_num("b", 2.0).unwrap();
+    // Hand-built invalid ops are rejected by analyze.
+    let bad = Op::new(OpKind::Matmul(Matmul {
+        b: -1.0,
+        ..Matmul::default()
+    }));
+    let chip = preset("tpu-v5e").unwrap();
+    assert!(analyze(&bad, &chip, &Options::default()).is_err());
+    let bad_chip = Chip {
+        hbm: 0.0,
+        ..chip.clone()
+    };
+    assert!(analyze(
+        &Op::default_for("dot").unwrap(),
+        &bad_chip,
+        &Options::default()
+    )
+    .is_err());
+    let bad_opts = Options {
+        derate: 0.0,
+        ..Options::default()
+    };
+    assert!(analyze(&Op::default_for("dot").unwrap(), &chip, &bad_opts).is_err());
+}
+
+#[test]
+fn layernorm_and_elementwise() {
+    let chip = preset("tpu-v5e").unwrap();
+    let a = analyze(&Op::layernorm(4096.0), &chip, &Options::default()).unwrap();
+    assert_eq!(a.intensity, 5.0);
+    assert_eq!(a.flops, 20.0 * 4096.0);
+    assert_eq!(a.bytes, 2.0 * 2.0 * 4096.0);
+    // On a chip with a vector unit the op runs there.
+    let v5p = preset("tpu-v5p").unwrap();
+    let a = analyze(&Op::layernorm(4096.0), &v5p, &Options::default()).unwrap();
+    assert_eq!(a.compute.unit, ExecUnit::Vector);
+}
+
+#[test]
+fn tiles_footnote() {
+    // all-about-rooflines.md footnote: "Ignoring the last term, we have an intensity of
+    // bm·bn/(bm + bn)"; total bytes 2·tm·tn·(tk·(bm·bk + bk·bn) + 2·bm·bn) in bf16.
+    let chip = preset("tpu-v5e").unwrap();
+    let mut op = Op::default_for("matmul").unwrap();
+    for (k, v) in [
+        ("b", "1024"),
+        ("d", "2048"),
+        ("f", "4096"),
+        ("bm", "256"),
+        ("bk", "512"),
+        ("bn", "1024"),
+    ] {
+        op.set(k, v).unwrap();
+    }
+    let t = analyze(&op, &chip, &Options::default())
+        .unwrap()
+        .tiled
+        .unwrap();
+    let (m, k, n, bm, bk, bn) = (1024.0, 2048.0, 4096.0, 256.0, 512.0, 1024.0);
+    let (tm, tk, tn) = (m / bm, k / bk, n / bn);
+    assert_eq!(t.flops, 2.0 * tm * tn * tk * bm * bk * bn);
+    assert_eq!(
+        t.bytes,
+        2.0 * tm * tn * (tk * (bm * bk + bk * bn) + 2.0 * bm * bn)
+    );
+    assert_eq!(t.approx_intensity, bm * bn / (bm + bn));
+    assert!(t.intensity < t.approx_intensity);
+}
+
+#[test]
+fn sweeps() {
+    let chip = preset("tpu-v5e").unwrap();
+    let op = Op::default_for("matmul").unwrap();
+    let opts = Options::default();
+    let spec = |field: &str, from: f64, to: f64, points: usize, log: bool| SweepSpec {
+        field: field.into(),
+        from,
+        to,
+        points,
+        log,
+    };
+    let s = sweep(&op, &chip, &opts, &spec("b", 1.0, 4096.0, 1024, false)).unwrap();
+    assert_eq!(s.points.len(), 1024);
+    assert!(s.points.iter().all(|p| p.x.fract() == 0.0));
+    assert_eq!(s.crossovers.len(), 1);
+    let crit = analyze(&op, &chip, &opts).unwrap().critical.unwrap().value;
+    assert!(((s.crossovers[0].x - crit) / crit).abs() < 1e-12);
+    let s = sweep(&op, &chip, &opts, &spec("b", 1.0, 1e6, 64, true)).unwrap();
+    assert!(s.points.len() <= 64 && s.points.len() > 40);
+    assert!(s.points.windows(2).all(|w| w[0].x < w[1].x));
+    let s = sweep(&op, &chip, &opts, &spec("b", 511.0, 1.0, 600, false)).unwrap();
+    assert_eq!(s.points.len(), 511);
+    assert_eq!(s.points[0].x, 511.0);
+    assert_eq!(
+        (s.crossovers[0].before, s.crossovers[0].after),
+        (Bound::Compute, Bound::Memory)
+    );
+    for bad in [
+        spec("x", 1.0, 2.0, 10, false),
+        spec("zz", 1.0, 2.0, 10, false),
+        spec("b", 0.0, 2.0, 10, false),
+        spec("b", 1.0, 2.0, 1, false),
+        spec("b", 1.0, 2.0, 10_000_000, false),
+        spec("b", 1.0, f64::NAN, 10, false),
+    ] {
+        assert!(sweep(&op, &chip, &opts, &bad).is_err(), "{bad:?}");
+    }
+    // A dot product over N never crosses over.
+    let s = sweep(
+        &Op::default_for("dot").unwrap(),
+        &chip,
+        &opts,
+        &spec("n", 1.0, 1e9, 100, true),
+    )
+    .unwrap();
+    assert!(s.crossovers.is_empty());
+}
+
+#[test]
+fn scenario_default_and_serde() {
+    let sc = Scenario::default();
+    assert_eq!(sc.chips.len(), 1);
+    assert_eq!(sc.chips[0].preset_id.as_deref(), Some("tpu-v5e"));
+    assert_eq!(sc.ops.len(), 2);
+    // Unlabelled, so that the issue's spelled-out first-load URL decodes to exactly this.
+    assert_eq!(sc.ops[0].label, None);
+    assert_eq!(sc.ops[1].label, None);
+    for (op, d) in sc.ops.iter().zip(["4096", "1024"]) {
+        assert_eq!(op.get("x").unwrap(), "bf16");
+        assert_eq!(op.get("w").unwrap(), "int8");
+        assert_eq!(op.get("out").unwrap(), "bf16");
+        assert_eq!(op.get("d").unwrap(), d);
+        assert_eq!(op.get("f").unwrap(), d);
+        let a = analyze(op, &sc.chips[0], &sc.options).unwrap();
+        assert_eq!(a.compute.dtype, DType::Bf16);
+    }
+    assert_eq!(sc.sweep.field, "b");
+    assert_eq!(
+        (sc.sweep.from, sc.sweep.to, sc.sweep.log),
+        (1.0, 511.0, false)
+    );
+    assert_eq!(sc.plot, PlotKind::Sweep);
+    assert_eq!(sc.options, Options::default());
+    assert!(!sc.embed && sc.theme.is_none());
+    let json = serde_json::to_string(&sc).unwrap();
+    assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), sc);
+    assert_eq!(serde_json::from_str::<Scenario>("{}").unwrap(), sc);
+    assert!(sc.series().iter().all(|s| s.is_ok()));
+    assert_eq!(sc.analyses().len(), 2);
+    // Analyses serialise too.
+    let a = analyze(&sc.ops[0], &sc.chips[0], &sc.options).unwrap();
+    let back: Analysis = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+    // (serde_json without its float_roundtrip feature may change the last bit of a float.)
+    assert_eq!(
+        (back.bound, back.critical.map(|c| c.dim)),
+        (a.bound, Some("b".to_string()))
+    );
+    assert!(((back.t_math - a.t_math) / a.t_math).abs() < 1e-15);
+}
+
+#[test]
+fn derivation_numbers_match_fields() {
+    let opts = Options::default();
+    for id in ["tpu-v5e", "h100", "mi300x", "l4"] {
+        let chip = preset(id).unwrap();
+        for kind in OpKind::IDS {
+            let op = Op::default_for(kind).unwrap();
+            let a = analyze(&op, &chip, &opts).unwrap();
+            let text = a.derivation().join("\n");
+            for v in [a.t_math, a.t_lower, a.t_upper, a.intensity, a.ridge] {
+                let s = if v.fract() == 0.0 && v < 1e6 {
+                    format_exact(v)
+                } else {
+                    format_sig(v, 3)
+                };
+                assert!(text.contains(&s), "{id}/{kind}: {s} missing in\n{text}");
+            }
+        }
+    }
+}
