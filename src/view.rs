@@ -916,7 +916,7 @@ pub fn recipes() -> Vec<Recipe> {
             summary: "X·Y split along D over 2 TPU v5e; partial sums cross ICI at 4.5e10 B/s",
             chapter: "Compute-bound w.r.t. the network when D/2 > 1.97e14 / 4.5e10 = 4377, i.e. D > 8755.",
             scenario: scenario_from(
-                "chip=tpu-v5e&op=matmul:b=256,d=16384,f=16384,shards=2,split=d,link=ici,label=2-way D split&sweep=d:512..32768",
+                "chip=tpu-v5e&op=matmul:b=8192,d=16384,f=16384,shards=2,split=d,link=ici,label=2-way D split&sweep=d:512..32768",
             ),
             ours: ours_critical,
         },

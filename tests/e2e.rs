@@ -53,3 +53,191 @@ async fn first_load_crossovers_match_the_exact_solution() {
     }
     b.close().await;
 }
+
+/// The number just before `suffix` at the end of the derivation line starting with `prefix`.
+fn derivation_number(lines: &[String], prefix: &str, suffix: &str) -> f64 {
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no derivation line starting with {prefix:?}: {lines:#?}"));
+    let body = line.strip_suffix(suffix).unwrap_or(line);
+    let last = body.rsplit(" = ").next().unwrap().trim();
+    let token = last.split_whitespace().next().unwrap();
+    token
+        .parse()
+        .unwrap_or_else(|_| panic!("cannot read a number in {line:?}"))
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn editing_d_moves_the_crossover_redraws_and_updates_the_url() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let before = b.canvas_hash("canvas[data-chart]").await;
+    let history_before = b.js("return history.length").await;
+    b.set_input("[data-op='0'] input[name='d']", "8192").await;
+    b.set_input("[data-op='0'] input[name='f']", "8192").await;
+    // B* = (DF/8.2e11) / (2DF/1.97e14 − (2D + 2F)/8.2e11) with D = F = 8192: 128.07.
+    let (d, f) = (8192.0f64, 8192.0f64);
+    let expected = (d * f / 8.2e11) / (2.0 * d * f / 1.97e14 - (2.0 * d + 2.0 * f) / 8.2e11);
+    let m = b.row_metrics("0", 0).await;
+    assert!(
+        close_to(num(&m, "critical_b"), expected, 1e-6),
+        "critical B {:?}",
+        m.get("critical_b")
+    );
+    let after = b.canvas_hash("canvas[data-chart]").await;
+    assert_ne!(before, after, "the canvas was not redrawn");
+    let search = b.js("return location.search").await;
+    assert!(
+        search.as_str().unwrap_or("").contains("d=8192"),
+        "URL not in sync: {search}"
+    );
+    let history = b.js("return history.length").await;
+    assert_eq!(
+        history, history_before,
+        "editing must not push history entries"
+    );
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn adding_a_chip_adds_a_series_and_result_rows() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let label = b
+        .js("return document.querySelector('canvas[data-chart]').getAttribute('aria-label')")
+        .await;
+    assert!(label.as_str().unwrap().contains("2 series"), "{label}");
+    b.js("const s = document.querySelector('select[name=add-chip]'); s.value = 'h100'; s.dispatchEvent(new Event('change', {bubbles: true}));").await;
+    let label = b
+        .js("return document.querySelector('canvas[data-chart]').getAttribute('aria-label')")
+        .await;
+    assert!(label.as_str().unwrap().contains("4 series"), "{label}");
+    // H100 ridge: 9.89e14 / 3.35e12 = 295.2 (chapter: 295 with dense bf16).
+    let m = b.row_metrics("0", 1).await;
+    assert!(close_to(num(&m, "ridge"), 9.89e14 / 3.35e12, 1e-9), "{m:?}");
+    let title = b.text("[data-chip='1'] .title").await;
+    assert_eq!(title, "H100 SXM");
+    b.set_input("[data-chip='1'] input[name='hbm']", "4T").await;
+    let title = b.text("[data-chip='1'] .title").await;
+    assert_eq!(title, "H100 SXM (edited)");
+    let m = b.row_metrics("0", 1).await;
+    assert!(close_to(num(&m, "ridge"), 9.89e14 / 4e12, 1e-9), "{m:?}");
+    b.click("[data-chip='1'] button[title^='Back']").await;
+    let m = b.row_metrics("0", 1).await;
+    assert!(
+        close_to(num(&m, "ridge"), 9.89e14 / 3.35e12, 1e-9),
+        "reset: {m:?}"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_invalid_value_shows_the_message_and_keeps_the_last_plot() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let before = b.canvas_hash("canvas[data-chart]").await;
+    let crit = num(&b.row_metrics("0", 0).await, "critical_b");
+    for bad in ["-5", "0", "NaN", "", "1e400", "12abc"] {
+        b.set_input("[data-op='0'] input[name='d']", bad).await;
+        let invalid = b.js("return document.querySelector(\"[data-op='0'] input[name='d']\").getAttribute('aria-invalid')").await;
+        assert_eq!(invalid.as_str(), Some("true"), "{bad:?} not marked invalid");
+        let msg = b
+            .js("return document.querySelector(\"[data-op='0'] input[name='d']\").parentElement.querySelector('.msg').textContent")
+            .await;
+        let msg = msg.as_str().unwrap_or_default().to_string();
+        assert!(
+            msg.starts_with("d="),
+            "{bad:?}: message {msg:?} does not name the field"
+        );
+        assert_eq!(
+            num(&b.row_metrics("0", 0).await, "critical_b"),
+            crit,
+            "{bad:?} changed the results"
+        );
+        assert_eq!(
+            b.canvas_hash("canvas[data-chart]").await,
+            before,
+            "{bad:?} changed the plot"
+        );
+    }
+    let msg = b.js("return document.querySelector(\"[data-op='0'] input[name='d']\").parentElement.querySelector('.msg').textContent").await;
+    eprintln!("last message: {msg}");
+    b.set_input("[data-op='0'] input[name='d']", "4096").await;
+    let invalid = b.js("return document.querySelector(\"[data-op='0'] input[name='d']\").getAttribute('aria-invalid')").await;
+    assert_eq!(invalid.as_str(), Some("false"));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_derivation_matches_the_numbers_in_its_row() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=matmul:b=256,d=4096,f=4096,x=bf16,w=int8")
+        .await;
+    b.click("tr[data-op='0'][data-chip='0']").await;
+    b.wait_for("[data-derivation='0'] li").await;
+    let lines: Vec<String> = serde_json::from_value(
+        b.js("return [...document.querySelectorAll(\"[data-derivation='0'] li\")].map(l => l.textContent)").await,
+    )
+    .unwrap();
+    let m = b.row_metrics("0", 0).await;
+    for (prefix, metric) in [
+        ("T_math", "t_math"),
+        ("T_lower", "t_lower"),
+        ("T_upper", "t_upper"),
+    ] {
+        let v = derivation_number(&lines, prefix, " s");
+        assert!(
+            close_to(v, num(&m, metric), 5e-3),
+            "{prefix}: derivation {v} vs row {:?}",
+            m[metric]
+        );
+    }
+    let v = derivation_number(&lines, "Ridge", " FLOPs/byte");
+    assert!(close_to(v, num(&m, "ridge"), 5e-3), "ridge {v}");
+    // Hand calculation: 2·256·4096·4096 / 1.97e14 = 4.36e-5 s.
+    assert!(close_to(
+        num(&m, "t_math"),
+        2.0 * 256.0 * 4096.0 * 4096.0 / 1.97e14,
+        1e-12
+    ));
+    assert!(
+        lines.iter().any(|l| l.contains("136.1")),
+        "the exact crossover is missing: {lines:#?}"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_roofline_tab_draws_the_roofline() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    b.click("button[data-plot='roofline']").await;
+    b.wait_for("canvas[data-chart='roofline']").await;
+    assert!(b.canvas_ink("canvas[data-chart='roofline']").await > 5_000);
+    let search = b.js("return location.search").await;
+    assert!(
+        search.as_str().unwrap().contains("plot=roofline"),
+        "{search}"
+    );
+    b.screenshot("roofline").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_recipe_loads_with_the_chapters_answer_beside_ours() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    b.click("button[data-recipe='network']").await;
+    let ours = b.text("[data-recipe-answer] [data-ours]").await;
+    assert!(ours.contains("8755"), "ours: {ours}");
+    let m = b.row_metrics("0", 0).await;
+    // D > 2 · 1.97e14 / 4.5e10 = 8755.6 (the chapter's 2-chip network roofline).
+    assert!(
+        close_to(num(&m, "critical_d"), 2.0 * 1.97e14 / 4.5e10, 1e-9),
+        "{m:?}"
+    );
+    b.close().await;
+}

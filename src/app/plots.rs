@@ -77,7 +77,7 @@ pub fn DataTable(
     model: Signal<ChartModel>,
 ) -> impl IntoView {
     view! {
-        <table class="visually-hidden" data-chart-table="true">
+        <div class="visually-hidden"><table data-chart-table="true">
             {move || {
                 model.with(|m| {
                     let (head, rows) = m.table();
@@ -90,6 +90,6 @@ pub fn DataTable(
                     }
                 })
             }}
-        </table>
+        </table></div>
     }
 }

@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
 /// One browser at a time: the machine has 2 cores and Chromium is heavy.
-static BROWSER: Mutex<()> = Mutex::new(());
+static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -196,7 +196,7 @@ pub struct Browser {
     pub server: Server,
     driver: Child,
     profile: PathBuf,
-    _guard: std::sync::MutexGuard<'static, ()>,
+    _guard: tokio::sync::MutexGuard<'static, ()>,
 }
 
 /// chromedriver's log endpoint (not in W3C WebDriver, still served by chromedriver).
@@ -222,7 +222,7 @@ impl WebDriverCompatibleCommand for BrowserLog {
 impl Browser {
     /// Start server, chromedriver and a headless Chromium; fail within seconds if anything is missing.
     pub async fn start() -> Browser {
-        let guard = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = BROWSER.lock().await;
         let server = Server::start().await;
         let driver_path = find_chromedriver();
         let port = free_port();

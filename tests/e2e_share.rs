@@ -1,0 +1,325 @@
+//! End-to-end tests of sharing: URLs (golden list, malformed links, markup in names), the embed
+//! in a blog post, exports, and hosting under a sub-path.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use support::{close_to, num, root, Browser};
+
+/// Golden URLs with numeric expectations of the first (op, chip): (url, metric, value).
+fn golden_numbers() -> Vec<(String, String, f64)> {
+    let text =
+        std::fs::read_to_string(root().join("crates/roofline/tests/golden_urls.txt")).unwrap();
+    let mut out = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with('?') && !l.contains("embed=1"))
+    {
+        let mut fields = line.split('\t');
+        let url = fields.next().unwrap().to_string();
+        for e in fields {
+            let Some((key, value)) = e.split_once('=') else {
+                continue;
+            };
+            let metric = match key {
+                "critical" | "critical@1" => "critical",
+                "ridge" | "ridge@1" => "ridge",
+                "t_math" | "t_math@1" => "t_math",
+                "intensity" | "intensity@1" => "intensity",
+                _ => continue,
+            };
+            let value = value.split('±').next().unwrap();
+            if let Ok(v) = value.parse::<f64>() {
+                out.push((url.clone(), metric.to_string(), v));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn golden_urls_show_their_numbers_in_the_browser() {
+    let cases = golden_numbers();
+    assert!(cases.len() >= 10, "too few golden numbers: {}", cases.len());
+    let b = Browser::start().await;
+    let mut checked = 0;
+    for (url, metric, want) in &cases {
+        b.open(&format!("/{url}")).await;
+        let m = b.row_metrics("0", 0).await;
+        let key = match metric.as_str() {
+            "critical" => {
+                if m.contains_key("critical_d") {
+                    "critical_d"
+                } else {
+                    "critical_b"
+                }
+            }
+            other => other,
+        };
+        assert!(
+            close_to(num(&m, key), *want, 1e-9),
+            "{url}: {key} = {:?}, golden {want}",
+            m.get(key)
+        );
+        checked += 1;
+    }
+    eprintln!("checked {checked} golden numbers in the browser");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_malformed_link_loads_what_it_can_and_says_what_it_ignored() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v9&chip=h100&op=matmul:d=-5,f=2048&bogus=1")
+        .await;
+    let notice = b.text("[data-notice]").await;
+    assert!(notice.contains("d=-5"), "{notice}");
+    assert!(notice.contains("tpu-v9"), "{notice}");
+    // What could be read was: one chip (H100), the matmul with F = 2048.
+    assert_eq!(b.text("[data-chip='0'] .title").await, "H100 SXM");
+    let f = b
+        .js("return document.querySelector(\"[data-op='0'] input[name='f']\").value")
+        .await;
+    assert_eq!(f.as_str(), Some("2048"));
+    b.click("[data-dismiss='notice']").await;
+    let gone = b
+        .js("return document.querySelector('[data-notice]') === null")
+        .await;
+    assert_eq!(gone.as_bool(), Some(true));
+    // A link from the future says so.
+    b.open("/?v=2&chip=h100").await;
+    let notice = b.text("[data-notice]").await;
+    assert!(notice.contains("v=2"), "{notice}");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn names_from_links_are_text_never_markup() {
+    let b = Browser::start().await;
+    let scripts = "document.querySelectorAll('script').length";
+    b.open("/?chip=custom:name=%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E%3Cimg+src%3Dx+onerror%3Dwindow.pwned%3D2%3E,bf16=1e15,hbm=1e12").await;
+    let title = b.text("[data-chip='0'] .title").await;
+    assert!(
+        title.contains("<script>"),
+        "the name should show as text: {title:?}"
+    );
+    let r = b
+        .js(&format!(
+            "return [{scripts}, typeof window.pwned, document.querySelectorAll('img').length]"
+        ))
+        .await;
+    assert_eq!(
+        r[1].as_str(),
+        Some("undefined"),
+        "markup from the URL ran: {r}"
+    );
+    assert_eq!(
+        r[2].as_i64(),
+        Some(0),
+        "markup from the URL became elements: {r}"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_blog_post_embeds_render_their_plots_and_results() {
+    let b = Browser::start().await;
+    b.client
+        .goto(&format!("{}/pages/blog.html", b.server.base))
+        .await
+        .unwrap();
+    for (i, (id, chart)) in [("q3", "sweep"), ("h100", "roofline")]
+        .into_iter()
+        .enumerate()
+    {
+        b.client.clone().enter_frame(i as u16).await.unwrap();
+        b.wait_for("[data-embed='true']").await;
+        b.wait_for(&format!("canvas[data-chart='{chart}']")).await;
+        let ink = b.canvas_ink("canvas[data-chart]").await;
+        assert!(ink > 1_000, "{id}: embed canvas looks blank ({ink})");
+        let key = b.text("[data-keyline]").await;
+        assert!(key.contains("bound"), "{id}: key result {key:?}");
+        let href = b
+            .js("return document.querySelector('[data-open-app]').href")
+            .await;
+        let href = href.as_str().unwrap_or_default().to_string();
+        assert!(
+            href.contains("chip=") && !href.contains("embed=1"),
+            "{id}: open-in-app link {href}"
+        );
+        let fits = b
+            .js("const e = document.documentElement; return e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")
+            .await;
+        let dims = b
+            .js("const e = document.documentElement; return [e.scrollWidth, e.clientWidth, e.scrollHeight, e.clientHeight, document.body.scrollHeight, [...document.querySelectorAll('body *')].map(x => [x.tagName, x.className, Math.round(x.getBoundingClientRect().bottom), Math.round(x.getBoundingClientRect().right)]).filter(a => a[2] > e.clientHeight || a[3] > e.clientWidth)]")
+            .await;
+        assert_eq!(
+            fits.as_bool(),
+            Some(true),
+            "{id}: the embed shows scrollbars: {dims}"
+        );
+        let search = b.js("return location.search").await;
+        assert!(
+            search.as_str().unwrap().contains("embed=1"),
+            "{id}: the embed rewrote its URL"
+        );
+        b.client.clone().enter_parent_frame().await.unwrap();
+    }
+    b.screenshot("blog-embeds").await;
+    let q3 = b.text("iframe#q3").await;
+    let _ = q3;
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// Capture downloads in the page: object URLs' blobs and data URLs of clicked links.
+const CAPTURE: &str = r#"
+window.__dl = [];
+const blobs = new Map();
+const create = URL.createObjectURL;
+URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
+HTMLAnchorElement.prototype.click = function () {
+  window.__dl.push({ name: this.download, href: this.href, blob: blobs.get(this.href) || null });
+};
+"#;
+
+async fn last_download(b: &Browser) -> (String, String) {
+    let v = b
+        .client
+        .execute_async(
+            r#"const done = arguments[arguments.length - 1];
+            const d = window.__dl[window.__dl.length - 1];
+            if (!d) { done(null); return; }
+            if (d.blob) { d.blob.text().then(t => done([d.name, t])); } else { done([d.name, d.href]); }"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    let arr = v.as_array().expect("no download happened");
+    (
+        arr[0].as_str().unwrap().to_string(),
+        arr[1].as_str().unwrap().to_string(),
+    )
+}
+
+async fn export(b: &Browser, what: &str) -> (String, String) {
+    b.js(&format!(
+        "const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+    ))
+    .await;
+    last_download(b).await
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn exports_are_valid_files() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    b.js(CAPTURE).await;
+
+    let (name, data_url) = export(&b, "png").await;
+    assert!(
+        name.ends_with(".png") && name.starts_with("roofline-lab-tpu-v5e"),
+        "{name}"
+    );
+    let b64 = data_url
+        .strip_prefix("data:image/png;base64,")
+        .expect("a PNG data URL");
+    // The PNG signature 89 50 4E 47 0D 0A 1A 0A is "iVBORw0KGgo" in base64.
+    assert!(b64.starts_with("iVBORw0KGgo"), "not a PNG");
+    let canvas_w = b
+        .js("return document.querySelector('canvas[data-chart]').width")
+        .await
+        .as_u64()
+        .unwrap();
+    // IHDR width: bytes 16..20 of the PNG; decode enough base64 to read it.
+    let png = base64_decode(&b64[..64]);
+    let png_w = u32::from_be_bytes([png[16], png[17], png[18], png[19]]) as u64;
+    assert!(
+        png_w >= 2 * canvas_w - 2,
+        "PNG is {png_w} px wide, the canvas {canvas_w}: not 2x"
+    );
+
+    let (name, svg) = export(&b, "svg").await;
+    assert!(name.ends_with(".svg"), "{name}");
+    assert!(
+        svg.trim_start().starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+        "not an SVG"
+    );
+    let parsed = b
+        .js(&format!(
+            "const d = new DOMParser().parseFromString({svg:?}, 'image/svg+xml'); return d.querySelector('parsererror') === null && d.documentElement.nodeName"
+        ))
+        .await;
+    assert_eq!(parsed.as_str(), Some("svg"), "the SVG does not parse");
+    assert!(
+        svg.contains("B = 136.1") && svg.contains("B = 226.3"),
+        "crossover labels missing from the SVG"
+    );
+
+    let (name, csv) = export(&b, "csv").await;
+    assert!(name.ends_with(".csv"), "{name}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].contains("achieved (FLOPs/s") && lines[0].contains("t_lower (s)"),
+        "header {}",
+        lines[0]
+    );
+    // b from 1 to 511: 511 points for each of the two series.
+    assert_eq!(lines.len() - 1, 2 * 511, "CSV rows");
+
+    let (name, json) = export(&b, "json").await;
+    assert!(name.ends_with(".json"), "{name}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    assert_eq!(v["results"].as_array().map(Vec::len), Some(2));
+    let crit = v["results"][0]["analysis"]["critical"]["value"]
+        .as_f64()
+        .unwrap();
+    assert!(close_to(crit, 136.0857, 1e-5), "{crit}");
+    b.close().await;
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let bytes: Vec<u8> = s.bytes().filter(|c| *c != b'=').collect();
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &c)| acc | (val(c) as u32) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_build_works_under_a_sub_path_without_leaving_the_origin() {
+    let b = Browser::start().await;
+    b.open("/roofline/?chip=h100&op=matmul:b=512,d=8192,f=8192")
+        .await;
+    assert!(b.canvas_ink("canvas[data-chart]").await > 5_000);
+    let failures = b.server.failures();
+    assert!(
+        failures.is_empty(),
+        "failed requests under /roofline/: {failures:?}"
+    );
+    let foreign = b
+        .js("return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(location.origin))")
+        .await;
+    assert_eq!(
+        foreign.as_array().map(Vec::len),
+        Some(0),
+        "requests off the origin: {foreign}"
+    );
+    let m = b.row_metrics("0", 0).await;
+    assert_eq!(m["bound"], "compute");
+    b.close().await;
+}
