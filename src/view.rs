@@ -20,6 +20,8 @@ pub const OP_KINDS: &[(&str, &str)] = &[
     ("dot", "dot product"),
     ("elementwise", "elementwise"),
     ("custom", "custom FLOPs / bytes"),
+    ("llm", "Transformer step (LLM)"),
+    ("model", "aggregate model (ResNet-50, …)"),
 ];
 
 /// What the sweep plot shows on its y axis.
@@ -29,8 +31,10 @@ pub enum SweepMetric {
     Achieved,
     /// Time, T_lower (seconds).
     Time,
-    /// Achieved / peak, in percent.
+    /// Achieved / peak, in percent (model workloads add one curve per part).
     Fraction,
+    /// Tokens per second of model workloads (other operations have no tokens).
+    TokensPerS,
 }
 
 /// The chart in front.
@@ -241,6 +245,7 @@ fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
         SweepMetric::Achieved => "Achieved FLOPs/s",
         SweepMetric::Time => "Time (lower bound)",
         SweepMetric::Fraction => "Fraction of peak",
+        SweepMetric::TokensPerS => "Tokens/s",
     };
     let chips: Vec<&str> = s.chips.iter().map(|c| c.name.as_str()).collect();
     format!(
@@ -264,6 +269,7 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
             SweepMetric::Achieved => "achieved FLOPs/s".into(),
             SweepMetric::Time => "T_lower (s)".into(),
             SweepMetric::Fraction => "% of peak".into(),
+            SweepMetric::TokensPerS => "tokens/s".into(),
         },
         log_x,
         log_y,
@@ -276,6 +282,9 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
             if op.field(&s.sweep.field).is_none() {
                 continue;
             }
+            if metric == SweepMetric::TokensPerS && op.kind_id() != "llm" {
+                continue;
+            }
             let Ok(series) = sweep(op, chip, &s.options, &s.sweep) else {
                 continue;
             };
@@ -284,17 +293,22 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
                 SweepMetric::Achieved => p.achieved,
                 SweepMetric::Time => p.t_lower,
                 SweepMetric::Fraction => 100.0 * p.fraction,
+                SweepMetric::TokensPerS => tokens_at(op, &s.sweep.field, p.x) / p.t_lower,
             };
             chart.series.push(Series {
                 label: series_name(s, op, &chip.name),
                 points: series.points.iter().map(|p| (p.x, y_of(p))).collect(),
                 series_idx: idx,
             });
+            if metric == SweepMetric::Fraction && op.kind_id() == "llm" {
+                part_series(&mut chart, s, op, chip, &series, idx);
+            }
             for c in &series.crossovers {
                 let y = match metric {
                     SweepMetric::Achieved => c.achieved,
                     SweepMetric::Time => c.t_lower,
                     SweepMetric::Fraction => 100.0 * (c.achieved / series.peak).min(1.0),
+                    SweepMetric::TokensPerS => tokens_at(op, &s.sweep.field, c.x) / c.t_lower,
                 };
                 chart.crossovers.push(Marker::new(
                     c.x,
@@ -344,6 +358,58 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
         }
     }
     chart
+}
+
+/// Tokens per step of a model workload with `field` set to `x` (decode: B; prefill: B·ctx).
+fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
+    let mut o = op.clone();
+    if o.set_num(field, x).is_err() {
+        return f64::NAN;
+    }
+    let b = o.get_num("b").unwrap_or(f64::NAN);
+    match o.get("phase").as_deref() {
+        Some("prefill") => b * o.get_num("ctx").unwrap_or(f64::NAN),
+        _ => b,
+    }
+}
+
+/// One "% of peak" curve per distinct part of a model workload: decode's MLP matmuls turn
+/// compute-bound near the ridge while attention, reading per-sequence KV cache, stays low.
+fn part_series(
+    chart: &mut SweepChart,
+    s: &Scenario,
+    op: &Op,
+    chip: &roofline::chip::Chip,
+    series: &roofline::sweep::Series,
+    idx: usize,
+) {
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for p in &series.points {
+        let mut o = op.clone();
+        if o.set_num(&s.sweep.field, p.x).is_err() {
+            continue;
+        }
+        let Some(parts) = roofline::workload::parts(&o) else {
+            return;
+        };
+        for part in parts {
+            let Ok(a) = analyze(&part.op, chip, &s.options) else {
+                continue;
+            };
+            let name = part.name.clone();
+            match curves.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, pts)) => pts.push((p.x, 100.0 * a.fraction)),
+                None => curves.push((name, vec![(p.x, 100.0 * a.fraction)])),
+            }
+        }
+    }
+    for (k, (name, points)) in curves.into_iter().enumerate() {
+        chart.series.push(Series {
+            label: format!("{} · {name}", op_name(op)),
+            points,
+            series_idx: idx + 1 + k,
+        });
+    }
 }
 
 /// The roofline plot: per chip its compute ceilings (dtypes in use), HBM slope and the link
@@ -582,26 +648,96 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
     out
 }
 
+/// The extra figures of a model workload's total row: tokens/s, time per token, memory.
+fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
+    let binds: Vec<String> = w
+        .summary
+        .iter()
+        .map(|(n, b)| format!("{n}: {}", b.as_str()))
+        .collect();
+    vec![
+        Cell {
+            metric: "tokens_per_s",
+            value: format_exact(w.tokens_per_s),
+            text: format!("{} {}/s", format_sig(w.tokens_per_s, 4), w.unit),
+            class: "",
+            title: format!(
+                "{} {} per step; {} per {}",
+                format_exact(w.tokens),
+                w.unit,
+                pretty(w.time_per_token, Unit::Seconds),
+                w.unit
+            ),
+        },
+        Cell {
+            metric: "time_per_token",
+            value: format_exact(w.time_per_token),
+            text: pretty(w.time_per_token, Unit::Seconds),
+            class: "",
+            title: binds.join("\n"),
+        },
+        Cell {
+            metric: "memory",
+            value: format_exact(w.memory),
+            text: format!(
+                "{} (weights {} + KV {})",
+                pretty(w.memory, Unit::Bytes),
+                pretty(w.weights, Unit::Bytes),
+                pretty(w.kv_cache, Unit::Bytes)
+            ),
+            class: if w.fits { "" } else { "bound-memory" },
+            title: format!("against {} of HBM", pretty(w.capacity, Unit::Bytes)),
+        },
+    ]
+}
+
 /// One row per (operation, chip), operation-major.
 pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
     let mut rows = Vec::new();
     for (i, op) in s.ops.iter().enumerate() {
         for (j, chip) in s.chips.iter().enumerate() {
             let name = format!("{} · {}", op_name(op), chip.name);
-            let (cells, derivation, error) = match analyze(op, chip, &s.options) {
+            let (mut cells, derivation, error) = match analyze(op, chip, &s.options) {
                 Ok(a) => (cells(&a), a.derivation(), None),
                 Err(e) => (Vec::new(), Vec::new(), Some(e.to_string())),
             };
+            let mut parts = Vec::new();
+            let mut class = "";
+            if let Ok(Some(w)) = roofline::workload::analyze_workload(op, chip, &s.options) {
+                class = "total-row";
+                cells.extend(workload_cells(&w));
+                for (k, (part, a)) in w.parts.iter().enumerate() {
+                    let mut c = self::cells(a);
+                    c.push(Cell {
+                        metric: "repeat",
+                        value: format_exact(part.repeat),
+                        text: format!("×{}", format_exact(part.repeat)),
+                        class: "",
+                        title: "how many times per step (layers)".into(),
+                    });
+                    parts.push(ResultRow {
+                        id: format!("{i}.{k}/{j}"),
+                        op_key: format!("{i}.{k}"),
+                        chip: j,
+                        name: format!("  {} ×{}", part.name, format_exact(part.repeat)),
+                        class: "part-row",
+                        cells: c,
+                        derivation: a.derivation(),
+                        error: None,
+                        parts: Vec::new(),
+                    });
+                }
+            }
             rows.push(ResultRow {
                 id: format!("{i}/{j}"),
                 op_key: i.to_string(),
                 chip: j,
                 name,
-                class: "",
+                class,
                 cells,
                 derivation,
                 error,
-                parts: Vec::new(),
+                parts,
             });
         }
     }

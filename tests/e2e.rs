@@ -241,3 +241,28 @@ async fn a_recipe_loads_with_the_chapters_answer_beside_ours() {
     );
     b.close().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_llm_step_shows_its_parts_tokens_per_second_and_memory() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=llm:preset=llama3-8b,b=1,ctx=2048&sweep=b:1..512")
+        .await;
+    let m = b.row_metrics("0", 0).await;
+    // Llama-3 8B decode, B = 1, bf16: ≈ 15.3 GB of weights (embedding table excluded) plus the KV
+    // cache, at 3.35e12 B/s: ≈ 4.56 ms per step, so ≈ 219 tokens/s.
+    let t = num(&m, "t_lower");
+    assert!((4.4e-3..4.7e-3).contains(&t), "step {t}");
+    assert!(close_to(num(&m, "tokens_per_s"), 1.0 / t, 1e-9));
+    assert!(num(&m, "memory") > 15e9);
+    assert_eq!(m["fits"], "true");
+    let part = b.row_metrics("0.0", 0).await;
+    assert!(
+        part.contains_key("t_lower") && part.contains_key("bound"),
+        "{part:?}"
+    );
+    b.click("button[aria-pressed]:nth-of-type(3)").await;
+    assert!(b.canvas_ink("canvas[data-chart='sweep']").await > 5_000);
+    b.screenshot("llm-decode-h100").await;
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -50,6 +50,9 @@ pub fn PlotsPanel() -> impl IntoView {
                     {metric_button(SweepMetric::Achieved, "FLOPs/s")}
                     {metric_button(SweepMetric::Time, "time")}
                     {metric_button(SweepMetric::Fraction, "% of peak")}
+                    <Show when=move || c.scenario.with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))>
+                        {metric_button(SweepMetric::TokensPerS, "tokens/s")}
+                    </Show>
                     <label class="small"><input type="checkbox" name="log-x"
                         prop:checked=move || c.sweep_log_x.get()
                         on:change=move |ev| c.sweep_log_x.set(event_target_checked(&ev))/>" log x"</label>

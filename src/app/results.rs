@@ -39,7 +39,11 @@ pub fn ResultsPanel() -> impl IntoView {
                 <thead>
                     <tr>
                         <th scope="col">"operation · chip"</th>
-                        {HEAD.iter().take(13).map(|h| view! { <th scope="col">{*h}</th> }).collect_view()}
+                        {HEAD.iter().map(|h| view! { <th scope="col">{*h}</th> }).collect_view()}
+                        {move || {
+                            let any = rows.with(|r| r.iter().any(|r| !r.parts.is_empty()));
+                            any.then(|| WORKLOAD_HEAD.iter().map(|h| view! { <th scope="col">{*h}</th> }).collect_view())
+                        }}
                     </tr>
                 </thead>
                 <tbody>

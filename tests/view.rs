@@ -1,0 +1,174 @@
+//! Native tests of the view layer: result rows (the test contract's figures), chart models,
+//! exports and recipes, against hand calculations.
+#![cfg(not(target_arch = "wasm32"))]
+
+use roofline::scenario::Scenario;
+use roofline_lab::view::{self, ChartModel, SweepMetric};
+
+fn value(row: &view::ResultRow, metric: &str) -> String {
+    row.cells
+        .iter()
+        .find(|c| c.metric == metric)
+        .unwrap_or_else(|| panic!("{metric} missing in {}", row.name))
+        .value
+        .clone()
+}
+
+fn exact_crossover(d: f64) -> f64 {
+    // 2BDF/1.97e14 = (2BD + DF + 2BF)/8.2e11 solved for B (question 3, exact bytes).
+    (d * d / 8.2e11) / (2.0 * d * d / 1.97e14 - 4.0 * d / 8.2e11)
+}
+
+#[test]
+fn first_load_rows_carry_the_contract_metrics() {
+    let s = Scenario::default();
+    let rows = view::result_rows(&s);
+    assert_eq!(rows.len(), 2);
+    for (row, d) in rows.iter().zip([4096.0, 1024.0]) {
+        for m in [
+            "flops",
+            "bytes",
+            "intensity",
+            "t_math",
+            "t_comms",
+            "t_lower",
+            "t_upper",
+            "bound",
+            "achieved",
+            "fraction",
+            "ridge",
+            "critical_b",
+            "fits",
+        ] {
+            let _ = value(row, m);
+        }
+        let crit: f64 = value(row, "critical_b").parse().unwrap();
+        assert!((crit / exact_crossover(d) - 1.0).abs() < 1e-12, "{crit}");
+        // B = 1: FLOPs 2·1·D·D, bytes 2·D + D·D + 2·D.
+        let flops: f64 = value(row, "flops").parse().unwrap();
+        assert_eq!(flops, 2.0 * d * d);
+        let bytes: f64 = value(row, "bytes").parse().unwrap();
+        assert_eq!(bytes, 2.0 * d + d * d + 2.0 * d);
+        assert_eq!(value(row, "bound"), "memory");
+        assert_eq!(value(row, "fits"), "true");
+    }
+    assert_eq!(rows[0].op_key, "0");
+    assert_eq!(rows[1].op_key, "1");
+    assert!(
+        rows[0].name.starts_with("matmul D=F=4096"),
+        "{}",
+        rows[0].name
+    );
+}
+
+#[test]
+fn first_load_sweep_chart_has_two_series_peak_and_exact_crossovers() {
+    let m = view::sweep_chart(&Scenario::default(), SweepMetric::Achieved, false, false);
+    assert_eq!(m.series.len(), 2);
+    assert!(m.series.iter().all(|s| s.points.len() == 511));
+    assert_eq!(m.hlines.len(), 1);
+    assert_eq!(m.hlines[0].y, 1.97e14);
+    let labels: Vec<&str> = m.crossovers.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["B = 136.1", "B = 226.3"]);
+    assert!(
+        m.vlines.iter().any(|v| v.label.starts_with("B > 120")),
+        "{:?}",
+        m.vlines
+    );
+    // Achieved at B = 64 for D = F = 4096: memory-bound, FLOPs / T_comms.
+    let (b, d) = (64.0, 4096.0);
+    let want = 2.0 * b * d * d / ((2.0 * b * d + d * d + 2.0 * b * d) / 8.2e11);
+    let got = m.series[0].points.iter().find(|p| p.0 == b).unwrap().1;
+    assert!((got / want - 1.0).abs() < 1e-12, "{got} vs {want}");
+    let svg = ChartModel::Sweep(m).to_svg(false, 800, 450).unwrap();
+    assert!(svg.contains("B = 136.1") && svg.contains("B = 226.3"));
+}
+
+#[test]
+fn roofline_chart_has_ceiling_slope_ridge_and_points() {
+    let s = roofline::url::decode("chip=tpu-v5e&chip=h100&op=matmul:b=64&plot=roofline").scenario;
+    let m = view::roofline_chart(&s);
+    assert_eq!(m.points.len(), 2);
+    assert_eq!(m.ceilings.len(), 2);
+    assert!(m.slopes.iter().any(|sl| sl.bytes_per_s == 8.2e11));
+    let ridges: Vec<f64> = m.ridges.iter().map(|r| r.x).collect();
+    assert!(
+        (ridges[0] - 1.97e14 / 8.2e11).abs() < 1e-9 && (ridges[1] - 9.89e14 / 3.35e12).abs() < 1e-9
+    );
+}
+
+#[test]
+fn csv_has_a_row_per_point_and_units_in_the_header() {
+    let csv = view::sweep_csv(&Scenario::default());
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].contains("(FLOPs/s") && lines[0].contains("t_lower (s)"));
+    assert_eq!(lines.len(), 1 + 2 * 511);
+}
+
+#[test]
+fn iframe_snippet_escapes_its_attributes() {
+    let html = view::iframe_html("https://x/?a=1&b=\"2\"", 640, 400, "<b>t</b>");
+    assert!(html.contains("loading=\"lazy\"") && html.contains("width=\"640\""));
+    assert!(html.contains("&amp;b=&quot;2&quot;") && html.contains("&lt;b&gt;"));
+}
+
+#[test]
+fn every_recipe_loads_cleanly_and_answers_like_the_chapter() {
+    for r in view::recipes() {
+        let rows = view::result_rows(&r.scenario);
+        assert!(
+            rows.iter().all(|row| row.error.is_none()),
+            "{}: {:?}",
+            r.id,
+            rows[0].error
+        );
+        let ours = (r.ours)(&r.scenario);
+        let want = match r.id {
+            "v5e-critical" => "240.2",
+            "q1-int8" => "242.", // 3.94e14 / 8.1e11 / 2 = 243.2 (approximation B > 243)
+            "q2-w8a16" => "120.1",
+            "q3-plot" => "136.1",
+            "q5-h100" => "295.2",
+            "network" => "8756",
+            "pcie" => "57500",
+            "1e12" => "1.01 ms",
+            _ => "",
+        };
+        if r.id == "q1-int8" {
+            assert!(ours.contains("243"), "{}: {ours}", r.id);
+        } else {
+            assert!(
+                ours.contains(want),
+                "{}: {ours} should contain {want}",
+                r.id
+            );
+        }
+    }
+}
+
+#[test]
+fn llm_rows_expand_into_parts_with_tokens_and_memory() {
+    // Llama-3 8B decode at B = 1 on H100 in bf16 (see crates/roofline/tests/llm.rs for the
+    // byte count by hand: about 15.3 GB read per step, so about 4.56 ms at 3.35e12 B/s).
+    let s = roofline::url::decode("chip=h100&op=llm:preset=llama3-8b,b=1,ctx=2048&sweep=b:1..512")
+        .scenario;
+    let rows = view::result_rows(&s);
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert!(row.parts.len() >= 6, "{}", row.parts.len());
+    assert!(row
+        .parts
+        .iter()
+        .enumerate()
+        .all(|(k, p)| p.op_key == format!("0.{k}")));
+    let t: f64 = value(row, "t_lower").parse().unwrap();
+    assert!((t - 4.56e-3).abs() < 0.05e-3, "step {t}");
+    let tps: f64 = value(row, "tokens_per_s").parse().unwrap();
+    assert!((tps - 1.0 / t).abs() < 1e-9 * tps);
+    let mem: f64 = value(row, "memory").parse().unwrap();
+    assert!(mem > 15e9 && mem < 17.5e9, "{mem}");
+    let chart = view::sweep_chart(&s, SweepMetric::Fraction, false, false);
+    assert!(chart.series.len() > 2, "parts should get their own curves");
+    let tokens = view::sweep_chart(&s, SweepMetric::TokensPerS, false, false);
+    assert_eq!(tokens.series.len(), 1);
+}
