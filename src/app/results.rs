@@ -8,7 +8,7 @@ use super::ctx;
 use crate::view::{self, ResultRow};
 
 /// Column headers, in the order of [`ResultRow::cells`].
-const HEAD: [&str; 15] = [
+const HEAD: [&str; 13] = [
     "FLOPs",
     "bytes",
     "intensity",
@@ -22,9 +22,10 @@ const HEAD: [&str; 15] = [
     "ridge",
     "critical",
     "fits",
-    "",
-    "",
 ];
+
+/// Extra columns when a model workload is present.
+const WORKLOAD_HEAD: [&str; 3] = ["tokens/s", "time/token", "memory"];
 
 /// Results and derivations.
 #[component]

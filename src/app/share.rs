@@ -298,7 +298,7 @@ pub fn EmbedView() -> impl IntoView {
         <div class="embed-view" data-ready="true" data-embed="true">
             <ChartCanvas model=model dark=c.dark aria_label=Signal::derive(move || model.with(ChartModel::aria_label))/>
             <div class="embed-foot">
-                <span class="keyline" data-keyline="true">{key}</span>
+                <span class="keyline" data-keyline="true" title=key>{key}</span>
                 <a href=href target="_blank" rel="noopener" data-open-app="true">"Open in Roofline Lab ↗"</a>
             </div>
             <DataTable model=model/>
