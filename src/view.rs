@@ -945,24 +945,40 @@ fn ours_intensity(s: &Scenario) -> String {
         format_sig(a.intensity, 5),
         a.approx_intensity
             .as_ref()
-            .map(|(v, f)| format!(" ({f} = {})", format_sig(*v, 4)))
+            .map(|(v, f)| {
+                if f.chars().any(char::is_alphabetic) {
+                    format!(" ({f} = {})", format_sig(*v, 4))
+                } else {
+                    format!(" ({f})")
+                }
+            })
             .unwrap_or_default(),
         a.bound.as_str()
     )
 }
 
 fn ours_all_critical(s: &Scenario) -> String {
+    let Some(chip) = s.chips.first() else {
+        return "—".into();
+    };
     s.ops
         .iter()
         .filter_map(|op| {
-            let a = analyze(op, s.chips.first()?, &s.options).ok()?;
-            let c = a.critical?;
-            Some(format!(
-                "{}: {} = {}",
-                op_name(op),
-                dim_word(&c.dim),
-                format_sig(c.value, 4)
-            ))
+            let a = analyze(op, chip, &s.options).ok()?;
+            Some(match a.critical {
+                Some(c) => format!(
+                    "{}: {} = {}",
+                    op_name(op),
+                    dim_word(&c.dim),
+                    format_sig(c.value, 4)
+                ),
+                None => format!(
+                    "{}: never compute-bound (intensity {} < ridge {})",
+                    op_name(op),
+                    format_sig(a.intensity, 3),
+                    format_sig(a.ridge, 3)
+                ),
+            })
         })
         .collect::<Vec<_>>()
         .join("; ")
@@ -981,6 +997,37 @@ fn ours_times(s: &Scenario) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+fn ours_steps(s: &Scenario) -> String {
+    s.chips
+        .iter()
+        .filter_map(|c| {
+            let w = roofline::workload::analyze_workload(s.ops.first()?, c, &s.options).ok()??;
+            Some(format!(
+                "{}: {} per step, {} tokens/s, reads {}",
+                c.name,
+                pretty(w.t_lower, Unit::Seconds),
+                format_sig(w.tokens_per_s, 4),
+                pretty(w.analysis.bytes, Unit::Bytes)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn ours_intensities(s: &Scenario) -> String {
+    let Some(chip) = s.chips.first() else {
+        return "—".into();
+    };
+    s.ops
+        .iter()
+        .filter_map(|op| {
+            let a = analyze(op, chip, &s.options).ok()?;
+            Some(format!("{} {}", op_name(op), format_sig(a.intensity, 3)))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// The chapter's worked examples.
@@ -1073,6 +1120,36 @@ pub fn recipes() -> Vec<Recipe> {
             chapter: "1e12 / 9.89e14 = 1.01 ms and 1e12 / 9.1e14 = 1.1 ms.",
             scenario: scenario_from("chip=h100&chip=tpu-v6e:bf16=9.1e14&op=custom:flops=1e12,bytes=1e6&plot=roofline"),
             ours: ours_times,
+        },
+        Recipe {
+            id: "typical",
+            title: "Typical intensities",
+            summary: "The notes' table: dot product, LayerNorm, matmul at B = 32, 256, 1024 on TPU v5e",
+            chapter: "Dot product ~0.5, LayerNorm ~5, matmul ~32 / ~256 / ~1024 (intensity ≈ B): only the last two are compute-bound on v5e.",
+            scenario: scenario_from(
+                "chip=tpu-v5e&op=dot:n=1000000,label=dot product&op=elementwise:n=1000000,flops=20,inputs=1,label=LayerNorm\
+                 &op=matmul:b=32,d=8192,f=8192,label=matmul B=32&op=matmul:b=256,d=8192,f=8192,label=matmul B=256\
+                 &op=matmul:b=1024,d=8192,f=8192,label=matmul B=1024&plot=roofline",
+            ),
+            ours: ours_intensities,
+        },
+        Recipe {
+            id: "llama3-8b-decode",
+            title: "Llama-3 8B decode",
+            summary: "One decode step of Llama-3 8B in bf16 on H100 and TPU v5e, part by part",
+            chapter: "(Issue's hand calculation) B = 1 reads every weight but the embedding table, ≈ 15 GB, plus the KV cache: ≈ 4.5 ms per step on H100 at 3.35e12 B/s.",
+            scenario: scenario_from("chip=h100&chip=tpu-v5e&op=llm:preset=llama3-8b,b=1,ctx=2048&sweep=b:1..1024"),
+            ours: ours_steps,
+        },
+        Recipe {
+            id: "resnet50",
+            title: "ResNet-50: MLSys·im vs per-input activations",
+            summary: "Aggregate model on A100: weights only (MLSys·im's view) against weights + activations",
+            chapter: "(MLSys·im) 4.1 GFLOP and ~50 MB of weights at batch 1: ~82 FLOP/byte in 1-per-MAC (164 in 2-per-MAC), near the A100's ridge; compute-bound from batch 1 in its table.",
+            scenario: scenario_from(
+                "chip=a100&op=model:params=25e6,act=0,label=weights only (MLSys-im)&op=model:label=with activations&sweep=b:1..256",
+            ),
+            ours: ours_all_critical,
         },
     ]
 }

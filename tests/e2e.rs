@@ -255,6 +255,15 @@ async fn an_llm_step_shows_its_parts_tokens_per_second_and_memory() {
     assert!(close_to(num(&m, "tokens_per_s"), 1.0 / t, 1e-9));
     assert!(num(&m, "memory") > 15e9);
     assert_eq!(m["fits"], "true");
+    let hidden = b
+        .js("return document.querySelector(\"tr[data-op='0.0']\") === null")
+        .await;
+    assert_eq!(
+        hidden.as_bool(),
+        Some(true),
+        "parts should start collapsed under the model's row"
+    );
+    b.click("[data-toggle-parts]").await;
     let part = b.row_metrics("0.0", 0).await;
     assert!(
         part.contains_key("t_lower") && part.contains_key("bound"),

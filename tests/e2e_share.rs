@@ -326,3 +326,55 @@ async fn the_build_works_under_a_sub_path_without_leaving_the_origin() {
     assert_eq!(m["bound"], "compute");
     b.close().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn copy_link_and_the_embed_dialog() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=matmul:b=512,d=8192,f=8192").await;
+    b.click("button[data-action='copy-link']").await;
+    let text = b
+        .client
+        .wait()
+        .at_most(std::time::Duration::from_secs(5))
+        .for_element(fantoccini::Locator::XPath("//button[@data-action='copy-link'][starts-with(normalize-space(.), 'Cop') and normalize-space(.) != 'Copy link']"))
+        .await
+        .expect("no feedback after Copy link")
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.starts_with("Copied") || text.starts_with("Copy blocked"),
+        "{text}"
+    );
+    b.click("button[data-action='embed']").await;
+    let snippet = b
+        .js("return document.querySelector('textarea[name=embed-snippet]').value")
+        .await;
+    let snippet = snippet.as_str().unwrap().to_string();
+    assert!(snippet.starts_with("<iframe src=\""), "{snippet}");
+    for part in [
+        "embed=1",
+        "chip=h100",
+        "loading=\"lazy\"",
+        "width=\"640\"",
+        "height=\"400\"",
+        "title=\"",
+    ] {
+        assert!(snippet.contains(part), "snippet lacks {part}: {snippet}");
+    }
+    b.set_input("input[name=embed-width]", "480").await;
+    let snippet = b
+        .js("return document.querySelector('textarea[name=embed-snippet]').value")
+        .await;
+    assert!(
+        snippet.as_str().unwrap().contains("width=\"480\""),
+        "{snippet}"
+    );
+    let preview = b
+        .js("return document.querySelector('.dialog iframe').getAttribute('src')")
+        .await;
+    assert!(preview.as_str().unwrap().contains("embed=1"), "{preview}");
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    b.close().await;
+}

@@ -70,6 +70,7 @@ pub fn Field(
             <label for=id>{label}</label>
             {control}
             <span class="msg" id=msg_id role="alert">{move || error.get().unwrap_or_default()}</span>
+            <span class="note" aria-hidden="true">{move || title.get()}</span>
         </div>
     }
 }

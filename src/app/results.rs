@@ -91,11 +91,30 @@ fn Row(
     };
     let derivation = row.derivation.clone();
     let parts = row.parts.clone();
+    let has_parts = !parts.is_empty();
+    let parts_key = format!("parts:{}", row.id);
+    let parts_key_toggle = parts_key.clone();
+    let parts_open = Signal::derive(move || open.with(|o| o.contains(&parts_key)));
+    let toggle_parts = move |ev: leptos::ev::MouseEvent| {
+        ev.stop_propagation();
+        open.update(|o| {
+            if !o.remove(&parts_key_toggle) {
+                o.insert(parts_key_toggle.clone());
+            }
+        })
+    };
     view! {
         <tr class=format!("result-row {class}") data-op=row.op_key.clone() data-chip=row.chip
             aria-expanded=move || is_open.get().to_string() tabindex="0" on:click=move |_| toggle()
             on:keydown=move |ev| if ev.key() == "Enter" { toggle_key() }>
-            <td class="name">{row.name.clone()}</td>
+            <td class="name">
+                {has_parts.then(|| view! {
+                    <button class="small" data-toggle-parts="true" aria-expanded=move || parts_open.get().to_string()
+                        on:click=toggle_parts>{move || if parts_open.get() { "▾ parts" } else { "▸ parts" }}</button>
+                    " "
+                })}
+                {row.name.clone()}
+            </td>
             {cells}
         </tr>
         <Show when=move || is_open.get()>
@@ -105,7 +124,9 @@ fn Row(
                 </td>
             </tr>
         </Show>
-        {parts.into_iter().map(|p| view! { <Row row=p open=open/> }).collect_view()}
+        <Show when=move || parts_open.get()>
+            {parts.clone().into_iter().map(|p| view! { <Row row=p open=open/> }).collect_view()}
+        </Show>
     }
     .into_any()
 }

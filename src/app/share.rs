@@ -157,20 +157,23 @@ fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> 
 #[component]
 pub fn ShareActions() -> impl IntoView {
     let c = ctx();
-    let (copied, set_copied) = signal(false);
+    // Some(true) after a copy, Some(false) when the browser refused (the link is in the address bar).
+    let (copied, set_copied) = signal(None::<bool>);
     let (embed_open, set_embed_open) = signal(false);
     let (status, set_status) = signal(String::new());
     let model = chart_model();
     let copy = move |_| {
         let url = c.scenario.with(app_url);
-        if let Some(w) = web_sys::window() {
-            let _ = w.navigator().clipboard().write_text(&url);
-        }
-        set_copied.set(true);
-        set_timeout(
-            move || set_copied.set(false),
-            std::time::Duration::from_millis(1500),
-        );
+        let Some(w) = web_sys::window() else { return };
+        let promise = w.navigator().clipboard().write_text(&url);
+        leptos::task::spawn_local(async move {
+            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+            set_copied.set(Some(ok));
+            set_timeout(
+                move || set_copied.set(None),
+                std::time::Duration::from_millis(2000),
+            );
+        });
     };
     let export = move |ev: leptos::ev::Event| {
         let what = event_target_value(&ev);
@@ -202,7 +205,11 @@ pub fn ShareActions() -> impl IntoView {
     view! {
         <div class="actions">
             <button class="primary" data-action="copy-link" on:click=copy>
-                {move || if copied.get() { "Copied ✓" } else { "Copy link" }}
+                {move || match copied.get() {
+                    Some(true) => "Copied ✓",
+                    Some(false) => "Copy blocked: use the address bar",
+                    None => "Copy link",
+                }}
             </button>
             <button data-action="embed" on:click=move |_| set_embed_open.set(true)>"Embed"</button>
             <select name="export" aria-label="Export" on:change=export>
