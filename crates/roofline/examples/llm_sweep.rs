@@ -17,7 +17,9 @@ fn main() {
             op.set("preset", "llama3-8b").unwrap();
             op.set("ctx", "2048").unwrap();
             op.set("b", &b.to_string()).unwrap();
-            let w = analyze_workload(&op, &chip, &opts).unwrap().expect("a workload");
+            let w = analyze_workload(&op, &chip, &opts)
+                .unwrap()
+                .expect("a workload");
             let compute: Vec<&str> = w
                 .summary
                 .iter()
@@ -31,7 +33,11 @@ fn main() {
                 w.tokens_per_s,
                 w.bound.as_str(),
                 w.memory / 1e9,
-                if compute.is_empty() { "none".to_string() } else { compute.join(", ") }
+                if compute.is_empty() {
+                    "none".to_string()
+                } else {
+                    compute.join(", ")
+                }
             );
         }
     }
