@@ -59,6 +59,10 @@ pub fn op_name(op: &Op) -> String {
     if let Some(l) = op.label.as_deref().filter(|l| !l.trim().is_empty()) {
         return l.to_string();
     }
+    if op.kind_id() == "llm" {
+        let model = op.get("preset").filter(|p| p != "custom").unwrap_or_else(|| "custom LLM".into());
+        return format!("{model} {}", op.get("phase").unwrap_or_default());
+    }
     match (op.get("d"), op.get("f")) {
         (Some(d), Some(f)) if d == f => format!("{} D=F={d}", op.kind_id()),
         (Some(d), Some(f)) => format!("{} D={d}, F={f}", op.kind_id()),
