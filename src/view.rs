@@ -60,7 +60,10 @@ pub fn op_name(op: &Op) -> String {
         return l.to_string();
     }
     if op.kind_id() == "llm" {
-        let model = op.get("preset").filter(|p| p != "custom").unwrap_or_else(|| "custom LLM".into());
+        let model = op
+            .get("preset")
+            .filter(|p| p != "custom")
+            .unwrap_or_else(|| "custom LLM".into());
         return format!("{model} {}", op.get("phase").unwrap_or_default());
     }
     match (op.get("d"), op.get("f")) {
@@ -961,77 +964,73 @@ fn ours_intensity(s: &Scenario) -> String {
     )
 }
 
-fn ours_all_critical(s: &Scenario) -> String {
+/// `f` of each operation's analysis on the first chip, joined by `sep`.
+fn per_op(s: &Scenario, sep: &str, f: impl Fn(&Op, Analysis) -> String) -> String {
     let Some(chip) = s.chips.first() else {
         return "—".into();
     };
-    s.ops
+    let parts: Vec<String> = s
+        .ops
         .iter()
-        .filter_map(|op| {
-            let a = analyze(op, chip, &s.options).ok()?;
-            Some(match a.critical {
-                Some(c) => format!(
-                    "{}: {} = {}",
-                    op_name(op),
-                    dim_word(&c.dim),
-                    format_sig(c.value, 4)
-                ),
-                None => format!(
-                    "{}: never compute-bound (intensity {} < ridge {})",
-                    op_name(op),
-                    format_sig(a.intensity, 3),
-                    format_sig(a.ridge, 3)
-                ),
-            })
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+        .filter_map(|op| Some(f(op, analyze(op, chip, &s.options).ok()?)))
+        .collect();
+    parts.join(sep)
 }
 
-fn ours_times(s: &Scenario) -> String {
-    s.chips
-        .iter()
-        .filter_map(|c| {
-            let a = analyze(s.ops.first()?, c, &s.options).ok()?;
-            Some(format!(
-                "{}: T_math = {}",
-                c.name,
-                pretty(a.t_math, Unit::Seconds)
-            ))
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+/// `f` of the first operation on each chip, joined by `; `.
+fn per_chip(s: &Scenario, f: impl Fn(&roofline::chip::Chip, &Op) -> Option<String>) -> String {
+    let Some(op) = s.ops.first() else {
+        return "—".into();
+    };
+    let parts: Vec<String> = s.chips.iter().filter_map(|c| f(c, op)).collect();
+    parts.join("; ")
 }
 
-fn ours_steps(s: &Scenario) -> String {
-    s.chips
-        .iter()
-        .filter_map(|c| {
-            let w = roofline::workload::analyze_workload(s.ops.first()?, c, &s.options).ok()??;
-            Some(format!(
-                "{}: {} per step, {} tokens/s, reads {}",
-                c.name,
-                pretty(w.t_lower, Unit::Seconds),
-                format_sig(w.tokens_per_s, 4),
-                pretty(w.analysis.bytes, Unit::Bytes)
-            ))
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+fn ours_all_critical(s: &Scenario) -> String {
+    per_op(s, "; ", |op, a| match a.critical {
+        Some(c) => format!(
+            "{}: {} = {}",
+            op_name(op),
+            dim_word(&c.dim),
+            format_sig(c.value, 4)
+        ),
+        None => format!(
+            "{}: never compute-bound (intensity {} < ridge {})",
+            op_name(op),
+            format_sig(a.intensity, 3),
+            format_sig(a.ridge, 3)
+        ),
+    })
 }
 
 fn ours_intensities(s: &Scenario) -> String {
-    let Some(chip) = s.chips.first() else {
-        return "—".into();
-    };
-    s.ops
-        .iter()
-        .filter_map(|op| {
-            let a = analyze(op, chip, &s.options).ok()?;
-            Some(format!("{} {}", op_name(op), format_sig(a.intensity, 3)))
-        })
-        .collect::<Vec<_>>()
-        .join(" · ")
+    per_op(s, " · ", |op, a| {
+        format!("{} {}", op_name(op), format_sig(a.intensity, 3))
+    })
+}
+
+fn ours_times(s: &Scenario) -> String {
+    per_chip(s, |c, op| {
+        let a = analyze(op, c, &s.options).ok()?;
+        Some(format!(
+            "{}: T_math = {}",
+            c.name,
+            pretty(a.t_math, Unit::Seconds)
+        ))
+    })
+}
+
+fn ours_steps(s: &Scenario) -> String {
+    per_chip(s, |c, op| {
+        let w = roofline::workload::analyze_workload(op, c, &s.options).ok()??;
+        Some(format!(
+            "{}: {} per step, {} tokens/s, reads {}",
+            c.name,
+            pretty(w.t_lower, Unit::Seconds),
+            format_sig(w.tokens_per_s, 4),
+            pretty(w.analysis.bytes, Unit::Bytes)
+        ))
+    })
 }
 
 /// The chapter's worked examples.
