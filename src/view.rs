@@ -237,6 +237,18 @@ pub fn sweepable_fields(s: &Scenario) -> Vec<(&'static str, &'static str)> {
     out
 }
 
+/// The swept field for an axis title: `batch size B`, `D`, `context (ctx)`.
+fn axis_name(s: &Scenario) -> String {
+    let (label, dim) = (name_of(&s.sweep.field, s), dim_word(&s.sweep.field));
+    if s.sweep.field == "b" && label == "B" {
+        "batch size B".into()
+    } else if label == dim || label.starts_with(&format!("{dim} ")) {
+        label
+    } else {
+        format!("{label} ({dim})")
+    }
+}
+
 fn dim_word(field: &str) -> String {
     match field {
         "b" => "B".into(),
@@ -267,11 +279,7 @@ fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
 pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) -> SweepChart {
     let mut chart = SweepChart {
         title: sweep_title(s, metric),
-        x_label: format!(
-            "{} ({})",
-            name_of(&s.sweep.field, s),
-            dim_word(&s.sweep.field)
-        ),
+        x_label: axis_name(s),
         y_label: match metric {
             SweepMetric::Achieved => "achieved FLOPs/s".into(),
             SweepMetric::Time => "T_lower (s)".into(),
