@@ -269,9 +269,94 @@ async fn an_llm_step_shows_its_parts_tokens_per_second_and_memory() {
         part.contains_key("t_lower") && part.contains_key("bound"),
         "{part:?}"
     );
+    b.click("tr[data-op='0'][data-chip='0']").await;
+    let parts = b
+        .js("return document.querySelectorAll(\"[data-derivation='0'] li\").length")
+        .await;
+    assert!(
+        parts.as_i64().unwrap() > 8,
+        "the model's derivation should list its parts: {parts}"
+    );
     b.click("button[aria-pressed]:nth-of-type(3)").await;
     assert!(b.canvas_ink("canvas[data-chart='sweep']").await > 5_000);
     b.screenshot("llm-decode-h100").await;
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn hidpi_sizing_resize_readout_and_dark_theme() {
+    let b = Browser::start().await;
+    b.open("/?theme=dark").await;
+    let theme = b.js("return document.documentElement.dataset.theme").await;
+    assert_eq!(theme.as_str(), Some("dark"));
+    let sizes = "const c = document.querySelector('canvas[data-chart]'); return [c.width, c.clientWidth, window.devicePixelRatio]";
+    let v = b.js(sizes).await;
+    let (w, cw, dpr) = (
+        v[0].as_f64().unwrap(),
+        v[1].as_f64().unwrap(),
+        v[2].as_f64().unwrap(),
+    );
+    assert!(
+        (w - (cw * dpr).round()).abs() <= 1.0,
+        "canvas {w} px for {cw} CSS px at dpr {dpr}"
+    );
+    let corner = b.js("const g = document.querySelector('canvas[data-chart]').getContext('2d'); return [...g.getImageData(2, 2, 1, 1).data]").await;
+    let lum: f64 = corner.as_array().unwrap()[..3]
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .sum::<f64>()
+        / 3.0;
+    assert!(
+        lum < 80.0,
+        "dark theme should draw a dark background, got {corner}"
+    );
+    // The width follows the container.
+    b.client.set_window_size(1100, 900).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let now = b.js(sizes).await[0].as_f64().unwrap();
+        if (now - w).abs() > 20.0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "canvas did not follow the window: {now} px"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Readout of the nearest point under the pointer: scan down the middle of the plot.
+    let text = b
+        .client
+        .execute_async(
+            r#"const done = arguments[arguments.length - 1];
+            const c = document.querySelector('canvas[data-chart]');
+            const r = c.getBoundingClientRect();
+            const out = document.querySelector('.chart .readout');
+            (async () => {
+              for (let y = r.top + 5; y < r.bottom; y += 4) {
+                c.dispatchEvent(new MouseEvent('mousemove', {clientX: r.left + r.width * 0.3, clientY: y, bubbles: true}));
+                await new Promise(ok => setTimeout(ok, 0));
+                if (out.textContent.trim()) return done(out.textContent);
+              }
+              done('');
+            })();"#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    let text = text.as_str().unwrap_or_default().to_string();
+    assert!(
+        text.contains("batch size B = ") && text.contains("achieved FLOPs/s = "),
+        "readout: {text:?}"
+    );
+    let rows = b
+        .js("return document.querySelectorAll('[data-chart-table] tbody tr').length")
+        .await;
+    assert!(
+        rows.as_i64().unwrap() > 10,
+        "screen-reader table rows: {rows}"
+    );
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
