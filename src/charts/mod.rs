@@ -52,7 +52,10 @@ fn render_svg_with<F>(
     f: F,
 ) -> Result<(String, ChartGeometry), String>
 where
-    F: FnOnce(DrawingArea<SVGBackend<'_>, Shift>, &Theme) -> Result<ChartGeometry, String>,
+    F: for<'b> FnOnce(
+        DrawingArea<SVGBackend<'b>, Shift>,
+        &Theme,
+    ) -> Result<ChartGeometry, DrawError<SVGBackend<'b>>>,
 {
     if width == 0 || height == 0 {
         return Err(format!("invalid SVG size {width}×{height}"));
@@ -63,7 +66,7 @@ where
     let mut buf = String::new();
     let geometry = {
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
-        f(root, &theme)?
+        f(root, &theme).map_err(|e| e.to_string())?
     };
     Ok((buf, geometry))
 }

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use plotters::coord::Shift;
 use plotters::drawing::{DrawingArea, DrawingAreaErrorKind};
@@ -44,6 +45,18 @@ fn ip(v: f64) -> i32 {
 
 fn ipt(p: Pt) -> (i32, i32) {
     (ip(p.0), ip(p.1))
+}
+
+fn ipts(pts: &[Pt]) -> Vec<(i32, i32)> {
+    pts.iter().map(|&p| ipt(p)).collect()
+}
+
+fn fill_style(color: RGBAColor) -> ShapeStyle {
+    ShapeStyle {
+        color,
+        filled: true,
+        stroke_width: 0,
+    }
 }
 
 pub(crate) fn rgba(c: RGBColor) -> RGBAColor {
@@ -149,6 +162,26 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
         Ok(m)
     }
 
+    /// Text aligned on `at` (`h`, `v`), optionally rotated to read
+    /// bottom-to-top; empty text draws nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_text(
+        &self,
+        text: &str,
+        at: Pt,
+        size: f64,
+        weight: Weight,
+        color: RGBAColor,
+        (h, v): (HPos, VPos),
+        rotate: bool,
+    ) -> DrawResult<(), DB> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let style = self.text_style(size, weight, color, h, v, rotate);
+        self.area.draw(&Text::new(text.to_string(), ipt(at), style))
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn text(
         &self,
@@ -160,11 +193,7 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
         h: HPos,
         v: VPos,
     ) -> DrawResult<(), DB> {
-        if text.is_empty() {
-            return Ok(());
-        }
-        let style = self.text_style(size, weight, color, h, v, false);
-        self.area.draw(&Text::new(text.to_string(), ipt(at), style))
+        self.draw_text(text, at, size, weight, color, (h, v), false)
     }
 
     /// Text rotated to read bottom-to-top, centred on `at`.
@@ -176,34 +205,12 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
         weight: Weight,
         color: RGBAColor,
     ) -> DrawResult<(), DB> {
-        if text.is_empty() {
-            return Ok(());
-        }
-        let style = self.text_style(size, weight, color, HPos::Center, VPos::Center, true);
-        self.area.draw(&Text::new(text.to_string(), ipt(at), style))
+        let centre = (HPos::Center, VPos::Center);
+        self.draw_text(text, at, size, weight, color, centre, true)
     }
 
-    /// Text whose top-left corner is at the top-left of `r`.
-    pub fn text_in(
-        &self,
-        text: &str,
-        r: &PixelRect,
-        size: f64,
-        weight: Weight,
-        color: RGBAColor,
-    ) -> DrawResult<(), DB> {
-        self.text(
-            text,
-            (r.left, r.top),
-            size,
-            weight,
-            color,
-            HPos::Left,
-            VPos::Top,
-        )
-    }
-
-    /// Annotation text placed in `r` (top-left aligned).
+    /// Annotation text placed in `r` (its top-left corner at the top-left
+    /// of `r`).
     pub fn label(
         &self,
         text: &str,
@@ -212,20 +219,24 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
         weight: Weight,
         color: RGBAColor,
     ) -> DrawResult<(), DB> {
-        self.text_in(text, r, size, weight, color)
+        let top_left = (HPos::Left, VPos::Top);
+        self.draw_text(text, (r.left, r.top), size, weight, color, top_left, false)
+    }
+
+    fn line_style(&self, color: RGBAColor, width: f64) -> ShapeStyle {
+        ShapeStyle {
+            color,
+            filled: false,
+            stroke_width: self.stroke(width),
+        }
     }
 
     pub fn polyline(&self, pts: &[Pt], color: RGBAColor, width: f64) -> DrawResult<(), DB> {
         if pts.len() < 2 {
             return Ok(());
         }
-        let style = ShapeStyle {
-            color,
-            filled: false,
-            stroke_width: self.stroke(width),
-        };
-        let v: Vec<(i32, i32)> = pts.iter().map(|&p| ipt(p)).collect();
-        self.area.draw(&PathElement::new(v, style))
+        let style = self.line_style(color, width);
+        self.area.draw(&PathElement::new(ipts(pts), style))
     }
 
     /// Draw a polyline clipped to `clip`; `None` entries break the line.
@@ -256,14 +267,9 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
     }
 
     pub fn fill_rect(&self, r: &PixelRect, color: RGBAColor) -> DrawResult<(), DB> {
-        let style = ShapeStyle {
-            color,
-            filled: true,
-            stroke_width: 0,
-        };
         self.area.draw(&Rectangle::new(
             [ipt((r.left, r.top)), ipt((r.right, r.bottom))],
-            style,
+            fill_style(color),
         ))
     }
 
@@ -282,13 +288,7 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
         if pts.len() < 3 {
             return Ok(());
         }
-        let style = ShapeStyle {
-            color,
-            filled: true,
-            stroke_width: 0,
-        };
-        let v: Vec<(i32, i32)> = pts.iter().map(|&p| ipt(p)).collect();
-        self.area.draw(&Polygon::new(v, style))
+        self.area.draw(&Polygon::new(ipts(pts), fill_style(color)))
     }
 
     /// A filled circle (radius in CSS px) with an optional outline.
@@ -301,19 +301,10 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
     ) -> DrawResult<(), DB> {
         let r = ip(self.px(radius)).max(1);
         if let Some(fill) = fill {
-            let style = ShapeStyle {
-                color: fill,
-                filled: true,
-                stroke_width: 0,
-            };
-            self.area.draw(&Circle::new(ipt(at), r, style))?;
+            self.area.draw(&Circle::new(ipt(at), r, fill_style(fill)))?;
         }
         if let Some((color, width)) = outline {
-            let style = ShapeStyle {
-                color,
-                filled: false,
-                stroke_width: self.stroke(width),
-            };
+            let style = self.line_style(color, width);
             self.area.draw(&Circle::new(ipt(at), r, style))?;
         }
         Ok(())
@@ -634,11 +625,23 @@ pub(crate) fn label_rect(anchor: Pt, size: Pt, gap: f64, side: Side) -> PixelRec
 /// Choose the candidate rectangle with the lowest cost; rectangles that don't
 /// fit inside `bounds` are heavily penalised. Earlier candidates win ties.
 pub(crate) fn best_rect(occ: &Occupancy, candidates: &[PixelRect], bounds: &PixelRect) -> usize {
+    let ranked = candidates.iter().enumerate();
+    cheapest(occ, ranked.map(|(i, &r)| (r, i as f64 * 0.01)), bounds)
+}
+
+/// Index of the `(rect, penalty)` candidate with the lowest occupancy cost
+/// plus penalty; rectangles that don't fit inside `bounds` are heavily
+/// penalised. Earlier candidates win ties.
+fn cheapest(
+    occ: &Occupancy,
+    candidates: impl IntoIterator<Item = (PixelRect, f64)>,
+    bounds: &PixelRect,
+) -> usize {
     let mut best = 0;
     let mut best_cost = f64::INFINITY;
-    for (i, r) in candidates.iter().enumerate() {
-        let mut c = occ.cost(r) + i as f64 * 0.01;
-        if !bounds.contains_rect(r) {
+    for (i, (r, penalty)) in candidates.into_iter().enumerate() {
+        let mut c = occ.cost(&r) + penalty;
+        if !bounds.contains_rect(&r) {
             c += 1.0e6;
         }
         if c < best_cost {
@@ -711,7 +714,7 @@ fn ticks_for(axis: &AxisScale, target: usize) -> Ticks {
 
 /// Lay out the plot area: margins are measured from the actual tick labels
 /// and titles, and tick density adapts to the available room.
-pub(crate) fn layout_axes<DB: DrawingBackend>(
+fn layout_axes<DB: DrawingBackend>(
     p: &Painter<DB>,
     titles: &AxisTitles,
     x: AxisScale,
@@ -828,24 +831,20 @@ pub(crate) fn draw_axes_under<DB: DrawingBackend>(
     if t.plot_background != t.background {
         p.fill_rect(r, rgba(t.plot_background))?;
     }
-    for &v in &axes.x_ticks.minor {
-        if let Some(x) = axes.x_px(v) {
-            p.polyline(&[(x, r.top), (x, r.bottom)], rgba(t.grid_minor), 1.0)?;
+    let grids = [
+        (&axes.x_ticks.minor, &axes.y_ticks.minor, t.grid_minor),
+        (&axes.x_ticks.major, &axes.y_ticks.major, t.grid),
+    ];
+    for (xs, ys, color) in grids {
+        for &v in xs {
+            if let Some(x) = axes.x_px(v) {
+                p.polyline(&[(x, r.top), (x, r.bottom)], rgba(color), 1.0)?;
+            }
         }
-    }
-    for &v in &axes.y_ticks.minor {
-        if let Some(y) = axes.y_px(v) {
-            p.polyline(&[(r.left, y), (r.right, y)], rgba(t.grid_minor), 1.0)?;
-        }
-    }
-    for &v in &axes.x_ticks.major {
-        if let Some(x) = axes.x_px(v) {
-            p.polyline(&[(x, r.top), (x, r.bottom)], rgba(t.grid), 1.0)?;
-        }
-    }
-    for &v in &axes.y_ticks.major {
-        if let Some(y) = axes.y_px(v) {
-            p.polyline(&[(r.left, y), (r.right, y)], rgba(t.grid), 1.0)?;
+        for &v in ys {
+            if let Some(y) = axes.y_px(v) {
+                p.polyline(&[(r.left, y), (r.right, y)], rgba(color), 1.0)?;
+            }
         }
     }
     Ok(())
@@ -853,7 +852,7 @@ pub(crate) fn draw_axes_under<DB: DrawingBackend>(
 
 /// Frame, ticks, tick labels, axis titles and chart title (drawn over the
 /// data).
-pub(crate) fn draw_axes_over<DB: DrawingBackend>(
+fn draw_axes_over<DB: DrawingBackend>(
     p: &Painter<DB>,
     axes: &Axes,
     titles: &AxisTitles,
@@ -937,7 +936,7 @@ pub(crate) fn draw_axes_over<DB: DrawingBackend>(
 }
 
 /// Centered "nothing to plot" message in the plot area.
-pub(crate) fn draw_empty_message<DB: DrawingBackend>(
+fn draw_empty_message<DB: DrawingBackend>(
     p: &Painter<DB>,
     axes: &Axes,
     message: &str,
@@ -973,7 +972,7 @@ pub(crate) struct LegendEntry {
 }
 
 /// Draw a compact legend in the least crowded corner of the plot area.
-pub(crate) fn draw_legend<DB: DrawingBackend>(
+fn draw_legend<DB: DrawingBackend>(
     p: &Painter<DB>,
     axes: &Axes,
     occ: &mut Occupancy,
@@ -1083,25 +1082,14 @@ pub(crate) fn place_label<DB: DrawingBackend>(
             candidates.push((r, penalty + (ring * sides.len() + i) as f64 * 0.01));
         }
     }
-    let mut best = candidates[0].0;
-    let mut best_cost = f64::INFINITY;
-    for (r, penalty) in &candidates {
-        let mut c = occ.cost(r) + penalty;
-        if !bounds.contains_rect(r) {
-            c += 1.0e6;
-        }
-        if c < best_cost {
-            best_cost = c;
-            best = *r;
-        }
-    }
+    let best = candidates[cheapest(occ, candidates.iter().copied(), bounds)].0;
     occ.add_rect(best);
     p.label(text, &best, size, weight, color)?;
     Ok(Some(best))
 }
 
 /// Build the geometry-and-frame for the "nothing to plot" / tiny cases.
-pub(crate) fn draw_empty_chart<DB: DrawingBackend>(
+fn draw_empty_chart<DB: DrawingBackend>(
     p: &Painter<DB>,
     titles: &AxisTitles,
     message: &str,
@@ -1114,6 +1102,113 @@ pub(crate) fn draw_empty_chart<DB: DrawingBackend>(
         draw_empty_message(p, &axes, message)?;
     }
     Ok(axes.geometry(p.width, p.height, false))
+}
+
+// ---------------------------------------------------------------------------
+// Chart skeleton and markers shared by both charts.
+
+/// Start a chart: fill the background and lay out the axes for `ranges`.
+/// When there is nothing more to draw (no ranges: the empty chart with
+/// `empty_message`; a tiny plot area) the chart is presented and its
+/// geometry comes back as `Break`.
+pub(crate) fn begin_chart<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    titles: &AxisTitles,
+    ranges: Option<(AxisScale, AxisScale)>,
+    empty_message: &str,
+) -> DrawResult<ControlFlow<ChartGeometry, Axes>, DB> {
+    p.area.fill(&p.theme.background)?;
+    let Some((xs, ys)) = ranges else {
+        let g = draw_empty_chart(p, titles, empty_message)?;
+        p.area.present()?;
+        return Ok(ControlFlow::Break(g));
+    };
+    let axes = layout_axes(p, titles, xs, ys, true)?;
+    if axes.tiny {
+        p.area.present()?;
+        return Ok(ControlFlow::Break(axes.geometry(p.width, p.height, false)));
+    }
+    Ok(ControlFlow::Continue(axes))
+}
+
+/// End a chart begun with [`begin_chart`]: frame, ticks and titles over the
+/// data, then the legend; present it and return its geometry.
+pub(crate) fn finish_chart<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    axes: &Axes,
+    titles: &AxisTitles,
+    occ: &mut Occupancy,
+    legend: &[LegendEntry],
+) -> DrawResult<ChartGeometry, DB> {
+    draw_axes_over(p, axes, titles)?;
+    draw_legend(p, axes, occ, legend)?;
+    p.area.present()?;
+    Ok(axes.geometry(p.width, p.height, true))
+}
+
+/// A dotted guide from each point inside the plot area down to the x axis.
+/// Returns the index and pixel position of the points that got one.
+pub(crate) fn drop_guides<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    axes: &Axes,
+    occ: &mut Occupancy,
+    points: impl IntoIterator<Item = (f64, f64)>,
+) -> DrawResult<Vec<(usize, Pt)>, DB> {
+    let plot = axes.plot;
+    let sample = p.px(4.0);
+    let mut placed = Vec::new();
+    for (i, (x, y)) in points.into_iter().enumerate() {
+        let Some(at) = axes.to_px(x, y) else {
+            continue;
+        };
+        if !plot.contains(at.0, at.1) {
+            continue;
+        }
+        let guide = p.line_clipped(
+            &[Some(at), Some((at.0, plot.bottom))],
+            &plot,
+            rgba(p.theme.muted).mix(0.6),
+            1.0,
+            Some((2.0, 3.0)),
+        )?;
+        for g in &guide {
+            occ.add_polyline_weighted(g, sample, 0.25);
+        }
+        placed.push((i, at));
+    }
+    Ok(placed)
+}
+
+/// A ring marker (plot-background fill, `color` outline) at `at`.
+pub(crate) fn ring_marker<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    occ: &mut Occupancy,
+    at: Pt,
+    color: RGBAColor,
+) -> DrawResult<(), DB> {
+    p.dot(
+        at,
+        5.0,
+        Some(rgba(p.theme.plot_background)),
+        Some((color, 2.0)),
+    )?;
+    occ.add_rect(PixelRect::new(at.0, at.1, at.0, at.1).inflate(p.px(6.0)));
+    Ok(())
+}
+
+/// Draw the annotation `text` in the least crowded of `candidates` (all its
+/// size) inside `bounds`, and mark that spot taken.
+pub(crate) fn annotate_best<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    occ: &mut Occupancy,
+    bounds: &PixelRect,
+    candidates: &[PixelRect],
+    text: &str,
+    color: RGBAColor,
+) -> DrawResult<(), DB> {
+    let r = candidates[best_rect(occ, candidates, bounds)];
+    occ.add_rect(r);
+    p.label(text, &r, ANNOT_SIZE, Weight::Normal, color)
 }
 
 #[cfg(test)]

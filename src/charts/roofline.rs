@@ -1,17 +1,17 @@
 //! The log-log roofline chart: arithmetic intensity (FLOPs/byte) vs FLOP/s.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters::style::text_anchor::{HPos, VPos};
-use plotters::style::Color;
 
 use super::geometry::{AxisScale, ChartGeometry, PixelRect};
 use super::model::RooflineChart;
 use super::paint::{
-    best_rect, draw_axes_over, draw_axes_under, draw_empty_chart, draw_legend, layout_axes,
-    place_label, rgba, Axes, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side,
+    annotate_best, begin_chart, best_rect, draw_axes_under, drop_guides, finish_chart, place_label,
+    rgba, ring_marker, Axes, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side,
     Swatch, Weight, ANNOT_SIZE,
 };
 use super::theme::Theme;
@@ -189,23 +189,16 @@ pub fn draw<DB: DrawingBackend>(
     theme: &Theme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
-    root.fill(&theme.background)?;
     let titles = AxisTitles {
         title: &model.title,
         x_label: &model.x_label,
         y_label: &model.y_label,
     };
-    let Some((xs, ys)) = auto_ranges(model) else {
-        let g = draw_empty_chart(&p, &titles, EMPTY_MESSAGE)?;
-        root.present()?;
-        return Ok(g);
+    let axes = match begin_chart(&p, &titles, auto_ranges(model), EMPTY_MESSAGE)? {
+        ControlFlow::Continue(axes) => axes,
+        ControlFlow::Break(geometry) => return Ok(geometry),
     };
-    let axes = layout_axes(&p, &titles, xs, ys, true)?;
-    if axes.tiny {
-        root.present()?;
-        return Ok(axes.geometry(p.width, p.height, false));
-    }
-    let plot = axes.plot;
+    let (xs, plot) = (axes.x, axes.plot);
     let chips = chips(model);
     let mut occ = Occupancy::default();
 
@@ -278,35 +271,11 @@ pub fn draw<DB: DrawingBackend>(
     }
 
     // Ridge markers with a dotted guide down to the x axis.
-    let mut ridge_px: Vec<(usize, Pt)> = Vec::new();
-    for (i, r) in model.ridges.iter().enumerate() {
-        let Some(at) = axes.to_px(r.x, r.y) else {
-            continue;
-        };
-        if !plot.contains(at.0, at.1) {
-            continue;
-        }
-        let guide = p.line_clipped(
-            &[Some(at), Some((at.0, plot.bottom))],
-            &plot,
-            rgba(theme.muted).mix(0.6),
-            1.0,
-            Some((2.0, 3.0)),
-        )?;
-        for g in &guide {
-            occ.add_polyline_weighted(g, sample, 0.25);
-        }
-        ridge_px.push((i, at));
-    }
+    let ridges = model.ridges.iter().map(|r| (r.x, r.y));
+    let ridge_px = drop_guides(&p, &axes, &mut occ, ridges)?;
     for &(i, at) in &ridge_px {
         let color = ridge_color(model, theme, model.ridges[i].y);
-        p.dot(
-            at,
-            5.0,
-            Some(rgba(theme.plot_background)),
-            Some((color, 2.0)),
-        )?;
-        occ.add_rect(PixelRect::new(at.0, at.1, at.0, at.1).inflate(p.px(6.0)));
+        ring_marker(&p, &mut occ, at, color)?;
     }
 
     // Operation points.
@@ -347,15 +316,8 @@ pub fn draw<DB: DrawingBackend>(
             PixelRect::new(left, y - gap - h, left + w, y - gap),
             PixelRect::new(left, y + gap, left + w, y + gap + h),
         ];
-        let r = candidates[best_rect(&occ, &candidates, &inner)];
-        occ.add_rect(r);
-        p.label(
-            &c.label,
-            &r,
-            ANNOT_SIZE,
-            Weight::Normal,
-            rgba(theme.color(c.series_idx)),
-        )?;
+        let color = rgba(theme.color(c.series_idx));
+        annotate_best(&p, &mut occ, &inner, &candidates, &c.label, color)?;
     }
     for &(i, at) in &point_px {
         place_label(
@@ -406,10 +368,7 @@ pub fn draw<DB: DrawingBackend>(
         region_labels(&p, &axes, x, &mut occ)?;
     }
 
-    draw_axes_over(&p, &axes, &titles)?;
-    draw_legend(&p, &axes, &mut occ, &legend)?;
-    root.present()?;
-    Ok(axes.geometry(p.width, p.height, true))
+    finish_chart(&p, &axes, &titles, &mut occ, &legend)
 }
 
 /// Colour for a ridge marker: the chip whose ceiling matches its height.
@@ -547,7 +506,5 @@ pub fn render_svg_with_geometry(
     width: u32,
     height: u32,
 ) -> Result<(String, ChartGeometry), String> {
-    super::render_svg_with(width, height, theme, |root, theme| {
-        draw(root, model, theme).map_err(|e| e.to_string())
-    })
+    super::render_svg_with(width, height, theme, |root, theme| draw(root, model, theme))
 }

@@ -1,6 +1,8 @@
 //! Sweep chart: one or more curves (e.g. achieved FLOP/s vs batch size) with
 //! peak lines, marked crossovers and dashed reference lines.
 
+use std::ops::ControlFlow;
+
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters::style::Color;
@@ -8,9 +10,9 @@ use plotters::style::Color;
 use super::geometry::{AxisScale, ChartGeometry, PixelRect};
 use super::model::SweepChart;
 use super::paint::{
-    best_rect, draw_axes_over, draw_axes_under, draw_empty_chart, draw_legend, layout_axes,
-    place_label, rgba, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side, Swatch,
-    Weight, ANNOT_SIZE,
+    annotate_best, begin_chart, draw_axes_under, drop_guides, finish_chart, place_label, rgba,
+    ring_marker, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side, Swatch, Weight,
+    ANNOT_SIZE,
 };
 use super::theme::Theme;
 
@@ -118,22 +120,15 @@ pub fn draw<DB: DrawingBackend>(
     theme: &Theme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
-    root.fill(&theme.background)?;
     let titles = AxisTitles {
         title: &model.title,
         x_label: &model.x_label,
         y_label: &model.y_label,
     };
-    let Some((xs, ys)) = auto_ranges(model) else {
-        let g = draw_empty_chart(&p, &titles, EMPTY_MESSAGE)?;
-        root.present()?;
-        return Ok(g);
+    let axes = match begin_chart(&p, &titles, auto_ranges(model), EMPTY_MESSAGE)? {
+        ControlFlow::Continue(axes) => axes,
+        ControlFlow::Break(geometry) => return Ok(geometry),
     };
-    let axes = layout_axes(&p, &titles, xs, ys, true)?;
-    if axes.tiny {
-        root.present()?;
-        return Ok(axes.geometry(p.width, p.height, false));
-    }
     let plot = axes.plot;
     let mut occ = Occupancy::default();
     let sample = p.px(4.0);
@@ -210,34 +205,10 @@ pub fn draw<DB: DrawingBackend>(
     }
 
     // Crossovers: dotted guide to the x axis + ring marker.
-    let mut cross_px = Vec::new();
-    for (i, m) in model.crossovers.iter().enumerate() {
-        let Some(at) = axes.to_px(m.x, m.y) else {
-            continue;
-        };
-        if !plot.contains(at.0, at.1) {
-            continue;
-        }
-        let guide = p.line_clipped(
-            &[Some(at), Some((at.0, plot.bottom))],
-            &plot,
-            rgba(theme.muted).mix(0.6),
-            1.0,
-            Some((2.0, 3.0)),
-        )?;
-        for g in &guide {
-            occ.add_polyline_weighted(g, sample, 0.25);
-        }
-        cross_px.push((i, at));
-    }
+    let crossovers = model.crossovers.iter().map(|m| (m.x, m.y));
+    let cross_px = drop_guides(&p, &axes, &mut occ, crossovers)?;
     for &(_, at) in &cross_px {
-        p.dot(
-            at,
-            5.0,
-            Some(rgba(theme.plot_background)),
-            Some((rgba(theme.foreground), 2.0)),
-        )?;
-        occ.add_rect(PixelRect::new(at.0, at.1, at.0, at.1).inflate(p.px(6.0)));
+        ring_marker(&p, &mut occ, at, rgba(theme.foreground))?;
     }
 
     // Labels.
@@ -283,15 +254,8 @@ pub fn draw<DB: DrawingBackend>(
             PixelRect::new(left, y + g, left + w, y + g + th),
             PixelRect::new(right - w, y + g, right, y + g + th),
         ];
-        let r = candidates[best_rect(&occ, &candidates, &inner)];
-        occ.add_rect(r);
-        p.label(
-            &h.label,
-            &r,
-            ANNOT_SIZE,
-            Weight::Normal,
-            rgba(theme.color(h.series_idx)),
-        )?;
+        let color = rgba(theme.color(h.series_idx));
+        annotate_best(&p, &mut occ, &inner, &candidates, &h.label, color)?;
     }
     for &(i, x) in &vline_px {
         let label = &model.vlines[i].label;
@@ -307,14 +271,9 @@ pub fn draw<DB: DrawingBackend>(
             PixelRect::new(x + gap, bottom, x + gap + w, bottom + h),
             PixelRect::new(x - gap - w, bottom, x - gap, bottom + h),
         ];
-        let r = candidates[best_rect(&occ, &candidates, &inner)];
-        occ.add_rect(r);
-        p.label(label, &r, ANNOT_SIZE, Weight::Normal, rgba(theme.muted))?;
+        annotate_best(&p, &mut occ, &inner, &candidates, label, rgba(theme.muted))?;
     }
-    draw_axes_over(&p, &axes, &titles)?;
-    draw_legend(&p, &axes, &mut occ, &legend)?;
-    root.present()?;
-    Ok(axes.geometry(p.width, p.height, true))
+    finish_chart(&p, &axes, &titles, &mut occ, &legend)
 }
 
 /// Render the sweep chart to an SVG string (`width × height` px).
@@ -334,7 +293,5 @@ pub fn render_svg_with_geometry(
     width: u32,
     height: u32,
 ) -> Result<(String, ChartGeometry), String> {
-    super::render_svg_with(width, height, theme, |root, theme| {
-        draw(root, model, theme).map_err(|e| e.to_string())
-    })
+    super::render_svg_with(width, height, theme, |root, theme| draw(root, model, theme))
 }
