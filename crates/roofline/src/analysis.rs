@@ -349,6 +349,24 @@ impl Core {
         }
     }
 
+    /// A core running at the peak of dtype `t` (errors when the chip has none).
+    pub fn at_peak(flops: f64, t: DType, chip: &Chip) -> Result<Core, Error> {
+        Ok(Core::new(
+            flops,
+            t,
+            ExecUnit::Peak(t.peak_key()),
+            chip.peak(t)?,
+        ))
+    }
+
+    /// All traffic on HBM: `read` bytes read, `written` written, all of it resident.
+    pub fn hbm_io(&mut self, read: f64, written: f64, hbm: f64) {
+        self.push(Resource::Hbm, read + written, hbm);
+        self.bytes_read = read;
+        self.bytes_written = written;
+        self.memory = read + written;
+    }
+
     /// Adds bytes on a resource (merged with an existing term of the same resource; terms
     /// with no bytes are left out).
     pub fn push(&mut self, resource: Resource, bytes: f64, bw: f64) {
@@ -410,37 +428,65 @@ impl Eval {
     }
 }
 
-pub(crate) fn eval_core(core: &Core, derate: f64) -> Eval {
-    let peak_eff = core.peak * derate;
-    let t_math = core.flops / peak_eff;
+/// The largest of the resources' times (0 when there is none), its index (the first on
+/// ties) and their sum.
+#[inline]
+pub(crate) fn max_time(times: impl IntoIterator<Item = f64>) -> (f64, usize, f64) {
     let mut t_max = 0.0;
     let mut t_sum = 0.0;
     let mut binding = 0;
-    for (i, t) in core.terms().iter().enumerate() {
-        let ti = t.bytes / t.bw;
+    for (i, ti) in times.into_iter().enumerate() {
         t_sum += ti;
         if ti > t_max {
             t_max = ti;
             binding = i;
         }
     }
-    let bound = if t_math >= t_max {
-        Bound::Compute
-    } else {
-        core.terms()
-            .get(binding)
-            .map_or(Bound::Memory, |t| t.resource.bound())
-    };
-    Eval {
-        flops: core.flops,
-        peak: core.peak,
-        peak_eff,
-        t_math,
-        t_max,
-        binding,
-        bound,
-        lower: t_math.max(t_max),
-        upper: t_math + t_sum,
+    (t_max, binding, t_sum)
+}
+
+pub(crate) fn eval_core(core: &Core, derate: f64) -> Eval {
+    let terms = core.terms();
+    Eval::from_times(
+        core.flops,
+        core.peak,
+        derate,
+        terms.iter().map(|t| t.bytes / t.bw),
+        |i| terms.get(i).map_or(Bound::Memory, |t| t.resource.bound()),
+    )
+}
+
+impl Eval {
+    /// From the FLOPs, the peak and each resource's time in term order: `T_math`, the
+    /// binding term (the first with the largest time), the bound (`bound_of` the binding
+    /// term unless compute-bound), `T_lower` and `T_upper`.
+    #[inline]
+    fn from_times(
+        flops: f64,
+        peak: f64,
+        derate: f64,
+        times: impl IntoIterator<Item = f64>,
+        bound_of: impl FnOnce(usize) -> Bound,
+    ) -> Eval {
+        let peak_eff = peak * derate;
+        let t_math = flops / peak_eff;
+        let (t_max, binding, t_sum) = max_time(times);
+        let bound = if t_math >= t_max {
+            Bound::Compute
+        } else {
+            bound_of(binding)
+        };
+        Eval {
+            flops,
+            peak,
+            peak_eff,
+            t_math,
+            t_max,
+            binding,
+            bound,
+            lower: t_math.max(t_max),
+            upper: t_math + t_sum,
+        }
     }
 }
 
@@ -495,40 +541,22 @@ impl Affine {
 
     /// The same [`Eval`] as [`eval_core`] on the core at `x`.
     pub fn eval(&self, x: f64) -> Eval {
-        let flops = self.f0 + self.fk * x;
-        let peak_eff = self.peak * self.derate;
-        let t_math = flops / peak_eff;
-        let mut t_max = 0.0;
-        let mut t_sum = 0.0;
-        let mut binding = 0;
-        for i in 0..self.n {
-            let bytes = self.b0[i] + self.bk[i] * x;
-            if bytes <= 0.0 {
-                continue;
-            }
-            let ti = bytes / self.bw[i];
-            t_sum += ti;
-            if ti > t_max {
-                t_max = ti;
-                binding = i;
-            }
-        }
-        let bound = if t_math >= t_max {
-            Bound::Compute
-        } else {
-            self.res[binding].bound()
-        };
-        Eval {
-            flops,
-            peak: self.peak,
-            peak_eff,
-            t_math,
-            t_max,
-            binding,
-            bound,
-            lower: t_math.max(t_max),
-            upper: t_math + t_sum,
-        }
+        let n = self.n;
+        Eval::from_times(
+            self.f0 + self.fk * x,
+            self.peak,
+            self.derate,
+            (0..n).map(|i| {
+                let bytes = self.b0[i] + self.bk[i] * x;
+                // A resource with no bytes at `x` takes no time (adding 0 changes no sum).
+                if bytes <= 0.0 {
+                    0.0
+                } else {
+                    bytes / self.bw[i]
+                }
+            }),
+            |i| self.res[i].bound(),
+        )
     }
 }
 
@@ -542,11 +570,53 @@ pub(crate) fn pow2_scale(x: f64) -> f64 {
     2f64.powi(x.log2().ceil() as i32)
 }
 
+/// The cores of `kind` with the numeric field `dim` set to `0` and to `s` (the two ends an
+/// [`Affine`] interpolates between).
+pub(crate) fn cores_at_0_and(
+    kind: &OpKind,
+    dim: &str,
+    s: f64,
+    chip: &Chip,
+) -> Result<(Core, Core), Error> {
+    let mut k0 = kind.clone();
+    k0.set_num_raw(dim, 0.0);
+    let mut k1 = kind.clone();
+    k1.set_num_raw(dim, s);
+    Ok((k0.model().core(chip)?, k1.model().core(chip)?))
+}
+
 /// Validates everything an analysis depends on.
 pub(crate) fn check_inputs(kind: &OpKind, chip: &Chip, opts: &Options) -> Result<(), Error> {
     opts.validate()?;
     chip.check()?;
     kind.validate()
+}
+
+/// Where `T_math = a0 + a·x` overtakes every resource's time `c + k·x` (`lines`: `(c, k,
+/// tag)`): the largest per-resource threshold `(c − a0)/(a − k)` with its tag (`−∞` for a
+/// resource the math already covers at any `x`); `None` when there is no resource, or some
+/// resource's time grows at least as fast as the math and is not already below it.
+pub(crate) fn crossover<T>(
+    a0: f64,
+    a: f64,
+    lines: impl IntoIterator<Item = (f64, f64, T)>,
+) -> Option<(f64, T)> {
+    let mut best: Option<(f64, T)> = None;
+    for (c, k, tag) in lines {
+        let slope = a - k;
+        let need = c - a0;
+        let xi = if slope > 0.0 {
+            need / slope
+        } else if slope == 0.0 && need <= 0.0 {
+            f64::NEG_INFINITY
+        } else {
+            return None;
+        };
+        if best.as_ref().is_none_or(|(bx, _)| xi > *bx) {
+            best = Some((xi, tag));
+        }
+    }
+    best
 }
 
 /// Solves the critical value of the operation's critical dimension exactly.
@@ -567,34 +637,17 @@ pub(crate) fn solve_critical(
     // Evaluate at 0 and at a power of two near the current value (exact division, and no
     // cancellation when the constant part dwarfs the slope).
     let scale = pow2_scale(kind.get_num(dim).unwrap_or(1.0));
-    let mut k0 = kind.clone();
-    k0.set_num_raw(dim, 0.0);
-    let mut k1 = kind.clone();
-    k1.set_num_raw(dim, scale);
-    let c0 = k0.model().core(chip)?;
-    let c1 = k1.model().core(chip)?;
+    let (c0, c1) = cores_at_0_and(kind, dim, scale, chip)?;
     let aff = Affine::new(&c0, &c1, scale, derate);
     let peak_eff = c1.peak * derate;
     let a0 = aff.f0 / peak_eff;
     let a = aff.fk / peak_eff;
-    let mut best: Option<(f64, RawTerm)> = None;
-    for (i, t1) in c1.terms().iter().enumerate() {
-        let ci = aff.b0[i] / t1.bw;
-        let ki = aff.bk[i] / t1.bw;
-        let slope = a - ki;
-        let need = ci - a0;
-        let xi = if slope > 0.0 {
-            need / slope
-        } else if slope == 0.0 && need <= 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            return Ok(None);
-        };
-        if best.is_none_or(|(bx, _)| xi > bx) {
-            best = Some((xi, *t1));
-        }
-    }
-    let Some((x, term)) = best else {
+    let lines = c1
+        .terms()
+        .iter()
+        .enumerate()
+        .map(|(i, t1)| (aff.b0[i] / t1.bw, aff.bk[i] / t1.bw, *t1));
+    let Some((x, term)) = crossover(a0, a, lines) else {
         return Ok(None);
     };
     Ok(Some(Critical {
@@ -627,15 +680,59 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
     let core = model.core(chip)?;
     let ev = eval_core(&core, opts.derate);
     let conv = opts.convention.factor();
-    let comms: Vec<CommTerm> = core
-        .terms()
+    let mut a = assemble(
+        op,
+        chip,
+        opts,
+        &ev,
+        core.terms(),
+        Specific {
+            dtype: core.dtype,
+            unit: core.unit,
+            bytes_read: core.bytes_read,
+            bytes_written: core.bytes_written,
+            memory: core.memory,
+            critical: solve_critical(&op.kind, chip, opts.derate)?,
+            tiled: model.tiled(conv),
+            parts: Vec::new(),
+        },
+    );
+    a.approx_intensity = model.approx_intensity(a.binding, conv);
+    Ok(a)
+}
+
+/// What an [`Analysis`] takes from its operation beyond the [`Eval`] and the traffic terms.
+pub(crate) struct Specific {
+    pub dtype: DType,
+    pub unit: ExecUnit,
+    pub bytes_read: f64,
+    pub bytes_written: f64,
+    pub memory: f64,
+    pub critical: Option<Critical>,
+    pub tiled: Option<Tiled>,
+    pub parts: Vec<PartTime>,
+}
+
+/// The [`Analysis`] of an [`Eval`] with its traffic `terms` (one per resource, in the order
+/// of `ev.binding`), for one operation or a composite's sums alike; `approx_intensity` is
+/// left for the caller.
+pub(crate) fn assemble(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    ev: &Eval,
+    terms: &[RawTerm],
+    x: Specific,
+) -> Analysis {
+    let conv = opts.convention.factor();
+    let comms: Vec<CommTerm> = terms
         .iter()
         .map(|t| CommTerm {
             resource: t.resource,
             bytes: t.bytes,
             bandwidth: t.bw,
             time: t.bytes / t.bw,
-            intensity: conv * core.flops / t.bytes,
+            intensity: conv * ev.flops / t.bytes,
             ridge: conv * ev.peak_eff / t.bw,
         })
         .collect();
@@ -648,21 +745,21 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
         ridge: conv * ev.peak_eff / chip.hbm,
     });
     let achieved = ev.achieved();
-    Ok(Analysis {
+    Analysis {
         op: op.clone(),
         chip_name: chip.name.clone(),
         convention: opts.convention,
-        flops: conv * core.flops,
+        flops: conv * ev.flops,
         bytes: comms.iter().map(|c| c.bytes).sum(),
-        bytes_read: core.bytes_read,
-        bytes_written: core.bytes_written,
+        bytes_read: x.bytes_read,
+        bytes_written: x.bytes_written,
         binding: bind.resource,
         intensity: bind.intensity,
-        approx_intensity: model.approx_intensity(bind.resource, conv),
+        approx_intensity: None,
         compute: ComputeInfo {
-            dtype: core.dtype,
-            unit: core.unit,
-            peak: conv * core.peak,
+            dtype: x.dtype,
+            unit: x.unit,
+            peak: conv * ev.peak,
             derate: opts.derate,
             effective_peak: conv * ev.peak_eff,
         },
@@ -672,16 +769,16 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
         t_upper: ev.t_upper(),
         bound: ev.bound,
         achieved: conv * achieved,
-        fraction: (achieved / core.peak).min(1.0),
+        fraction: (achieved / ev.peak).min(1.0),
         ridge: bind.ridge,
-        critical: solve_critical(&op.kind, chip, opts.derate)?,
-        memory: core.memory,
+        critical: x.critical,
+        memory: x.memory,
         capacity: chip.hbm_cap,
-        fits: core.memory <= chip.hbm_cap,
-        tiled: model.tiled(conv),
+        fits: x.memory <= chip.hbm_cap,
+        tiled: x.tiled,
         comms,
-        parts: Vec::new(),
-    })
+        parts: x.parts,
+    }
 }
 
 /// Formats two numbers with enough digits to tell them apart (3 to 8 significant digits).
@@ -713,6 +810,86 @@ pub(crate) fn crit_str(v: f64, digits: usize) -> String {
     }
 }
 
+/// Derivation lines that read the same for one operation and for a composite's sums.
+impl Analysis {
+    /// The title (label, description, chip) and the operation's notes.
+    pub(crate) fn derivation_head(&self) -> Vec<String> {
+        let m = self.op.kind.model();
+        let mut out = Vec::new();
+        let desc = m.describe();
+        out.push(match &self.op.label {
+            Some(l) if !l.trim().is_empty() => format!("{l}: {desc} on {}", self.chip_name),
+            _ => format!("{desc} on {}", self.chip_name),
+        });
+        m.notes(&self.chip_name, &mut out);
+        out
+    }
+
+    /// The derated peak and the 1-FLOP-per-MAC halving, when they apply.
+    pub(crate) fn push_peak_lines(&self, out: &mut Vec<String>) {
+        let conv = self.convention.factor();
+        let raw_peak = self.compute.peak / conv;
+        if self.compute.derate < 1.0 {
+            out.push(format!(
+                "Derated peak = {} × {} = {} FLOPs/s (achievable fraction of peak)",
+                format_exact(raw_peak),
+                format_exact(self.compute.derate),
+                num3(self.compute.effective_peak / conv)
+            ));
+        }
+        if self.convention == FlopConvention::OnePerMac {
+            out.push(format!(
+                "1 FLOP per MAC: displayed FLOPs = {} / 2 = {}, peak = {} / 2 = {} FLOPs/s; times are unchanged",
+                num3(self.flops / conv),
+                num3(self.flops),
+                format_exact(raw_peak),
+                num3(self.compute.peak)
+            ));
+        }
+    }
+
+    /// `T_comms = max(...)` when there is more than one resource; returns the time symbols.
+    pub(crate) fn push_t_comms(&self, out: &mut Vec<String>) -> Vec<&'static str> {
+        let syms: Vec<&str> = self
+            .comms
+            .iter()
+            .map(|c| c.resource.time_symbol())
+            .collect();
+        if self.comms.len() > 1 {
+            out.push(format!(
+                "T_comms = max({}) = {} s ({})",
+                syms.join(", "),
+                num3(self.t_comms),
+                self.binding.label()
+            ));
+        }
+        syms
+    }
+
+    /// `Ridge = peak / bandwidth` of the binding resource.
+    pub(crate) fn ridge_line(&self) -> String {
+        format!(
+            "Ridge = peak / {} bandwidth = {} / {} = {} FLOPs/byte",
+            self.binding.label(),
+            num3(self.compute.effective_peak),
+            format_exact(self.term(self.binding).map_or(0.0, |c| c.bandwidth)),
+            num3(self.ridge)
+        )
+    }
+
+    /// `Achieved = FLOPs / T_lower` and the fraction of peak.
+    pub(crate) fn achieved_line(&self) -> String {
+        format!(
+            "Achieved = FLOPs / T_lower = {} / {} = {} FLOPs/s ({}) = {}% of peak",
+            num3(self.flops),
+            num3(self.t_lower),
+            num3(self.achieved),
+            format_si(self.achieved, Unit::FlopRate),
+            format_sig(100.0 * self.fraction, 3)
+        )
+    }
+}
+
 impl Analysis {
     /// The term of a resource, if the operation uses it.
     pub fn term(&self, resource: Resource) -> Option<&CommTerm> {
@@ -730,13 +907,7 @@ impl Analysis {
         }
         let m = self.op.kind.model();
         let conv = self.convention.factor();
-        let mut out = Vec::new();
-        let desc = m.describe();
-        out.push(match &self.op.label {
-            Some(l) if !l.trim().is_empty() => format!("{l}: {desc} on {}", self.chip_name),
-            _ => format!("{desc} on {}", self.chip_name),
-        });
-        m.notes(&self.chip_name, &mut out);
+        let mut out = self.derivation_head();
 
         let raw_flops = self.flops / conv;
         let raw_peak = self.compute.peak / conv;
@@ -765,26 +936,12 @@ impl Analysis {
             }
         };
         out.push(unit_line);
+        self.push_peak_lines(&mut out);
         let peak_txt = if self.compute.derate < 1.0 {
-            out.push(format!(
-                "Derated peak = {} × {} = {} FLOPs/s (achievable fraction of peak)",
-                format_exact(raw_peak),
-                format_exact(self.compute.derate),
-                num3(raw_eff)
-            ));
             num3(raw_eff)
         } else {
             format_exact(raw_peak)
         };
-        if self.convention == FlopConvention::OnePerMac {
-            out.push(format!(
-                "1 FLOP per MAC: displayed FLOPs = {} / 2 = {}, peak = {} / 2 = {} FLOPs/s; times are unchanged",
-                num3(raw_flops),
-                num3(self.flops),
-                format_exact(raw_peak),
-                num3(self.compute.peak)
-            ));
-        }
         out.push(format!(
             "T_math = FLOPs / peak = {} / {peak_txt} = {} / {peak_txt} = {} s",
             paren(&fs),
@@ -805,19 +962,7 @@ impl Analysis {
                 num3(c.time)
             ));
         }
-        let syms: Vec<&str> = self
-            .comms
-            .iter()
-            .map(|c| c.resource.time_symbol())
-            .collect();
-        if self.comms.len() > 1 {
-            out.push(format!(
-                "T_comms = max({}) = {} s ({})",
-                syms.join(", "),
-                num3(self.t_comms),
-                self.binding.label()
-            ));
-        }
+        let syms = self.push_t_comms(&mut out);
         out.push(format!(
             "T_lower = max(T_math, T_comms) = max({}, {}) = {} s",
             num3(self.t_math),
@@ -834,7 +979,6 @@ impl Analysis {
         ));
         let bl = self.binding.label();
         let bind_bytes = self.term(self.binding).map_or(0.0, |c| c.bytes);
-        let bind_bw = self.term(self.binding).map_or(0.0, |c| c.bandwidth);
         let mut il = format!(
             "Intensity = FLOPs / {bl} bytes = {} / {} = {} FLOPs/byte (exact)",
             num3(self.flops),
@@ -849,12 +993,7 @@ impl Analysis {
             }
         }
         out.push(il);
-        out.push(format!(
-            "Ridge = peak / {bl} bandwidth = {} / {} = {} FLOPs/byte",
-            num3(self.compute.effective_peak),
-            format_exact(bind_bw),
-            num3(self.ridge)
-        ));
+        out.push(self.ridge_line());
         let (si, sr) = distinct(self.intensity, self.ridge);
         out.push(match self.bound {
             Bound::Compute => {
@@ -869,14 +1008,7 @@ impl Analysis {
                 },
             ),
         });
-        out.push(format!(
-            "Achieved = FLOPs / T_lower = {} / {} = {} FLOPs/s ({}) = {}% of peak",
-            num3(self.flops),
-            num3(self.t_lower),
-            num3(self.achieved),
-            format_si(self.achieved, Unit::FlopRate),
-            format_sig(100.0 * self.fraction, 3)
-        ));
+        out.push(self.achieved_line());
         match (&self.critical, m.critical_dim()) {
             (Some(c), _) => {
                 let d = c.dim.to_ascii_uppercase();

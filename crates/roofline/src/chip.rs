@@ -10,100 +10,58 @@ use crate::dtype::{DType, PeakKey};
 use crate::error::Error;
 use crate::units::{format_exact, parse_quantity_unit, Unit};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::str::FromStr;
 
-/// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8 int8 int4 fp4
-/// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChipField {
-    /// Display name (text).
-    Name,
-    /// Dense fp32 peak, FLOPs/s.
-    Fp32,
-    /// Dense tf32 peak, FLOPs/s.
-    Tf32,
-    /// Dense bf16 peak, FLOPs/s.
-    Bf16,
-    /// Dense fp16 peak, FLOPs/s.
-    Fp16,
-    /// Dense fp8 peak (e4m3 and e5m2), FLOPs/s.
-    Fp8,
-    /// Dense int8 peak, OPs/s.
-    Int8,
-    /// Dense int4 peak, OPs/s.
-    Int4,
-    /// Dense fp4 peak, FLOPs/s.
-    Fp4,
-    /// Vector unit (TPU VPU, GPU CUDA cores) FLOPs/s: runs dot products and elementwise ops.
-    Vpu,
-    /// HBM (device memory) bandwidth, bytes/s.
-    Hbm,
-    /// HBM capacity, bytes.
-    HbmCap,
-    /// On-chip memory (TPU VMEM, GPU shared memory) bandwidth, bytes/s.
-    Onchip,
-    /// On-chip memory capacity, bytes.
-    OnchipCap,
-    /// Host link (PCIe) bandwidth, bytes/s per direction.
-    Pcie,
-    /// Scale-up link (TPU ICI, NVLink, Infinity Fabric) bandwidth, bytes/s per direction per
-    /// link.
-    Ici,
-    /// Number of scale-up links per chip.
-    Links,
-    /// Data-center network bandwidth, bytes/s per chip.
-    Dcn,
+id_enum! {
+    /// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8 int8 int4 fp4
+    /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum ChipField {
+        /// Display name (text).
+        Name = "name",
+        /// Dense fp32 peak, FLOPs/s.
+        Fp32 = "fp32",
+        /// Dense tf32 peak, FLOPs/s.
+        Tf32 = "tf32",
+        /// Dense bf16 peak, FLOPs/s.
+        Bf16 = "bf16",
+        /// Dense fp16 peak, FLOPs/s.
+        Fp16 = "fp16",
+        /// Dense fp8 peak (e4m3 and e5m2), FLOPs/s.
+        Fp8 = "fp8",
+        /// Dense int8 peak, OPs/s.
+        Int8 = "int8",
+        /// Dense int4 peak, OPs/s.
+        Int4 = "int4",
+        /// Dense fp4 peak, FLOPs/s.
+        Fp4 = "fp4",
+        /// Vector unit (TPU VPU, GPU CUDA cores) FLOPs/s: runs dot products and elementwise ops.
+        Vpu = "vpu",
+        /// HBM (device memory) bandwidth, bytes/s.
+        Hbm = "hbm",
+        /// HBM capacity, bytes.
+        HbmCap = "hbm_cap",
+        /// On-chip memory (TPU VMEM, GPU shared memory) bandwidth, bytes/s.
+        Onchip = "onchip",
+        /// On-chip memory capacity, bytes.
+        OnchipCap = "onchip_cap",
+        /// Host link (PCIe) bandwidth, bytes/s per direction.
+        Pcie = "pcie",
+        /// Scale-up link (TPU ICI, NVLink, Infinity Fabric) bandwidth, bytes/s per direction per
+        /// link.
+        Ici = "ici",
+        /// Number of scale-up links per chip.
+        Links = "links",
+        /// Data-center network bandwidth, bytes/s per chip.
+        Dcn = "dcn",
+    }
+    /// Every field, name first.
+    ALL: [_; 18];
+    /// The id (`hbm_cap`, ...).
+    as_str;
 }
 
 impl ChipField {
-    /// Every field, name first.
-    pub const ALL: [ChipField; 18] = [
-        ChipField::Name,
-        ChipField::Fp32,
-        ChipField::Tf32,
-        ChipField::Bf16,
-        ChipField::Fp16,
-        ChipField::Fp8,
-        ChipField::Int8,
-        ChipField::Int4,
-        ChipField::Fp4,
-        ChipField::Vpu,
-        ChipField::Hbm,
-        ChipField::HbmCap,
-        ChipField::Onchip,
-        ChipField::OnchipCap,
-        ChipField::Pcie,
-        ChipField::Ici,
-        ChipField::Links,
-        ChipField::Dcn,
-    ];
-
-    /// The id (`hbm_cap`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChipField::Name => "name",
-            ChipField::Fp32 => "fp32",
-            ChipField::Tf32 => "tf32",
-            ChipField::Bf16 => "bf16",
-            ChipField::Fp16 => "fp16",
-            ChipField::Fp8 => "fp8",
-            ChipField::Int8 => "int8",
-            ChipField::Int4 => "int4",
-            ChipField::Fp4 => "fp4",
-            ChipField::Vpu => "vpu",
-            ChipField::Hbm => "hbm",
-            ChipField::HbmCap => "hbm_cap",
-            ChipField::Onchip => "onchip",
-            ChipField::OnchipCap => "onchip_cap",
-            ChipField::Pcie => "pcie",
-            ChipField::Ici => "ici",
-            ChipField::Links => "links",
-            ChipField::Dcn => "dcn",
-        }
-    }
-
     /// A short human label (`HBM bandwidth`, `bf16 peak`, ...).
     pub fn label(self) -> &'static str {
         match self {
@@ -176,12 +134,6 @@ impl ChipField {
             ChipField::Links => (1.0, 1024.0, true),
             _ => (1.0, 1e30, false),
         }
-    }
-}
-
-impl fmt::Display for ChipField {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -2,73 +2,42 @@
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::str::FromStr;
 
-/// A numeric data type: its storage size and which chip peak it uses.
-///
-/// Ids (for [`FromStr`], [`DType::as_str`] and serde): `fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8
-/// int4 fp4`; `fp8` is e4m3 (`fp8e4m3` is also accepted when parsing).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum DType {
-    /// IEEE float32, 4 bytes.
-    #[serde(rename = "fp32")]
-    Fp32,
-    /// TensorFloat-32: stored as 4 bytes (fp32 layout), computed on the chip's `tf32` peak.
-    #[serde(rename = "tf32")]
-    Tf32,
-    /// bfloat16, 2 bytes.
-    #[serde(rename = "bf16")]
-    Bf16,
-    /// IEEE float16, 2 bytes.
-    #[serde(rename = "fp16")]
-    Fp16,
-    /// 8-bit float e4m3 (id `fp8`), 1 byte, chip's `fp8` peak.
-    #[serde(rename = "fp8", alias = "fp8e4m3")]
-    Fp8E4m3,
-    /// 8-bit float e5m2 (id `fp8e5m2`), 1 byte, chip's `fp8` peak.
-    #[serde(rename = "fp8e5m2")]
-    Fp8E5m2,
-    /// 8-bit integer, 1 byte.
-    #[serde(rename = "int8")]
-    Int8,
-    /// 4-bit integer, 0.5 byte.
-    #[serde(rename = "int4")]
-    Int4,
-    /// 4-bit float, 0.5 byte.
-    #[serde(rename = "fp4")]
-    Fp4,
+id_enum! {
+    /// A numeric data type: its storage size and which chip peak it uses.
+    ///
+    /// Ids (for [`FromStr`], [`DType::as_str`] and serde): `fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8
+    /// int4 fp4`; `fp8` is e4m3 (`fp8e4m3` is also accepted when parsing).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum DType {
+        /// IEEE float32, 4 bytes.
+        Fp32 = "fp32",
+        /// TensorFloat-32: stored as 4 bytes (fp32 layout), computed on the chip's `tf32` peak.
+        Tf32 = "tf32",
+        /// bfloat16, 2 bytes.
+        Bf16 = "bf16",
+        /// IEEE float16, 2 bytes.
+        Fp16 = "fp16",
+        /// 8-bit float e4m3 (id `fp8`), 1 byte, chip's `fp8` peak.
+        #[serde(alias = "fp8e4m3")]
+        Fp8E4m3 = "fp8",
+        /// 8-bit float e5m2 (id `fp8e5m2`), 1 byte, chip's `fp8` peak.
+        Fp8E5m2 = "fp8e5m2",
+        /// 8-bit integer, 1 byte.
+        Int8 = "int8",
+        /// 4-bit integer, 0.5 byte.
+        Int4 = "int4",
+        /// 4-bit float, 0.5 byte.
+        Fp4 = "fp4",
+    }
+    /// All dtypes, in display order.
+    ALL: [_; 9];
+    /// The id: `fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8 int4 fp4`.
+    as_str;
 }
 
 impl DType {
-    /// All dtypes, in display order.
-    pub const ALL: [DType; 9] = [
-        DType::Fp32,
-        DType::Tf32,
-        DType::Bf16,
-        DType::Fp16,
-        DType::Fp8E4m3,
-        DType::Fp8E5m2,
-        DType::Int8,
-        DType::Int4,
-        DType::Fp4,
-    ];
-
-    /// The id: `fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8 int4 fp4`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DType::Fp32 => "fp32",
-            DType::Tf32 => "tf32",
-            DType::Bf16 => "bf16",
-            DType::Fp16 => "fp16",
-            DType::Fp8E4m3 => "fp8",
-            DType::Fp8E5m2 => "fp8e5m2",
-            DType::Int8 => "int8",
-            DType::Int4 => "int4",
-            DType::Fp4 => "fp4",
-        }
-    }
-
     /// A display label, e.g. `fp8 (e4m3)`.
     pub fn label(self) -> &'static str {
         match self {
@@ -138,12 +107,6 @@ impl DType {
     }
 }
 
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 impl FromStr for DType {
     type Err = Error;
     /// Reads an id (case-insensitive, surrounding whitespace ignored); also `fp8e4m3`, `e4m3`,
@@ -170,61 +133,32 @@ impl FromStr for DType {
     }
 }
 
-/// The eight dense peaks a chip may publish; each [`DType`] maps to one via
-/// [`DType::peak_key`]. Ids: `fp32 tf32 bf16 fp16 fp8 int8 int4 fp4`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PeakKey {
-    /// float32 peak.
-    Fp32,
-    /// TensorFloat-32 peak.
-    Tf32,
-    /// bfloat16 peak.
-    Bf16,
-    /// float16 peak.
-    Fp16,
-    /// fp8 peak (e4m3 and e5m2).
-    Fp8,
-    /// int8 peak (OPs/s).
-    Int8,
-    /// int4 peak (OPs/s).
-    Int4,
-    /// fp4 peak.
-    Fp4,
-}
-
-impl PeakKey {
+id_enum! {
+    /// The eight dense peaks a chip may publish; each [`DType`] maps to one via
+    /// [`DType::peak_key`]. Ids: `fp32 tf32 bf16 fp16 fp8 int8 int4 fp4`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum PeakKey {
+        /// float32 peak.
+        Fp32 = "fp32",
+        /// TensorFloat-32 peak.
+        Tf32 = "tf32",
+        /// bfloat16 peak.
+        Bf16 = "bf16",
+        /// float16 peak.
+        Fp16 = "fp16",
+        /// fp8 peak (e4m3 and e5m2).
+        Fp8 = "fp8",
+        /// int8 peak (OPs/s).
+        Int8 = "int8",
+        /// int4 peak (OPs/s).
+        Int4 = "int4",
+        /// fp4 peak.
+        Fp4 = "fp4",
+    }
     /// All keys.
-    pub const ALL: [PeakKey; 8] = [
-        PeakKey::Fp32,
-        PeakKey::Tf32,
-        PeakKey::Bf16,
-        PeakKey::Fp16,
-        PeakKey::Fp8,
-        PeakKey::Int8,
-        PeakKey::Int4,
-        PeakKey::Fp4,
-    ];
-
+    ALL: [_; 8];
     /// The id, equal to the matching chip field id (`bf16`, `int8`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PeakKey::Fp32 => "fp32",
-            PeakKey::Tf32 => "tf32",
-            PeakKey::Bf16 => "bf16",
-            PeakKey::Fp16 => "fp16",
-            PeakKey::Fp8 => "fp8",
-            PeakKey::Int8 => "int8",
-            PeakKey::Int4 => "int4",
-            PeakKey::Fp4 => "fp4",
-        }
-    }
-}
-
-impl fmt::Display for PeakKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
+    as_str;
 }
 
 #[cfg(test)]

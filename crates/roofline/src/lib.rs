@@ -38,6 +38,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[macro_use]
+mod ids;
+
 pub mod analysis;
 mod catalog;
 pub mod chip;

@@ -143,10 +143,25 @@ pub(crate) trait OpModel {
     fn id(&self) -> &'static str;
     /// Field specs, in form order.
     fn fields(&self) -> &'static [FieldSpec];
-    /// A field as text (`None` for an unknown key).
-    fn get(&self, key: &str) -> Option<String>;
-    /// Sets a field from text, validated.
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error>;
+    /// A field as text (`None` for an unknown key). By default a dtype field's id, else the
+    /// number ([`get_plain`]).
+    fn get(&self, key: &str) -> Option<String> {
+        get_plain(self, key)
+    }
+    /// Sets a field from text, validated. By default a dtype field by its id, else a number
+    /// ([`set_plain`]).
+    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
+        let spec = find_spec(self.fields(), key, self.id())?;
+        set_plain(self, spec, text)
+    }
+    /// A dtype field's value (`None` for any other key).
+    fn dtype_field(&self, _key: &str) -> Option<DType> {
+        None
+    }
+    /// A dtype field, to set it (`None` for any other key).
+    fn dtype_field_mut(&mut self, _key: &str) -> Option<&mut DType> {
+        None
+    }
     /// A numeric field's value.
     fn get_num(&self, key: &str) -> Option<f64>;
     /// Sets a numeric field without validation (sweeps, critical-point solving). Returns
@@ -405,6 +420,31 @@ impl Op {
     pub fn validate(&self) -> Result<(), Error> {
         self.kind.validate()
     }
+}
+
+/// A dtype or numeric field as text: the dtype's id, else the number losslessly formatted
+/// (the default `OpModel::get`; kinds with other fields fall back to it).
+pub(crate) fn get_plain<M: OpModel + ?Sized>(m: &M, key: &str) -> Option<String> {
+    match m.dtype_field(key) {
+        Some(t) => Some(t.as_str().into()),
+        None => m.get_num(key).map(format_exact),
+    }
+}
+
+/// Sets a dtype or numeric field from text, parsed and validated against `spec` (the default
+/// `OpModel::set`; kinds with other fields fall back to it).
+pub(crate) fn set_plain<M: OpModel + ?Sized>(
+    m: &mut M,
+    spec: &FieldSpec,
+    text: &str,
+) -> Result<(), Error> {
+    if let Some(t) = m.dtype_field_mut(spec.key) {
+        *t = spec.parse_dtype(text)?;
+    } else {
+        let v = spec.parse_num(text)?;
+        m.set_num_raw(spec.key, v);
+    }
+    Ok(())
 }
 
 /// Finds a field spec or returns [`Error::UnknownField`].

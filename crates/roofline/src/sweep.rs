@@ -9,7 +9,7 @@
 //! `Σ repeat·T_lower` is not affine in any field); its crossover is where the summed `T_math`
 //! overtakes the largest summed comm time.
 
-use crate::analysis::{check_inputs, eval_core, pow2_scale, Affine, Bound, Eval, Options};
+use crate::analysis::{check_inputs, cores_at_0_and, pow2_scale, Affine, Bound, Eval, Options};
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::op::{find_spec, FieldType, Op, OpKind};
@@ -125,13 +125,7 @@ fn point(x: f64, ev: &Eval, conv: f64) -> SweepPoint {
 /// declares the field affine, else by recomputing the core.
 enum Evaluator<'a> {
     Affine(Affine),
-    /// A composite kind: every point summed over its parts.
-    Composite {
-        kind: OpKind,
-        field: &'a str,
-        chip: &'a Chip,
-        derate: f64,
-    },
+    /// Recomputed at every point (a composite kind: summed over its parts).
     Direct {
         kind: OpKind,
         field: &'a str,
@@ -148,21 +142,9 @@ impl<'a> Evaluator<'a> {
         derate: f64,
         span: f64,
     ) -> Result<Self, Error> {
-        if kind.model().composite().is_some() {
-            Ok(Evaluator::Composite {
-                kind: kind.clone(),
-                field,
-                chip,
-                derate,
-            })
-        } else if kind.model().is_affine(field) {
+        if kind.model().composite().is_none() && kind.model().is_affine(field) {
             let s = pow2_scale(span);
-            let mut k0 = kind.clone();
-            k0.set_num_raw(field, 0.0);
-            let mut k1 = kind.clone();
-            k1.set_num_raw(field, s);
-            let c0 = k0.model().core(chip)?;
-            let c1 = k1.model().core(chip)?;
+            let (c0, c1) = cores_at_0_and(kind, field, s, chip)?;
             Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, derate)))
         } else {
             Ok(Evaluator::Direct {
@@ -177,15 +159,6 @@ impl<'a> Evaluator<'a> {
     fn eval(&mut self, x: f64) -> Result<Eval, Error> {
         match self {
             Evaluator::Affine(a) => Ok(a.eval(x)),
-            Evaluator::Composite {
-                kind,
-                field,
-                chip,
-                derate,
-            } => {
-                kind.set_num_raw(field, x);
-                composite_eval(kind, chip, *derate)
-            }
             Evaluator::Direct {
                 kind,
                 field,
@@ -193,8 +166,7 @@ impl<'a> Evaluator<'a> {
                 derate,
             } => {
                 kind.set_num_raw(field, x);
-                let core = kind.model().core(chip)?;
-                Ok(eval_core(&core, *derate))
+                composite_eval(kind, chip, *derate)
             }
         }
     }

@@ -35,8 +35,9 @@
 //! ```
 
 use crate::analysis::{
-    analyze_unchecked, check_inputs, crit_str, distinct, eval_core, pow2_scale, Analysis, Bound,
-    CommTerm, ComputeInfo, Core, Critical, Eval, ExecUnit, FlopConvention, Options, Resource,
+    analyze_unchecked, assemble, check_inputs, crit_str, crossover, distinct, eval_core, max_time,
+    pow2_scale, Analysis, Bound, Core, Critical, Eval, ExecUnit, Options, RawTerm, Resource,
+    Specific,
 };
 use crate::chip::Chip;
 use crate::dtype::DType;
@@ -242,18 +243,11 @@ pub fn analyze_workload(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<W
     }))
 }
 
-/// One resource's summed traffic.
-#[derive(Debug, Clone, Copy)]
-struct ResSum {
-    resource: Resource,
-    bytes: f64,
-    bw: f64,
-}
-
 /// The sums over the parts.
 struct Agg {
     ev: Eval,
-    res: Vec<ResSum>,
+    /// Each resource's summed traffic.
+    res: Vec<RawTerm>,
     bytes_read: f64,
     bytes_written: f64,
     parts: Vec<(Core, Eval)>,
@@ -263,7 +257,7 @@ fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
     let peak = chip.peak(c.dtype)?;
     let (mut flops, mut t_math, mut lower, mut upper) = (0.0, 0.0, 0.0, 0.0);
     let (mut read, mut written) = (0.0, 0.0);
-    let mut res: Vec<ResSum> = Vec::new();
+    let mut res: Vec<RawTerm> = Vec::new();
     let mut parts = Vec::with_capacity(c.parts.len());
     for p in &c.parts {
         let core = p.op.kind.model().core(chip)?;
@@ -278,7 +272,7 @@ fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
         for t in core.terms() {
             match res.iter_mut().find(|x| x.resource == t.resource) {
                 Some(x) => x.bytes += r * t.bytes,
-                None => res.push(ResSum {
+                None => res.push(RawTerm {
                     resource: t.resource,
                     bytes: r * t.bytes,
                     bw: t.bw,
@@ -287,14 +281,7 @@ fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
         }
         parts.push((core, ev));
     }
-    let (mut t_max, mut binding) = (0.0, 0);
-    for (i, x) in res.iter().enumerate() {
-        let ti = x.bytes / x.bw;
-        if ti > t_max {
-            t_max = ti;
-            binding = i;
-        }
-    }
+    let (t_max, binding, _) = max_time(res.iter().map(|x| x.bytes / x.bw));
     let bound = if t_math >= t_max {
         Bound::Compute
     } else {
@@ -375,28 +362,15 @@ fn critical(kind: &OpKind, chip: &Chip, derate: f64) -> Result<Option<Critical>,
     let a1 = times_at(kind, dim, s, chip, derate)?;
     let m0 = a0.ev.t_math;
     let slope_m = (a1.ev.t_math - m0) / s;
-    let mut best: Option<(f64, Resource)> = None;
-    for r1 in &a1.res {
+    let lines = a1.res.iter().map(|r1| {
         let c = a0
             .res
             .iter()
             .find(|r| r.resource == r1.resource)
             .map_or(0.0, |r| r.bytes / r.bw);
-        let k = (r1.bytes / r1.bw - c) / s;
-        let slope = slope_m - k;
-        let need = c - m0;
-        let xi = if slope > 0.0 {
-            need / slope
-        } else if slope == 0.0 && need <= 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            return Ok(None);
-        };
-        if best.is_none_or(|(bx, _)| xi > bx) {
-            best = Some((xi, r1.resource));
-        }
-    }
-    Ok(best.map(|(x, resource)| Critical {
+        (c, (r1.bytes / r1.bw - c) / s, r1.resource)
+    });
+    Ok(crossover(m0, slope_m, lines).map(|(x, resource)| Critical {
         dim: dim.to_string(),
         value: x.max(0.0),
         approx: None,
@@ -412,28 +386,7 @@ pub(crate) fn analyze_composite(
     opts: &Options,
 ) -> Result<Analysis, Error> {
     let agg = aggregate(c, chip, opts.derate)?;
-    let ev = agg.ev;
     let conv = opts.convention.factor();
-    let comms: Vec<CommTerm> = agg
-        .res
-        .iter()
-        .map(|r| CommTerm {
-            resource: r.resource,
-            bytes: r.bytes,
-            bandwidth: r.bw,
-            time: r.bytes / r.bw,
-            intensity: conv * ev.flops / r.bytes,
-            ridge: conv * ev.peak_eff / r.bw,
-        })
-        .collect();
-    let bind = comms.get(ev.binding).copied().unwrap_or(CommTerm {
-        resource: Resource::Hbm,
-        bytes: 0.0,
-        bandwidth: chip.hbm,
-        time: 0.0,
-        intensity: 0.0,
-        ridge: conv * ev.peak_eff / chip.hbm,
-    });
     let parts = c
         .parts
         .iter()
@@ -455,42 +408,23 @@ pub(crate) fn analyze_composite(
             }
         })
         .collect();
-    let achieved = ev.achieved();
-    let memory = c.weights + c.kv;
-    Ok(Analysis {
-        op: op.clone(),
-        chip_name: chip.name.clone(),
-        convention: opts.convention,
-        flops: conv * ev.flops,
-        bytes: comms.iter().map(|t| t.bytes).sum(),
-        bytes_read: agg.bytes_read,
-        bytes_written: agg.bytes_written,
-        binding: bind.resource,
-        intensity: bind.intensity,
-        approx_intensity: None,
-        compute: ComputeInfo {
+    Ok(assemble(
+        op,
+        chip,
+        opts,
+        &agg.ev,
+        &agg.res,
+        Specific {
             dtype: c.dtype,
             unit: ExecUnit::Peak(c.dtype.peak_key()),
-            peak: conv * ev.peak,
-            derate: opts.derate,
-            effective_peak: conv * ev.peak_eff,
+            bytes_read: agg.bytes_read,
+            bytes_written: agg.bytes_written,
+            memory: c.weights + c.kv,
+            critical: critical(&op.kind, chip, opts.derate)?,
+            tiled: None,
+            parts,
         },
-        t_math: ev.t_math,
-        t_comms: ev.t_max,
-        t_lower: ev.t_lower(),
-        t_upper: ev.t_upper(),
-        bound: ev.bound,
-        achieved: conv * achieved,
-        fraction: (achieved / ev.peak).min(1.0),
-        ridge: bind.ridge,
-        critical: critical(&op.kind, chip, opts.derate)?,
-        memory,
-        capacity: chip.hbm_cap,
-        fits: memory <= chip.hbm_cap,
-        tiled: None,
-        comms,
-        parts,
-    })
+    ))
 }
 
 fn bound_order(b: Bound) -> u8 {
@@ -513,13 +447,7 @@ fn bound_word(b: Bound) -> &'static str {
 pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
     let m = a.op.kind.model();
     let conv = a.convention.factor();
-    let mut out = Vec::new();
-    let desc = m.describe();
-    out.push(match &a.op.label {
-        Some(l) if !l.trim().is_empty() => format!("{l}: {desc} on {}", a.chip_name),
-        _ => format!("{desc} on {}", a.chip_name),
-    });
-    m.notes(&a.chip_name, &mut out);
+    let mut out = a.derivation_head();
     out.push(
         "Parts, per chip, each on its own roofline (one run; ×r = runs per step):".to_string(),
     );
@@ -549,23 +477,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         format_exact(raw_peak),
         format_si(raw_peak, Unit::FlopRate)
     ));
-    if a.compute.derate < 1.0 {
-        out.push(format!(
-            "Derated peak = {} × {} = {} FLOPs/s (achievable fraction of peak)",
-            format_exact(raw_peak),
-            format_exact(a.compute.derate),
-            num3(a.compute.effective_peak / conv)
-        ));
-    }
-    if a.convention == FlopConvention::OnePerMac {
-        out.push(format!(
-            "1 FLOP per MAC: displayed FLOPs = {} / 2 = {}, peak = {} / 2 = {} FLOPs/s; times are unchanged",
-            num3(a.flops / conv),
-            num3(a.flops),
-            format_exact(raw_peak),
-            num3(a.compute.peak)
-        ));
-    }
+    a.push_peak_lines(&mut out);
     out.push(format!("T_math = Σ r·T_math = {} s", num3(a.t_math)));
     for c in &a.comms {
         let label = c.resource.label();
@@ -578,15 +490,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
             num3(c.time)
         ));
     }
-    let syms: Vec<&str> = a.comms.iter().map(|c| c.resource.time_symbol()).collect();
-    if a.comms.len() > 1 {
-        out.push(format!(
-            "T_comms = max({}) = {} s ({})",
-            syms.join(", "),
-            num3(a.t_comms),
-            a.binding.label()
-        ));
-    }
+    let syms = a.push_t_comms(&mut out);
     let terms: Vec<String> = a
         .parts
         .iter()
@@ -610,12 +514,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         num3(bind.map_or(0.0, |c| c.bytes)),
         num3(a.intensity)
     ));
-    out.push(format!(
-        "Ridge = peak / {bl} bandwidth = {} / {} = {} FLOPs/byte",
-        num3(a.compute.effective_peak),
-        format_exact(bind.map_or(0.0, |c| c.bandwidth)),
-        num3(a.ridge)
-    ));
+    out.push(a.ridge_line());
     let (sm, sc) = distinct(a.t_math, a.t_comms);
     out.push(match a.bound {
         Bound::Compute => {
@@ -646,14 +545,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         })
         .collect();
     out.push(format!("Time by bound: {}", share_txt.join(", ")));
-    out.push(format!(
-        "Achieved = FLOPs / T_lower = {} / {} = {} FLOPs/s ({}) = {}% of peak",
-        num3(a.flops),
-        num3(a.t_lower),
-        num3(a.achieved),
-        format_si(a.achieved, Unit::FlopRate),
-        format_sig(100.0 * a.fraction, 3)
-    ));
+    out.push(a.achieved_line());
     match &a.critical {
         Some(c) if c.value == 0.0 => {
             out.push("Critical B: the step is compute-bound at every B".to_string())

@@ -4,6 +4,9 @@
 //! 70B: 80, 8192, 28672, 64, 8, 128, 128256) and the H100 figures (bf16 9.89e14 FLOPs/s,
 //! vector unit 6.7e13, HBM 3.35e12 B/s, 80e9 B, NVLink 18 × 2.5e10 = 4.5e11 B/s).
 
+mod common;
+
+use common::{close, op_with, rel};
 use roofline::units::format_sig;
 use roofline::*;
 
@@ -11,32 +14,12 @@ const P: f64 = 9.89e14; // H100 dense bf16
 const VPU: f64 = 6.7e13; // H100 vector unit (norms)
 const HBM: f64 = 3.35e12;
 
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        ((a - b) / b).abs()
-    }
-}
-
-fn close(got: f64, want: f64, tol: f64, what: &str) {
-    assert!(
-        rel(got, want) <= tol,
-        "{what}: got {got}, want {want} (rel {})",
-        rel(got, want)
-    );
-}
-
 fn h100() -> Chip {
     preset("h100").unwrap()
 }
 
 fn llm(kv: &[(&str, &str)]) -> Op {
-    let mut op = Op::default_for("llm").unwrap();
-    for (k, v) in kv {
-        op.set(k, v).unwrap();
-    }
-    op
+    op_with("llm", kv)
 }
 
 fn work(op: &Op, chip: &Chip) -> Workload {

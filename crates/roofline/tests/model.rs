@@ -1,30 +1,13 @@
 //! Aggregate models (`op=model`): FLOPs and activation bytes per input, parameters read once
 //! per batch. Checked against MLSys·im's "Hello, Roofline" (`mlsysim-hello-roofline.txt`).
 
+mod common;
+
+use common::{close, op_with, rel};
 use roofline::*;
 
-fn rel(a: f64, b: f64) -> f64 {
-    if a == b {
-        0.0
-    } else {
-        ((a - b) / b).abs()
-    }
-}
-
-fn close(got: f64, want: f64, tol: f64, what: &str) {
-    assert!(
-        rel(got, want) <= tol,
-        "{what}: got {got}, want {want} (rel {})",
-        rel(got, want)
-    );
-}
-
 fn model(kv: &[(&str, &str)]) -> Op {
-    let mut op = Op::default_for("model").unwrap();
-    for (k, v) in kv {
-        op.set(k, v).unwrap();
-    }
-    op
+    op_with("model", kv)
 }
 
 #[test]

@@ -9,37 +9,12 @@
 //! again, checking that nothing panics and that the re-encoded link is canonical (decodes to
 //! the same scenario, without notices, and encodes to itself). `FUZZ_SEED` changes the inputs.
 
+mod common;
+
+use common::{golden_urls, Rng};
 use roofline::url::{decode, encode};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
-
-const GOLDEN: &str = include_str!("golden_urls.txt");
-
-/// xorshift64* with a splitmix64-scrambled seed.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
-}
 
 const DELIMS: &[char] = &[
     '&', '=', ':', ',', '.', '%', '+', '#', '?', ' ', '-', '_', '~', '/', '<', '>', '"', '\'',
@@ -236,11 +211,7 @@ fn fuzz_decode() {
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(1);
-    let golden: Vec<&str> = GOLDEN
-        .lines()
-        .filter(|l| l.starts_with('?'))
-        .filter_map(|l| l.split('\t').next())
-        .collect();
+    let golden: Vec<&str> = golden_urls();
     assert!(!golden.is_empty());
     let r = &mut Rng::new(seed);
     let start = Instant::now();

@@ -8,55 +8,15 @@
 //!   describes decodes back identically without notices;
 //! * `decode` never panics, on arbitrary strings and on mutations of valid URLs.
 
+mod common;
+
+use common::{golden_urls, Rng};
 use proptest::prelude::*;
 use roofline::url::{decode, encode};
 use roofline::{
     preset, preset_ids, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention, Interconnect,
     Op, OpKind, Options, PlotKind, Scenario, SweepSpec, Theme,
 };
-
-const GOLDEN: &str = include_str!("golden_urls.txt");
-
-fn golden_urls() -> Vec<&'static str> {
-    GOLDEN
-        .lines()
-        .filter(|l| l.starts_with('?'))
-        .filter_map(|l| l.split('\t').next())
-        .collect()
-}
-
-/// A small deterministic PRNG (xorshift64*), seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        // splitmix64 of the seed: distinct seeds give distinct, non-zero states.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
-}
 
 /// Text pieces for names and labels: URL delimiters, markup, spaces, unicode.
 const PIECES: &[&str] = &[

@@ -1,10 +1,9 @@
 use super::{dtype, frac_str, n, size};
-use crate::analysis::{Core, ExecUnit, Resource};
+use crate::analysis::{Core, Resource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, OpModel};
-use crate::units::format_exact;
+use crate::op::{FieldSpec, OpModel};
 use serde::{Deserialize, Serialize};
 
 /// Per-example weights (question 4): `x[B,D] ·_D w[B,D,F] → out[B,F]`.
@@ -83,26 +82,21 @@ impl OpModel for Bmm {
     fn fields(&self) -> &'static [FieldSpec] {
         &FIELDS
     }
-    fn get(&self, key: &str) -> Option<String> {
+    fn dtype_field(&self, key: &str) -> Option<DType> {
         match key {
-            "x" => Some(self.x.as_str().into()),
-            "w" => Some(self.w.as_str().into()),
-            "out" => Some(self.out.as_str().into()),
-            k => self.get_num(k).map(format_exact),
+            "x" => Some(self.x),
+            "w" => Some(self.w),
+            "out" => Some(self.out),
+            _ => None,
         }
     }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "bmm")?;
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
         match key {
-            "x" => self.x = spec.parse_dtype(text)?,
-            "w" => self.w = spec.parse_dtype(text)?,
-            "out" => self.out = spec.parse_dtype(text)?,
-            _ => {
-                let v = spec.parse_num(text)?;
-                self.set_num_raw(key, v);
-            }
+            "x" => Some(&mut self.x),
+            "w" => Some(&mut self.w),
+            "out" => Some(&mut self.out),
+            _ => None,
         }
-        Ok(())
     }
     fn get_num(&self, key: &str) -> Option<f64> {
         match key {
@@ -125,16 +119,10 @@ impl OpModel for Bmm {
         true
     }
     fn core(&self, chip: &Chip) -> Result<Core, Error> {
-        let cd = self.compute_dtype();
-        let peak = chip.peak(cd)?;
         let (b, d, f) = (self.b, self.d, self.f);
-        let mut c = Core::new(2.0 * b * d * f, cd, ExecUnit::Peak(cd.peak_key()), peak);
+        let mut c = Core::at_peak(2.0 * b * d * f, self.compute_dtype(), chip)?;
         let read = self.x.bytes() * b * d + self.w.bytes() * b * d * f;
-        let written = self.out.bytes() * b * f;
-        c.push(Resource::Hbm, read + written, chip.hbm);
-        c.bytes_read = read;
-        c.bytes_written = written;
-        c.memory = read + written;
+        c.hbm_io(read, self.out.bytes() * b * f, chip.hbm);
         Ok(c)
     }
     fn approx_intensity(&self, binding: Resource, conv: f64) -> Option<(f64, String)> {

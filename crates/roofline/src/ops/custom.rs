@@ -1,10 +1,9 @@
 use super::{dtype, n};
-use crate::analysis::{Core, ExecUnit, Resource};
+use crate::analysis::{Core, Resource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, FieldType, OpModel};
-use crate::units::format_exact;
+use crate::op::{FieldSpec, FieldType, OpModel};
 use serde::{Deserialize, Serialize};
 
 /// A computation given by its totals: `flops` FLOPs over `bytes` bytes of HBM traffic, at the
@@ -68,21 +67,11 @@ impl OpModel for Custom {
     fn fields(&self) -> &'static [FieldSpec] {
         &FIELDS
     }
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "t" => Some(self.t.as_str().into()),
-            k => self.get_num(k).map(format_exact),
-        }
+    fn dtype_field(&self, key: &str) -> Option<DType> {
+        (key == "t").then_some(self.t)
     }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "custom")?;
-        if key == "t" {
-            self.t = spec.parse_dtype(text)?;
-        } else {
-            let v = spec.parse_num(text)?;
-            self.set_num_raw(key, v);
-        }
-        Ok(())
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
+        (key == "t").then_some(&mut self.t)
     }
     fn get_num(&self, key: &str) -> Option<f64> {
         match key {
@@ -103,11 +92,8 @@ impl OpModel for Custom {
         true
     }
     fn core(&self, chip: &Chip) -> Result<Core, Error> {
-        let peak = chip.peak(self.t)?;
-        let mut c = Core::new(self.flops, self.t, ExecUnit::Peak(self.t.peak_key()), peak);
-        c.push(Resource::Hbm, self.bytes, chip.hbm);
-        c.bytes_read = self.bytes;
-        c.memory = self.bytes;
+        let mut c = Core::at_peak(self.flops, self.t, chip)?;
+        c.hbm_io(self.bytes, 0.0, chip.hbm);
         Ok(c)
     }
     fn approx_intensity(&self, _binding: Resource, _conv: f64) -> Option<(f64, String)> {

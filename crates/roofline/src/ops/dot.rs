@@ -3,8 +3,7 @@ use crate::analysis::{Core, Resource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, OpModel};
-use crate::units::format_exact;
+use crate::op::{FieldSpec, OpModel};
 use serde::{Deserialize, Serialize};
 
 /// Dot product `x·y: t[N]·t[N] → t[1]`.
@@ -49,20 +48,11 @@ impl OpModel for Dot {
     fn fields(&self) -> &'static [FieldSpec] {
         &FIELDS
     }
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "n" => Some(format_exact(self.n)),
-            "t" => Some(self.t.as_str().into()),
-            _ => None,
-        }
+    fn dtype_field(&self, key: &str) -> Option<DType> {
+        (key == "t").then_some(self.t)
     }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "dot")?;
-        match key {
-            "n" => self.n = spec.parse_num(text)?,
-            _ => self.t = spec.parse_dtype(text)?,
-        }
-        Ok(())
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
+        (key == "t").then_some(&mut self.t)
     }
     fn get_num(&self, key: &str) -> Option<f64> {
         (key == "n").then_some(self.n)
@@ -82,11 +72,7 @@ impl OpModel for Dot {
         let s = self.t.bytes();
         let (unit, peak) = vector_or_peak(chip, self.t)?;
         let mut c = Core::new(2.0 * self.n - 1.0, self.t, unit, peak);
-        let read = 2.0 * s * self.n;
-        c.push(Resource::Hbm, read + s, chip.hbm);
-        c.bytes_read = read;
-        c.bytes_written = s;
-        c.memory = read + s;
+        c.hbm_io(2.0 * s * self.n, s, chip.hbm);
         Ok(c)
     }
     fn approx_intensity(&self, binding: Resource, conv: f64) -> Option<(f64, String)> {

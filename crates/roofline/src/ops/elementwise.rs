@@ -3,8 +3,7 @@ use crate::analysis::{Core, Resource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, FieldType, OpModel};
-use crate::units::format_exact;
+use crate::op::{FieldSpec, FieldType, OpModel};
 use serde::{Deserialize, Serialize};
 
 /// An elementwise operation over `n` elements with `inputs` operands and one output.
@@ -78,21 +77,11 @@ impl OpModel for Elementwise {
     fn fields(&self) -> &'static [FieldSpec] {
         &FIELDS
     }
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "t" => Some(self.t.as_str().into()),
-            k => self.get_num(k).map(format_exact),
-        }
+    fn dtype_field(&self, key: &str) -> Option<DType> {
+        (key == "t").then_some(self.t)
     }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "elementwise")?;
-        if key == "t" {
-            self.t = spec.parse_dtype(text)?;
-        } else {
-            let v = spec.parse_num(text)?;
-            self.set_num_raw(key, v);
-        }
-        Ok(())
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
+        (key == "t").then_some(&mut self.t)
     }
     fn get_num(&self, key: &str) -> Option<f64> {
         match key {
@@ -118,12 +107,7 @@ impl OpModel for Elementwise {
         let s = self.t.bytes();
         let (unit, peak) = vector_or_peak(chip, self.t)?;
         let mut c = Core::new(self.flops * self.n, self.t, unit, peak);
-        let read = self.inputs * s * self.n;
-        let written = s * self.n;
-        c.push(Resource::Hbm, read + written, chip.hbm);
-        c.bytes_read = read;
-        c.bytes_written = written;
-        c.memory = read + written;
+        c.hbm_io(self.inputs * s * self.n, s * self.n, chip.hbm);
         Ok(c)
     }
     fn approx_intensity(&self, binding: Resource, conv: f64) -> Option<(f64, String)> {

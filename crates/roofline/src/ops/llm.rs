@@ -3,7 +3,7 @@ use crate::analysis::{Core, Resource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, FieldType, Op, OpKind, OpModel};
+use crate::op::{find_spec, get_plain, set_plain, FieldSpec, FieldType, Op, OpKind, OpModel};
 use crate::ops::{Custom, Elementwise, Link, Matmul, Split, WeightSource};
 use crate::units::{format_exact, format_si, Unit};
 use crate::workload::{Composite, Part};
@@ -491,11 +491,8 @@ impl OpModel for Llm {
             "preset" => Some(self.preset_id().into()),
             "phase" => Some(self.phase.as_str().into()),
             "gated" => Some(if self.gated { "yes" } else { "no" }.into()),
-            "w" => Some(self.w.as_str().into()),
-            "x" => Some(self.x.as_str().into()),
-            "kv" => Some(self.kv.as_str().into()),
             "link" => Some(self.link.as_str().into()),
-            k => self.get_num(k).map(format_exact),
+            k => get_plain(self, k),
         }
     }
     fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
@@ -519,15 +516,25 @@ impl OpModel for Llm {
                     .parse()
                     .map_err(|_| Error::invalid(key, t, spec.reason()))?
             }
-            "w" => self.w = spec.parse_dtype(text)?,
-            "x" => self.x = spec.parse_dtype(text)?,
-            "kv" => self.kv = spec.parse_dtype(text)?,
-            _ => {
-                let v = spec.parse_num(text)?;
-                self.set_num_raw(key, v);
-            }
+            _ => set_plain(self, spec, text)?,
         }
         Ok(())
+    }
+    fn dtype_field(&self, key: &str) -> Option<DType> {
+        match key {
+            "w" => Some(self.w),
+            "x" => Some(self.x),
+            "kv" => Some(self.kv),
+            _ => None,
+        }
+    }
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
+        match key {
+            "w" => Some(&mut self.w),
+            "x" => Some(&mut self.x),
+            "kv" => Some(&mut self.kv),
+            _ => None,
+        }
     }
     fn get_num(&self, key: &str) -> Option<f64> {
         Some(match key {

@@ -1,9 +1,9 @@
 use super::{coef_str, dtype, n, size};
-use crate::analysis::{Core, ExecUnit, Resource, Tiled};
+use crate::analysis::{Core, Resource, Tiled};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, FieldType, OpModel};
+use crate::op::{find_spec, get_plain, set_plain, FieldSpec, FieldType, OpModel};
 use crate::units::format_exact;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -82,6 +82,15 @@ choice_enum! {
     }
 }
 
+/// The error for a bandwidth `chip` lacks (`what`, in chip field `field`).
+fn missing_bw(chip: &Chip, what: &str, field: &str) -> Error {
+    Error::MissingResource {
+        what: what.into(),
+        field: field.into(),
+        chip: chip.name.clone(),
+    }
+}
+
 impl Link {
     /// The resource its traffic is accounted to.
     pub fn resource(self) -> Resource {
@@ -95,11 +104,7 @@ impl Link {
 
     /// The bandwidth per direction this link gives a chip; errors when the chip lacks it.
     pub fn bandwidth(self, chip: &Chip) -> Result<f64, Error> {
-        let missing = |what: &str, field: &str| Error::MissingResource {
-            what: what.into(),
-            field: field.into(),
-            chip: chip.name.clone(),
-        };
+        let missing = |what: &str, field: &str| missing_bw(chip, what, field);
         match self {
             Link::Ici | Link::Nvlink => chip.peer_bandwidth().ok_or_else(|| {
                 if chip.ici.is_none() {
@@ -126,11 +131,7 @@ impl WeightSource {
 
     /// The bandwidth the weights stream at; errors when the chip lacks it.
     pub fn bandwidth(self, chip: &Chip) -> Result<f64, Error> {
-        let missing = |what: &str, field: &str| Error::MissingResource {
-            what: what.into(),
-            field: field.into(),
-            chip: chip.name.clone(),
-        };
+        let missing = |what: &str, field: &str| missing_bw(chip, what, field);
         match self {
             WeightSource::Hbm => Ok(chip.hbm),
             WeightSource::Onchip => chip
@@ -347,15 +348,28 @@ impl OpModel for Matmul {
     }
     fn get(&self, key: &str) -> Option<String> {
         match key {
-            "x" => Some(self.x.as_str().into()),
-            "w" => Some(self.w.as_str().into()),
-            "out" => Some(self.out.as_str().into()),
             "compute" => Some(self.compute.map_or("auto", DType::as_str).into()),
             "split" => Some(self.split.as_str().into()),
             "link" => Some(self.link.as_str().into()),
             "from" => Some(self.from.as_str().into()),
             "bm" | "bk" | "bn" => Some(self.get_num(key).map_or("off".into(), format_exact)),
-            k => self.get_num(k).map(format_exact),
+            k => get_plain(self, k),
+        }
+    }
+    fn dtype_field(&self, key: &str) -> Option<DType> {
+        match key {
+            "x" => Some(self.x),
+            "w" => Some(self.w),
+            "out" => Some(self.out),
+            _ => None,
+        }
+    }
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
+        match key {
+            "x" => Some(&mut self.x),
+            "w" => Some(&mut self.w),
+            "out" => Some(&mut self.out),
+            _ => None,
         }
     }
     fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
@@ -363,9 +377,6 @@ impl OpModel for Matmul {
         let t = text.trim();
         let choice_err = |_| Error::invalid(key, t, spec.reason());
         match key {
-            "x" => self.x = spec.parse_dtype(t)?,
-            "w" => self.w = spec.parse_dtype(t)?,
-            "out" => self.out = spec.parse_dtype(t)?,
             "compute" => {
                 self.compute = if t.is_empty() || t.eq_ignore_ascii_case("auto") {
                     None
@@ -383,10 +394,7 @@ impl OpModel for Matmul {
             {
                 self.tiles = None
             }
-            _ => {
-                let v = spec.parse_num(t)?;
-                self.set_num_raw(key, v);
-            }
+            _ => set_plain(self, spec, t)?,
         }
         Ok(())
     }
@@ -425,14 +433,12 @@ impl OpModel for Matmul {
         true
     }
     fn core(&self, chip: &Chip) -> Result<Core, Error> {
-        let cd = self.compute_dtype();
-        let peak = chip.peak(cd)?;
         let (bl, dl, fl) = self.local_dims();
         let (sx, sw, so) = (self.x.bytes(), self.w.bytes(), self.out.bytes());
         let xb = sx * bl * dl;
         let wb = sw * dl * fl;
         let zb = so * bl * fl;
-        let mut c = Core::new(2.0 * bl * dl * fl, cd, ExecUnit::Peak(cd.peak_key()), peak);
+        let mut c = Core::at_peak(2.0 * bl * dl * fl, self.compute_dtype(), chip)?;
         let w_bw = self.from.bandwidth(chip)?;
         if self.from == WeightSource::Hbm {
             c.push(Resource::Hbm, xb + wb + zb, chip.hbm);

@@ -26,6 +26,28 @@ use crate::units::{format_exact, format_sig};
 /// Largest size per dimension: 1e15 elements.
 pub(crate) const MAX_DIM: f64 = 1e15;
 
+/// A field with no range and no none word (the constructors below fill in the rest).
+const fn field(
+    key: &'static str,
+    label: &'static str,
+    ty: FieldType,
+    default: &'static str,
+    help: &'static str,
+    what: &'static str,
+) -> FieldSpec {
+    FieldSpec {
+        key,
+        label,
+        ty,
+        default,
+        help,
+        what,
+        min: 0.0,
+        max: 0.0,
+        none: None,
+    }
+}
+
 /// A size field: an integer from 1 to 1e15.
 pub(crate) const fn size(
     key: &'static str,
@@ -34,15 +56,16 @@ pub(crate) const fn size(
     help: &'static str,
 ) -> FieldSpec {
     FieldSpec {
-        key,
-        label,
-        ty: FieldType::Integer,
-        default,
-        help,
-        what: "a positive size",
         min: 1.0,
         max: MAX_DIM,
-        none: None,
+        ..field(
+            key,
+            label,
+            FieldType::Integer,
+            default,
+            help,
+            "a positive size",
+        )
     }
 }
 
@@ -55,17 +78,7 @@ pub(crate) const fn choice(
     help: &'static str,
     what: &'static str,
 ) -> FieldSpec {
-    FieldSpec {
-        key,
-        label,
-        ty: FieldType::Choice(ids),
-        default,
-        help,
-        what,
-        min: 0.0,
-        max: 0.0,
-        none: None,
-    }
+    field(key, label, FieldType::Choice(ids), default, help, what)
 }
 
 /// Parses a choice field: the index of `text` (trimmed, case-insensitive) in its ids.
@@ -87,17 +100,7 @@ pub(crate) const fn dtype(
     default: &'static str,
     help: &'static str,
 ) -> FieldSpec {
-    FieldSpec {
-        key,
-        label,
-        ty: FieldType::DType,
-        default,
-        help,
-        what: "a dtype",
-        min: 0.0,
-        max: 0.0,
-        none: None,
-    }
+    field(key, label, FieldType::DType, default, help, "a dtype")
 }
 
 /// The vector unit if the chip has one, else the dtype's peak.

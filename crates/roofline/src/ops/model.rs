@@ -1,10 +1,9 @@
 use super::{choice, coef_str, dtype, n, parse_choice, size};
-use crate::analysis::{Core, ExecUnit, Resource};
+use crate::analysis::{Core, Resource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, FieldSpec, FieldType, OpModel};
-use crate::units::format_exact;
+use crate::op::{find_spec, get_plain, set_plain, FieldSpec, FieldType, OpModel};
 use serde::{Deserialize, Serialize};
 
 /// An aggregate model preset, with the source of its numbers.
@@ -177,8 +176,7 @@ impl OpModel for Model {
     fn get(&self, key: &str) -> Option<String> {
         match key {
             "preset" => Some(self.preset_id().into()),
-            "w" => Some(self.w.as_str().into()),
-            k => self.get_num(k).map(format_exact),
+            k => get_plain(self, k),
         }
     }
     fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
@@ -191,13 +189,15 @@ impl OpModel for Model {
                     self.act = p.act;
                 }
             }
-            "w" => self.w = spec.parse_dtype(text)?,
-            _ => {
-                let v = spec.parse_num(text)?;
-                self.set_num_raw(key, v);
-            }
+            _ => set_plain(self, spec, text)?,
         }
         Ok(())
+    }
+    fn dtype_field(&self, key: &str) -> Option<DType> {
+        (key == "w").then_some(self.w)
+    }
+    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
+        (key == "w").then_some(&mut self.w)
     }
     fn get_num(&self, key: &str) -> Option<f64> {
         match key {
@@ -222,9 +222,7 @@ impl OpModel for Model {
         true
     }
     fn core(&self, chip: &Chip) -> Result<Core, Error> {
-        let t = self.w;
-        let peak = chip.peak(t)?;
-        let mut c = Core::new(self.b * self.flops, t, ExecUnit::Peak(t.peak_key()), peak);
+        let mut c = Core::at_peak(self.b * self.flops, self.w, chip)?;
         let wb = self.weight_bytes();
         let ab = self.b * self.act;
         c.push(Resource::Hbm, wb + ab, chip.hbm);
