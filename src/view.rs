@@ -388,8 +388,21 @@ fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
     }
 }
 
-/// One "% of peak" curve per distinct part of a model workload: decode's MLP matmuls turn
-/// compute-bound near the ridge while attention, reading per-sequence KV cache, stays low.
+/// The group a model part belongs to on the sweep plot.
+fn part_group(name: &str) -> &'static str {
+    if name.contains("attention scores") || name.contains("attention values") {
+        "attention (KV cache)"
+    } else if name.contains("norm") || name.contains("gather") {
+        "norms, embedding gather"
+    } else {
+        "weight matmuls"
+    }
+}
+
+/// "% of peak" curves for the parts of a model workload, grouped (weight matmuls, attention over
+/// the KV cache, norms): each group's FLOPs over its summed time, against the chip's peak. Decode's
+/// weight matmuls climb to the peak near the ridge while attention, reading per-sequence KV cache,
+/// stays low at any batch.
 fn part_series(
     chart: &mut SweepChart,
     s: &Scenario,
@@ -398,7 +411,12 @@ fn part_series(
     series: &roofline::sweep::Series,
     idx: usize,
 ) {
-    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    const GROUPS: [&str; 3] = [
+        "weight matmuls",
+        "attention (KV cache)",
+        "norms, embedding gather",
+    ];
+    let mut curves: [Vec<(f64, f64)>; 3] = Default::default();
     for p in &series.points {
         let mut o = op.clone();
         if o.set_num(&s.sweep.field, p.x).is_err() {
@@ -407,23 +425,35 @@ fn part_series(
         let Some(parts) = roofline::workload::parts(&o) else {
             return;
         };
+        // (Σ FLOPs, Σ time) per group; the peak is the chip's peak for the step's dtype.
+        let mut sums = [(0.0f64, 0.0f64); 3];
+        let mut peak = 0.0f64;
         for part in parts {
             let Ok(a) = analyze(&part.op, chip, &s.options) else {
                 continue;
             };
-            let name = part.name.clone();
-            match curves.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, pts)) => pts.push((p.x, 100.0 * a.fraction)),
-                None => curves.push((name, vec![(p.x, 100.0 * a.fraction)])),
+            let g = GROUPS
+                .iter()
+                .position(|g| *g == part_group(&part.name))
+                .unwrap_or(0);
+            sums[g].0 += part.repeat * a.flops;
+            sums[g].1 += part.repeat * a.t_lower;
+            peak = peak.max(a.compute.peak);
+        }
+        for (g, (flops, t)) in sums.iter().enumerate() {
+            if *t > 0.0 && peak > 0.0 {
+                curves[g].push((p.x, 100.0 * (flops / t / peak).min(1.0)));
             }
         }
     }
-    for (k, (name, points)) in curves.into_iter().enumerate() {
-        chart.series.push(Series {
-            label: format!("{} · {name}", op_name(op)),
-            points,
-            series_idx: idx + 1 + k,
-        });
+    for (k, points) in curves.into_iter().enumerate() {
+        if !points.is_empty() {
+            chart.series.push(Series {
+                label: format!("{} · {}", op_name(op), GROUPS[k]),
+                points,
+                series_idx: idx + 1 + k,
+            });
+        }
     }
 }
 
@@ -663,6 +693,22 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
     out
 }
 
+/// Parts grouped by what binds them: `compute: MLP up, MLP down · memory: attention scores`.
+fn bound_groups(summary: &[(String, Bound)]) -> String {
+    [Bound::Compute, Bound::Memory, Bound::Network]
+        .iter()
+        .filter_map(|b| {
+            let names: Vec<&str> = summary
+                .iter()
+                .filter(|(_, x)| x == b)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            (!names.is_empty()).then(|| format!("{}: {}", b.as_str(), names.join(", ")))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// The extra figures of a model workload's total row: tokens/s, time per token, memory.
 fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
     let binds: Vec<String> = w
@@ -690,6 +736,18 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
             text: pretty(w.time_per_token, Unit::Seconds),
             class: "",
             title: binds.join("\n"),
+        },
+        Cell {
+            metric: "parts_bound",
+            value: w
+                .summary
+                .iter()
+                .map(|(n, b)| format!("{n}={}", b.as_str()))
+                .collect::<Vec<_>>()
+                .join(";"),
+            text: bound_groups(&w.summary),
+            class: "",
+            title: "which parts bind on what".into(),
         },
         Cell {
             metric: "memory",

@@ -277,9 +277,24 @@ async fn an_llm_step_shows_its_parts_tokens_per_second_and_memory() {
         parts.as_i64().unwrap() > 8,
         "the model's derivation should list its parts: {parts}"
     );
-    b.click("button[aria-pressed]:nth-of-type(3)").await;
+    b.click("button[data-sweep-metric='fraction']").await;
+    let label = b
+        .js("return document.querySelector('canvas[data-chart]').getAttribute('aria-label')")
+        .await;
+    assert!(
+        label.as_str().unwrap().starts_with("Fraction of peak"),
+        "{label}"
+    );
     assert!(b.canvas_ink("canvas[data-chart='sweep']").await > 5_000);
+    b.js("window.scrollTo(0, 0)").await;
     b.screenshot("llm-decode-h100").await;
+    b.open("/?chip=tpu-v5e&op=llm:preset=llama3-8b,b=1,ctx=2048&sweep=b:1..512")
+        .await;
+    let m = b.row_metrics("0", 0).await;
+    assert!(m["parts_bound"].contains("=memory"), "{m:?}");
+    b.click("button[data-sweep-metric='fraction']").await;
+    b.js("window.scrollTo(0, 0)").await;
+    b.screenshot("llm-decode-tpu-v5e").await;
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }

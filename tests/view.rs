@@ -174,6 +174,11 @@ fn llm_rows_expand_into_parts_with_tokens_and_memory() {
     assert!((t - 4.56e-3).abs() < 0.05e-3, "step {t}");
     let tps: f64 = value(row, "tokens_per_s").parse().unwrap();
     assert!((tps - 1.0 / t).abs() < 1e-9 * tps);
+    let binds = value(row, "parts_bound");
+    assert!(
+        binds.contains("MLP up=memory"),
+        "at B = 1 every matmul is memory-bound: {binds}"
+    );
     let mem: f64 = value(row, "memory").parse().unwrap();
     assert!(mem > 15e9 && mem < 17.5e9, "{mem}");
     let chart = view::sweep_chart(&s, SweepMetric::Fraction, false, false);

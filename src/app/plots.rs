@@ -29,9 +29,16 @@ pub fn PlotsPanel() -> impl IntoView {
     let plot = move || c.scenario.with(|s| s.plot);
     let set_plot = move |p: PlotKind| c.scenario.update(|s| s.plot = p);
     let metric_button = move |m: SweepMetric, text: &'static str| {
+        let id = match m {
+            SweepMetric::Achieved => "achieved",
+            SweepMetric::Time => "time",
+            SweepMetric::Fraction => "fraction",
+            SweepMetric::TokensPerS => "tokens_per_s",
+        };
         view! {
             <button
                 class="small"
+                data-sweep-metric=id
                 aria-pressed=move || (c.sweep_metric.get() == m).to_string()
                 on:click=move |_| c.sweep_metric.set(m)
             >{text}</button>

@@ -25,7 +25,7 @@ const HEAD: [&str; 13] = [
 ];
 
 /// Extra columns when a model workload is present.
-const WORKLOAD_HEAD: [&str; 3] = ["tokens/s", "time/token", "memory"];
+const WORKLOAD_HEAD: [&str; 4] = ["tokens/s", "time/token", "parts bound by", "memory"];
 
 /// Results and derivations.
 #[component]
