@@ -129,7 +129,9 @@ fn ChipCard(
                 });
                 result
             });
-            view! { <Field key=f.as_str() label=f.label() initial=text title=note on_commit=commit/> }
+            view! {
+                <Field key=f.as_str() label=f.label() initial=text title=note text=f == ChipField::Name on_commit=commit/>
+            }
         })
         .collect_view();
     view! {

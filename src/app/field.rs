@@ -22,6 +22,9 @@ pub fn Field(
     /// Choices for a `<select>` as (value, label); empty for a text input.
     #[prop(optional)]
     choices: Vec<(String, String)>,
+    /// Free text (a label or name) rather than a number: no numeric keyboard on phones.
+    #[prop(optional)]
+    text: bool,
     /// Applies the text; `Err(message)` marks the field invalid.
     on_commit: Callback<String, Result<(), String>>,
 ) -> impl IntoView {
@@ -35,7 +38,7 @@ pub fn Field(
                 id=id.clone()
                 name=key
                 type="text"
-                inputmode="decimal"
+                inputmode=if text { "text" } else { "decimal" }
                 autocomplete="off"
                 spellcheck="false"
                 value=initial

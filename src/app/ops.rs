@@ -180,7 +180,7 @@ fn OpCard(
                 <button class="small" title="Remove" aria-label="Remove this operation" disabled=only_one on:click=remove>"✕"</button>
             </div>
             <div class="fields">
-                <Field key="label" label="label" initial=label_text on_commit=label_commit/>
+                <Field key="label" label="label" initial=label_text text=true on_commit=label_commit/>
                 {fields}
             </div>
         </div>
