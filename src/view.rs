@@ -568,8 +568,9 @@ pub struct ResultRow {
     pub class: &'static str,
     /// The figures.
     pub cells: Vec<Cell>,
-    /// The worked derivation, one step per line.
-    pub derivation: Vec<String>,
+    /// The analysis behind the figures; its derivation is written only when a row is opened,
+    /// not on every keystroke.
+    pub analysis: Option<Box<Analysis>>,
     /// Why there are no figures (invalid combination, missing peak).
     pub error: Option<String>,
     /// Rows of the parts (model workloads), shown under this one.
@@ -764,23 +765,39 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
     ]
 }
 
+impl ResultRow {
+    /// The worked derivation, one step per line (empty when the analysis failed).
+    pub fn derivation(&self) -> Vec<String> {
+        self.analysis
+            .as_ref()
+            .map(|a| a.derivation())
+            .unwrap_or_default()
+    }
+}
+
 /// One row per (operation, chip), operation-major.
 pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
     let mut rows = Vec::new();
     for (i, op) in s.ops.iter().enumerate() {
         for (j, chip) in s.chips.iter().enumerate() {
             let name = format!("{} · {}", op_name(op), chip.name);
-            let (mut cells, derivation, error) = match analyze(op, chip, &s.options) {
-                Ok(a) => (cells(&a), a.derivation(), None),
-                Err(e) => (Vec::new(), Vec::new(), Some(e.to_string())),
+            // A model workload's aggregate analysis comes with its parts: analyse once.
+            let workload = roofline::workload::analyze_workload(op, chip, &s.options);
+            let analysis = match &workload {
+                Ok(Some(w)) => Ok(w.analysis.clone()),
+                _ => analyze(op, chip, &s.options),
+            };
+            let (mut cells, analysis, error) = match analysis {
+                Ok(a) => (cells(&a), Some(Box::new(a)), None),
+                Err(e) => (Vec::new(), None, Some(e.to_string())),
             };
             let mut parts = Vec::new();
             let mut class = "";
-            if let Ok(Some(w)) = roofline::workload::analyze_workload(op, chip, &s.options) {
+            if let Ok(Some(w)) = workload {
                 class = "total-row";
                 cells.extend(workload_cells(&w));
-                for (k, (part, a)) in w.parts.iter().enumerate() {
-                    let mut c = self::cells(a);
+                for (k, (part, a)) in w.parts.into_iter().enumerate() {
+                    let mut c = self::cells(&a);
                     c.push(Cell {
                         metric: "repeat",
                         value: format_exact(part.repeat),
@@ -795,7 +812,7 @@ pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
                         name: format!("  {} ×{}", part.name, format_exact(part.repeat)),
                         class: "part-row",
                         cells: c,
-                        derivation: a.derivation(),
+                        analysis: Some(Box::new(a)),
                         error: None,
                         parts: Vec::new(),
                     });
@@ -808,7 +825,7 @@ pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
                 name,
                 class,
                 cells,
-                derivation,
+                analysis,
                 error,
                 parts,
             });

@@ -89,7 +89,7 @@ fn Row(
             .collect_view()
             .into_any(),
     };
-    let derivation = row.derivation.clone();
+    let row_for_derivation = row.clone();
     let parts = row.parts.clone();
     let has_parts = !parts.is_empty();
     let parts_key = format!("parts:{}", row.id);
@@ -120,7 +120,7 @@ fn Row(
         <Show when=move || is_open.get()>
             <tr class="derivation-row">
                 <td class="derivation" colspan="14" data-derivation=row.op_key.clone()>
-                    <ol>{derivation.iter().map(|l| view! { <li>{l.clone()}</li> }).collect_view()}</ol>
+                    <ol>{row_for_derivation.derivation().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
                 </td>
             </tr>
         </Show>
