@@ -10,6 +10,7 @@ mod plots;
 mod recipes;
 mod results;
 mod share;
+mod text_measure;
 
 use leptos::prelude::*;
 use roofline::scenario::Scenario;
@@ -78,6 +79,7 @@ fn install_panic_hook() {
 /// Entry point: mount the app on `<body>`.
 pub fn mount() {
     install_panic_hook();
+    crate::charts::set_text_measurer(text_measure::measure);
     leptos::mount::mount_to_body(App);
 }
 

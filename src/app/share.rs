@@ -74,7 +74,7 @@ pub fn Notices(
             <div class="notice" role="status" data-notice="url">
                 <div class="row">
                     <b>"Parts of this link were ignored:"</b>
-                    <span class="spacer" style="flex:1"></span>
+                    <span class="spacer"></span>
                     <button class="small" data-dismiss="notice" on:click=move |_| notices.set(Vec::new())>"dismiss"</button>
                 </div>
                 <ul>{move || notices.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
@@ -127,12 +127,11 @@ fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> 
         .create_element("canvas")
         .map_err(|_| "canvas")?
         .unchecked_into();
-    canvas
-        .set_attribute(
-            "style",
-            &format!("width:{w}px;height:{h}px;position:absolute;left:-10000px;top:0"),
-        )
-        .ok();
+    // Off-screen by a class (the CSP refuses style attributes); with no CSS size, its CSS size is
+    // its backing size, w × h, until draw_scaled enlarges the backing store.
+    canvas.set_class_name("export-canvas");
+    canvas.set_width(w as u32);
+    canvas.set_height(h as u32);
     document()
         .body()
         .ok_or("no body")?
@@ -265,7 +264,7 @@ fn EmbedDialog(
             on:keydown=move |ev| if ev.key() == "Escape" { on_close.run(()) }>
             <div>
                 <div class="row">
-                    <h2 id="embed-h" style="margin:0;flex:1">"Embed this plot"</h2>
+                    <h2 id="embed-h">"Embed this plot"</h2>
                     <button on:click=move |_| on_close.run(())>"close"</button>
                 </div>
                 <p>"Paste this into a blog post. The plot stays live and links back to the full app."</p>

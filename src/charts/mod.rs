@@ -34,7 +34,7 @@ pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{
     Ceiling, HLine, Marker, PointMark, RooflineChart, Series, Slope, SweepChart, VLine,
 };
-pub use paint::DrawError;
+pub use paint::{set_text_measurer, DrawError, TextMeasurer};
 pub use theme::{Theme, OKABE_ITO_DARK, OKABE_ITO_LIGHT};
 
 /// plotters' SVG backend writes `font-size = size / 1.24`; compensate so

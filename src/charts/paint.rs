@@ -74,6 +74,20 @@ pub(crate) struct Painter<'a, DB: DrawingBackend> {
     measured: RefCell<HashMap<(String, u64, Weight), Pt>>,
 }
 
+/// Measures text: (text, CSS font family list, size in backend px, CSS font style as plotters
+/// names it: `normal`, `bold`, `italic`) → (width, height) in backend px, or `None` to fall back
+/// to plotters' estimate. plotters' browser estimate lays out a `<span>` with a `style`
+/// attribute per label, which the page's Content-Security-Policy refuses (and which forces a
+/// layout per label); the app registers a canvas `measureText` instead. Native builds have none.
+pub type TextMeasurer = fn(&str, &str, f64, &str) -> Option<(f64, f64)>;
+
+static TEXT_MEASURER: std::sync::OnceLock<TextMeasurer> = std::sync::OnceLock::new();
+
+/// Measure all chart text with `m` from now on (the first registration wins).
+pub fn set_text_measurer(m: TextMeasurer) {
+    let _ = TEXT_MEASURER.set(m);
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Weight {
     Normal,
@@ -155,9 +169,23 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
             VPos::Top,
             false,
         );
-        let (w, h) = self.area.estimate_text_size(text, &style)?;
+        let font = &style.font;
+        let (w, h) = match TEXT_MEASURER.get().and_then(|m| {
+            m(
+                text,
+                font.get_family().as_str(),
+                font.get_size(),
+                font.get_style().as_str(),
+            )
+        }) {
+            Some(wh) => wh,
+            None => {
+                let (w, h) = self.area.estimate_text_size(text, &style)?;
+                (w as f64, h as f64)
+            }
+        };
         // Never trust a zero height: keep layout sane on odd backends.
-        let m = (w as f64, (h as f64).max(size * self.s * 0.9));
+        let m = (w, h.max(size * self.s * 0.9));
         self.measured.borrow_mut().insert(key, m);
         Ok(m)
     }
