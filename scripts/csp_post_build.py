@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Trunk post_build hook: keep the staged index.html within its Content-Security-Policy.
+
+The CSP in index.html allows scripts and styles from the page's own origin only (no
+'unsafe-inline', no hashes). Trunk.toml's `pattern_script` already replaces Trunk's inline wasm
+loader by assets/boot.js. This hook
+
+1. moves the one inline script Trunk still writes, the live-reload client of `trunk serve`, into a
+   file next to index.html (`trunk-autoreload.js`), so that `./dev serve` reloads under the same
+   CSP as the published page;
+2. then refuses the build (exit status 1, with the reason) if the page still carries anything the
+   CSP would block: an inline <script> or <style>, a style="..." or on...="..." attribute, or a
+   CSP that allows 'unsafe-inline' / 'unsafe-eval'. A blank page in production becomes a build
+   error instead.
+
+Standard library only (python3 >= 3.9). Trunk sets TRUNK_STAGING_DIR; the file can also be given
+as the first argument (for a manual check of a built dist/index.html).
+"""
+
+import html.parser
+import os
+import re
+import sys
+
+SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+AUTORELOAD_FILE = "trunk-autoreload.js"
+
+
+def fail(msg: str) -> None:
+    print(f"csp_post_build: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def externalise_autoreload(page: str, out_dir: str) -> str:
+    """Replace `trunk serve`'s inline live-reload script by a script file with the same code."""
+
+    def replace(m: re.Match) -> str:
+        attrs, body = m.group(1), m.group(2)
+        if "src=" in attrs.lower() or ".well-known/trunk/ws" not in body:
+            return m.group(0)
+        # `trunk serve` fills these placeholders in HTML responses only. The address it would
+        # write is the request's Host, which is the page's own host; the WebSocket base path
+        # depends on its options, so the file reads it from its <script> element's data-ws-base,
+        # which the server still fills in (the script is classic, so currentScript is set).
+        body = re.sub(r"(['`])\{\{__TRUNK_ADDRESS__\}\}\1", "window.location.host", body)
+        body = re.sub(
+            r"(['`])\{\{__TRUNK_WS_BASE__\}\}\1", "document.currentScript.dataset.wsBase", body
+        )
+        if "{{__TRUNK_" in body:
+            fail("the live-reload script has a placeholder this hook does not know; update it")
+        with open(os.path.join(out_dir, AUTORELOAD_FILE), "w", encoding="utf-8") as f:
+            f.write(body)
+        src = os.environ.get("TRUNK_PUBLIC_URL", "./") + AUTORELOAD_FILE
+        return f'<script src="{src}" data-ws-base="{{{{__TRUNK_WS_BASE__}}}}"></script>'
+
+    return SCRIPT.sub(replace, page)
+
+
+class Check(html.parser.HTMLParser):
+    """Collects what a strict CSP would block."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.problems: list[str] = []
+        self.csp: list[str] = []
+        self._in_script_without_src = False
+
+    def handle_starttag(self, tag, attrs):
+        line = self.getpos()[0]
+        names = {k.lower(): v for k, v in attrs}
+        for k in names:
+            if k == "style":
+                self.problems.append(f"line {line}: <{tag} style=...> (style attribute)")
+            elif k.startswith("on"):
+                self.problems.append(f"line {line}: <{tag} {k}=...> (inline event handler)")
+        if tag == "style":
+            self.problems.append(f"line {line}: <style> element")
+        if tag == "script":
+            self._in_script_without_src = "src" not in names
+            if names.get("src", "").lower().startswith(("data:", "javascript:")):
+                self.problems.append(f"line {line}: <script src={names['src']}>")
+        if tag == "meta" and (names.get("http-equiv") or "").lower() == "content-security-policy":
+            self.csp.append(names.get("content") or "")
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script_without_src = False
+
+    def handle_data(self, data):
+        if self._in_script_without_src and data.strip():
+            self.problems.append(f"line {self.getpos()[0]}: inline <script> ({data.strip()[:60]!r}...)")
+
+
+def main() -> None:
+    if len(sys.argv) > 1:
+        path = sys.argv[1]
+    else:
+        staging = os.environ.get("TRUNK_STAGING_DIR")
+        if not staging:
+            fail("TRUNK_STAGING_DIR is not set (run me as a Trunk hook, or pass index.html)")
+        path = os.path.join(staging, "index.html")
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    new = externalise_autoreload(page, os.path.dirname(path))
+    check = Check()
+    check.feed(new)
+    check.close()
+    if len(check.csp) != 1:
+        check.problems.append(f"{len(check.csp)} Content-Security-Policy meta tags, want exactly 1")
+    for csp in check.csp:
+        for bad in ("'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'"):
+            if bad in csp:
+                check.problems.append(f"the CSP allows {bad}")
+    if check.problems:
+        fail(f"{path} would break under its CSP:\n  " + "\n  ".join(check.problems))
+    if new != page:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(new)
+
+
+if __name__ == "__main__":
+    main()
