@@ -32,6 +32,15 @@ pub fn artifacts_dir() -> PathBuf {
     dir
 }
 
+/// The built app the server serves: `dist/`, or `$ROOFLINE_DIST` (relative to the repository
+/// root) so that several builds can be tested side by side.
+pub fn dist_dir() -> PathBuf {
+    match std::env::var("ROOFLINE_DIST") {
+        Ok(d) if !d.is_empty() => root().join(d),
+        _ => root().join("dist"),
+    }
+}
+
 /// Requests the server saw: (path, status).
 pub type RequestLog = Arc<Mutex<Vec<(String, u16)>>>;
 
@@ -70,9 +79,9 @@ fn resolve(path: &str) -> Option<PathBuf> {
     let (dir, rest) = if let Some(rest) = path.strip_prefix("/pages/") {
         (root().join("tests").join("pages"), rest)
     } else if let Some(rest) = path.strip_prefix("/roofline/") {
-        (root().join("dist"), rest)
+        (dist_dir(), rest)
     } else {
-        (root().join("dist"), path.trim_start_matches('/'))
+        (dist_dir(), path.trim_start_matches('/'))
     };
     let file = if rest.is_empty() || rest.ends_with('/') {
         dir.join(rest).join("index.html")
@@ -84,7 +93,7 @@ fn resolve(path: &str) -> Option<PathBuf> {
 
 impl Server {
     pub async fn start() -> Server {
-        let index = root().join("dist").join("index.html");
+        let index = dist_dir().join("index.html");
         assert!(
             index.is_file(),
             "{} is missing: build the app first with `trunk build --release` (./dev test does this)",
@@ -199,9 +208,10 @@ pub struct Browser {
     _guard: tokio::sync::MutexGuard<'static, ()>,
 }
 
-/// chromedriver's log endpoint (not in W3C WebDriver, still served by chromedriver).
+/// chromedriver's log endpoint (not in W3C WebDriver, still served by chromedriver): the entries
+/// of one log (`browser`: the console; `performance`: DevTools events) since the last read.
 #[derive(Debug)]
-struct BrowserLog;
+struct BrowserLog(&'static str);
 
 impl WebDriverCompatibleCommand for BrowserLog {
     fn endpoint(
@@ -214,14 +224,80 @@ impl WebDriverCompatibleCommand for BrowserLog {
     fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
         (
             http::Method::POST,
-            Some(json!({"type": "browser"}).to_string()),
+            Some(json!({"type": self.0}).to_string()),
         )
     }
 }
 
+/// chromedriver's endpoint for a raw DevTools Protocol command on the current page.
+#[derive(Debug)]
+struct Cdp {
+    cmd: String,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({"cmd": self.cmd, "params": self.params}).to_string()),
+        )
+    }
+}
+
+/// What a [`Browser`] records beyond the defaults (each costs a little, so tests opt in).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Options {
+    /// Record every network request the browser makes (chromedriver's performance log with
+    /// DevTools `Network` events), read with [`Browser::network_requests`].
+    pub network_log: bool,
+}
+
+/// One request the browser made (or tried to make), from the DevTools `Network` events.
+#[derive(Debug, Clone)]
+pub struct NetRequest {
+    /// The requested URL (http(s), ws(s), data:, blob:, ...; data: URLs cut to 80 characters).
+    pub url: String,
+    /// DevTools resource type: Document, Script, Stylesheet, Fetch, Image, WebSocket, Other, ...
+    pub kind: String,
+    /// The URL of the document that made it.
+    pub document: String,
+    /// Why it failed, when it did (`csp` when the Content-Security-Policy blocked it).
+    pub blocked: Option<String>,
+}
+
+/// Installed by [`Browser::record_csp_violations`] in every new document, before its scripts:
+/// collects `securitypolicyviolation` events in `window.__cspViolations`. A same-origin frame
+/// (the embed preview) adds to its top window's list, so one read sees the whole page.
+const CSP_RECORDER: &str = r#"(() => {
+  let list = null;
+  try { if (window.top !== window) list = window.top.__cspViolations || null; } catch (e) {}
+  if (!list) list = [];
+  Object.defineProperty(window, '__cspViolations', { value: list, configurable: false });
+  document.addEventListener('securitypolicyviolation', (e) => list.push({
+    directive: e.effectiveDirective, blocked: e.blockedURI, source: e.sourceFile,
+    line: e.lineNumber, sample: e.sample, disposition: e.disposition, document: location.href,
+  }), true);
+})();"#;
+
 impl Browser {
     /// Start server, chromedriver and a headless Chromium; fail within seconds if anything is missing.
     pub async fn start() -> Browser {
+        Browser::start_with(Options::default()).await
+    }
+
+    /// [`Browser::start`] with extra recording.
+    pub async fn start_with(options: Options) -> Browser {
         let guard = BROWSER.lock().await;
         let server = Server::start().await;
         let driver_path = find_chromedriver();
@@ -258,16 +334,23 @@ impl Browser {
             ],
             "prefs": {
                 "download.default_directory": artifacts_dir().join("downloads").display().to_string(),
-                "download.prompt_for_download": false
+                "download.prompt_for_download": false,
+                // Several exports in a row are several downloads: allow them without a prompt.
+                "profile.default_content_setting_values.automatic_downloads": 1
             }
         });
         if let Some(bin) = find_chrome() {
             chrome["binary"] = json!(bin.display().to_string());
         }
+        let mut logging = json!({"browser": "ALL"});
+        if options.network_log {
+            logging["performance"] = json!("ALL");
+            chrome["perfLoggingPrefs"] = json!({"enableNetwork": true, "enablePage": false});
+        }
         let mut caps = serde_json::Map::new();
         caps.insert("browserName".into(), json!("chrome"));
         caps.insert("goog:chromeOptions".into(), chrome);
-        caps.insert("goog:loggingPrefs".into(), json!({"browser": "ALL"}));
+        caps.insert("goog:loggingPrefs".into(), logging);
         let mut builder =
             ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
         builder.capabilities(caps);
@@ -316,7 +399,7 @@ impl Browser {
     pub async fn console_errors(&self) -> Vec<String> {
         let log = self
             .client
-            .issue_cmd(BrowserLog)
+            .issue_cmd(BrowserLog("browser"))
             .await
             .expect("read the browser log");
         log.as_array()
@@ -328,6 +411,130 @@ impl Browser {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Send a DevTools Protocol command to the current page (through chromedriver).
+    pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.client
+            .issue_cmd(Cdp {
+                cmd: cmd.to_string(),
+                params,
+            })
+            .await
+            .unwrap_or_else(|e| panic!("DevTools command {cmd} failed: {e}"))
+    }
+
+    /// Run `source` in every document (and frame) loaded from now on, before its own scripts.
+    pub async fn on_new_document(&self, source: &str) {
+        self.cdp(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": source }),
+        )
+        .await;
+    }
+
+    /// Record Content-Security-Policy violations in every document loaded from now on; read
+    /// them with [`Browser::csp_violations`].
+    pub async fn record_csp_violations(&self) {
+        self.on_new_document(CSP_RECORDER).await;
+    }
+
+    /// The CSP violations recorded in the current top-level document and its same-origin frames
+    /// (a JSON object each: directive, blocked, source, line, sample, disposition, document).
+    /// `None` when the recorder is not installed in this document.
+    pub async fn csp_violations(&self) -> Option<Vec<Value>> {
+        self.js(
+            "return window.__cspViolations === undefined ? null : window.__cspViolations.slice()",
+        )
+        .await
+        .as_array()
+        .cloned()
+    }
+
+    /// The requests the browser made since the last call (needs [`Options::network_log`]), in
+    /// order: every `Network.requestWillBeSent` and `Network.webSocketCreated`, with the reason
+    /// from `Network.loadingFailed` when one was blocked.
+    pub async fn network_requests(&self) -> Vec<NetRequest> {
+        let log = self
+            .client
+            .issue_cmd(BrowserLog("performance"))
+            .await
+            .expect(
+                "read the performance log (start the browser with Options { network_log: true })",
+            );
+        let mut out: Vec<NetRequest> = Vec::new();
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        for entry in log.as_array().into_iter().flatten() {
+            let Some(text) = entry["message"].as_str() else {
+                continue;
+            };
+            let Ok(msg) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let (method, p) = (&msg["message"]["method"], &msg["message"]["params"]);
+            let id = p["requestId"].as_str().unwrap_or_default().to_string();
+            match method.as_str().unwrap_or_default() {
+                "Network.requestWillBeSent" => {
+                    let mut url = p["request"]["url"].as_str().unwrap_or_default().to_string();
+                    if url.starts_with("data:") && url.len() > 80 {
+                        url = format!("{}…", url.chars().take(80).collect::<String>());
+                    }
+                    by_id.insert(id, out.len());
+                    out.push(NetRequest {
+                        url,
+                        kind: p["type"].as_str().unwrap_or("Other").to_string(),
+                        document: p["documentURL"].as_str().unwrap_or_default().to_string(),
+                        blocked: None,
+                    });
+                }
+                "Network.webSocketCreated" => {
+                    by_id.insert(id, out.len());
+                    out.push(NetRequest {
+                        url: p["url"].as_str().unwrap_or_default().to_string(),
+                        kind: "WebSocket".into(),
+                        document: String::new(),
+                        blocked: None,
+                    });
+                }
+                "Network.loadingFailed" => {
+                    if let Some(&i) = by_id.get(&id) {
+                        out[i].blocked = Some(
+                            p["blockedReason"]
+                                .as_str()
+                                .or(p["errorText"].as_str())
+                                .unwrap_or("failed")
+                                .to_string(),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// `location.search` once the app has written the scenario to the address bar: the app
+    /// waits for edits to pause (250 ms) before it calls `history.replaceState`, so this polls
+    /// until the value has been stable for 600 ms (at most 10 s).
+    pub async fn settled_search(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = String::new();
+        let mut since = Instant::now();
+        loop {
+            let now = self
+                .js("return location.search")
+                .await
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(600) || Instant::now() > deadline {
+                return last;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Write a PNG screenshot under target/e2e/ and return its path.
