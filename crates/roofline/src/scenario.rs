@@ -18,6 +18,29 @@ pub enum PlotKind {
     Sweep,
     /// The roofline: achieved FLOPs/s against intensity, log-log.
     Roofline,
+    /// Both plots, the sweep first.
+    Both,
+}
+
+impl PlotKind {
+    /// Whether the sweep plot is shown.
+    pub fn shows_sweep(self) -> bool {
+        self != PlotKind::Roofline
+    }
+
+    /// Whether the roofline plot is shown.
+    pub fn shows_roofline(self) -> bool {
+        self != PlotKind::Sweep
+    }
+
+    /// The URL / file-name word: `sweep`, `roofline` or `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlotKind::Sweep => "sweep",
+            PlotKind::Roofline => "roofline",
+            PlotKind::Both => "both",
+        }
+    }
 }
 
 /// Colour theme override.

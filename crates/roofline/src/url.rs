@@ -9,11 +9,11 @@
 //! chip=custom:name=<text>,<field>=<value>,... a chip from scratch
 //! op=<kind>[:<field>=<value>,...]             repeatable, in order; label=<text> on any op
 //! sweep=<field>:<from>..<to>[:log][:n=<points>]
-//! plot=sweep|roofline   flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
+//! plot=sweep|roofline|both   flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
 //! ```
 //!
-//! Chip fields are the [`ChipField`] ids (`value` read by [`Chip::set_str`]; `none` removes an
-//! optional value) plus `interconnect=switch|point_to_point`. Limits: [`MAX_CHIPS`],
+//! Chip fields are the [`ChipField`] ids (`value` read by [`Chip::set_str`]; `none`, `-` or an
+//! empty value removes an optional value) plus `interconnect=switch|point_to_point`. Limits: [`MAX_CHIPS`],
 //! [`MAX_OPS`], [`MAX_QUERY_BYTES`], [`MAX_TEXT_CHARS`], [`MAX_SWEEP_POINTS`].
 //!
 //! Example, the first-load scenario:
@@ -317,7 +317,10 @@ fn decode_chip(raw: &str, n: usize, notes: &mut Notes) -> Option<Chip> {
                 }
             }
             Ok(f) => {
-                if let Err(e) = chip.set_str(f, &v) {
+                // In a link an empty value removes an optional field, as `none` does (v1
+                // links mean that); only the form refuses empty text.
+                let v = if v.trim().is_empty() { "none" } else { &v };
+                if let Err(e) = chip.set_str(f, v) {
                     notes.push(format!("{prefix}{e}"));
                 }
             }
@@ -391,8 +394,8 @@ fn decode_sweep(raw: &str, ops: &[Op]) -> Result<SweepSpec, String> {
         .ok_or_else(|| "expected <field>:<from>..<to>, e.g. b:1..511".to_string())?;
     let num = |s: &str| parse_quantity(s).map_err(|e| e.to_string());
     let (from, to) = (num(a)?, num(b)?);
-    spec.check(from).map_err(|e| e.to_string())?;
-    spec.check(to).map_err(|e| e.to_string())?;
+    let from = spec.check(from).map_err(|e| e.to_string())?;
+    let to = spec.check(to).map_err(|e| e.to_string())?;
     if from >= to {
         return Err("from must be less than to".into());
     }
@@ -543,7 +546,11 @@ pub fn decode(query: &str) -> Decoded {
             "plot" => match v().to_ascii_lowercase().as_str() {
                 "sweep" => s.plot = PlotKind::Sweep,
                 "roofline" => s.plot = PlotKind::Roofline,
-                _ => notes.push(format!("plot={}: must be sweep or roofline", show(&v()))),
+                "both" => s.plot = PlotKind::Both,
+                _ => notes.push(format!(
+                    "plot={}: must be sweep, roofline or both",
+                    show(&v())
+                )),
             },
             "flops" => match v().to_ascii_lowercase().as_str() {
                 "2mac" => s.options.convention = FlopConvention::TwoPerMac,
@@ -744,8 +751,9 @@ pub fn encode(s: &Scenario) -> String {
     if sw.points != SweepSpec::default().points {
         out.push_str(&format!(":n={}", sw.points));
     }
-    if s.plot == PlotKind::Roofline {
-        out.push_str("&plot=roofline");
+    if s.plot != PlotKind::Sweep {
+        out.push_str("&plot=");
+        out.push_str(s.plot.as_str());
     }
     if s.options.convention == FlopConvention::OnePerMac {
         out.push_str("&flops=1mac");

@@ -105,6 +105,9 @@ fn value(r: &mut Rng, f: &FieldSpec) -> String {
             };
             let v = if f.ty == FieldType::Integer {
                 v.round().clamp(f.min, f.max)
+            } else if f.min == 0.0 && v < 1.0 {
+                // A real field from 0 takes 0 or from 1 up.
+                0.0
             } else {
                 v
             };
@@ -170,11 +173,7 @@ fn scenario(seed: u64) -> Scenario {
         chips,
         sweep,
         ops,
-        plot: if r.chance(2) {
-            PlotKind::Sweep
-        } else {
-            PlotKind::Roofline
-        },
+        plot: [PlotKind::Sweep, PlotKind::Roofline, PlotKind::Both][r.below(3) as usize],
         options: Options {
             convention: if r.chance(2) {
                 FlopConvention::TwoPerMac
