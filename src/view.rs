@@ -7,6 +7,7 @@ use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
 use roofline::units::{format_exact, format_si, format_sig, Unit};
+use std::rc::Rc;
 
 use crate::charts::{
     self, Ceiling, ChartGeometry, HLine, Marker, PointMark, RooflineChart, Series, Slope,
@@ -274,9 +275,72 @@ fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
     )
 }
 
+/// Sweeps remembered between charts: a series is re-swept only when its operation, its chip, the
+/// options or the sweep changed, so an edit to one operation re-sweeps only that operation's
+/// series. Each chart keeps only the entries it used.
+#[derive(Default)]
+pub struct SweepCache {
+    entries: std::collections::HashMap<(usize, usize), CachedSweep>,
+}
+
+struct CachedSweep {
+    op: Op,
+    chip: roofline::chip::Chip,
+    options: roofline::analysis::Options,
+    spec: roofline::sweep::SweepSpec,
+    series: Rc<Result<roofline::sweep::Series, roofline::Error>>,
+}
+
+impl SweepCache {
+    /// The sweep of operation `i` on chip `j` of `s`, computed or remembered.
+    fn get(
+        &self,
+        next: &mut std::collections::HashMap<(usize, usize), CachedSweep>,
+        s: &Scenario,
+        i: usize,
+        j: usize,
+    ) -> Rc<Result<roofline::sweep::Series, roofline::Error>> {
+        let (op, chip) = (&s.ops[i], &s.chips[j]);
+        let series = match self.entries.get(&(i, j)) {
+            Some(e)
+                if e.op == *op
+                    && e.chip == *chip
+                    && e.options == s.options
+                    && e.spec == s.sweep =>
+            {
+                e.series.clone()
+            }
+            _ => Rc::new(sweep(op, chip, &s.options, &s.sweep)),
+        };
+        next.insert(
+            (i, j),
+            CachedSweep {
+                op: op.clone(),
+                chip: chip.clone(),
+                options: s.options,
+                spec: s.sweep.clone(),
+                series: series.clone(),
+            },
+        );
+        series
+    }
+}
+
 /// The sweep plot: one series per (operation, chip), peak lines, exact crossovers, and the
 /// closed-form approximation as a dashed line.
 pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) -> SweepChart {
+    sweep_chart_cached(s, metric, log_x, log_y, &mut SweepCache::default())
+}
+
+/// [`sweep_chart`], re-using the sweeps of `cache` that are still valid (and updating it).
+pub fn sweep_chart_cached(
+    s: &Scenario,
+    metric: SweepMetric,
+    log_x: bool,
+    log_y: bool,
+    cache: &mut SweepCache,
+) -> SweepChart {
+    let mut next = std::collections::HashMap::new();
     let mut chart = SweepChart {
         title: sweep_title(s, metric),
         x_label: axis_name(s),
@@ -300,7 +364,8 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
             if metric == SweepMetric::TokensPerS && op.kind_id() != "llm" {
                 continue;
             }
-            let Ok(series) = sweep(op, chip, &s.options, &s.sweep) else {
+            let swept = cache.get(&mut next, s, i, j);
+            let Ok(series) = swept.as_ref() else {
                 continue;
             };
             let idx = j * n_ops + i;
@@ -316,7 +381,7 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
                 series_idx: idx,
             });
             if metric == SweepMetric::Fraction && op.kind_id() == "llm" {
-                part_series(&mut chart, s, op, chip, &series, idx);
+                part_series(&mut chart, s, op, chip, series, idx);
             }
             for c in &series.crossovers {
                 let y = match metric {
@@ -372,19 +437,24 @@ pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) 
             });
         }
     }
+    cache.entries = next;
     chart
 }
 
-/// Tokens per step of a model workload with `field` set to `x` (decode: B; prefill: B·ctx).
+/// Tokens per step of a model workload with `field` at `x` (decode: B; prefill: B·ctx). `x`
+/// is taken as it is, not validated: a crossover lies between grid points, at a fractional
+/// batch such as B = 22.34.
 fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
-    let mut o = op.clone();
-    if o.set_num(field, x).is_err() {
-        return f64::NAN;
-    }
-    let b = o.get_num("b").unwrap_or(f64::NAN);
-    match o.get("phase").as_deref() {
-        Some("prefill") => b * o.get_num("ctx").unwrap_or(f64::NAN),
-        _ => b,
+    let num = |k: &str| {
+        if k == field {
+            x
+        } else {
+            op.get_num(k).unwrap_or(0.0)
+        }
+    };
+    match op.get("phase").as_deref() {
+        Some("prefill") => num("b") * num("ctx"),
+        _ => num("b"),
     }
 }
 
@@ -877,10 +947,7 @@ pub fn file_stem(s: &Scenario) -> String {
     if let Some(o) = s.ops.first() {
         words.push(o.kind_id().to_string());
     }
-    words.push(match s.plot {
-        roofline::scenario::PlotKind::Sweep => "sweep".into(),
-        roofline::scenario::PlotKind::Roofline => "roofline".into(),
-    });
+    words.push(s.plot.as_str().into());
     words.join("-")
 }
 

@@ -87,7 +87,7 @@ async fn editing_d_moves_the_crossover_redraws_and_updates_the_url() {
     );
     let after = b.canvas_hash("canvas[data-chart]").await;
     assert_ne!(before, after, "the canvas was not redrawn");
-    let search = b.js("return location.search").await;
+    let search = serde_json::Value::from(b.settled_search().await);
     assert!(
         search.as_str().unwrap_or("").contains("d=8192"),
         "URL not in sync: {search}"
@@ -217,7 +217,7 @@ async fn the_roofline_tab_draws_the_roofline() {
     b.click("button[data-plot='roofline']").await;
     b.wait_for("canvas[data-chart='roofline']").await;
     assert!(b.canvas_ink("canvas[data-chart='roofline']").await > 5_000);
-    let search = b.js("return location.search").await;
+    let search = serde_json::Value::from(b.settled_search().await);
     assert!(
         search.as_str().unwrap().contains("plot=roofline"),
         "{search}"

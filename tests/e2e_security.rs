@@ -599,8 +599,7 @@ async fn markup_typed_into_names_and_labels_is_shown_as_text() {
     nothing_ran(&b, "typed").await;
 
     // The address bar holds them encoded; the link reopens with the same text.
-    let search = b.js("return location.search").await;
-    let search = search.as_str().unwrap().to_string();
+    let search = b.settled_search().await;
     assert!(
         !search.contains('<') && !search.contains('>'),
         "unencoded markup in the URL: {search}"

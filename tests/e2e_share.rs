@@ -164,7 +164,7 @@ async fn the_blog_post_embeds_render_their_plots_and_results() {
             Some(true),
             "{id}: the embed shows scrollbars: {dims}"
         );
-        let search = b.js("return location.search").await;
+        let search = serde_json::Value::from(b.settled_search().await);
         assert!(
             search.as_str().unwrap().contains("embed=1"),
             "{id}: the embed rewrote its URL"

@@ -5,7 +5,8 @@
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
+
+use super::canvas_backend::CanvasBackend;
 use wasm_bindgen::JsCast;
 
 use crate::charts::{self, ChartGeometry, Theme};
@@ -18,24 +19,29 @@ pub fn draw_on(
     dark: bool,
 ) -> Result<ChartGeometry, String> {
     let dpr = web_sys::window().ok_or("no window")?.device_pixel_ratio();
-    draw_scaled(canvas, model, dark, dpr)
+    draw_scaled(canvas, model, dark, dpr, None)
 }
 
 /// Draw `model` onto `canvas` with a backing store of `scale` × its CSS size (text and lines
-/// scale with it, so the result is crisp on HiDPI screens and in 2× exports).
+/// scale with it, so the result is crisp on HiDPI screens and in 2× exports). `css_size` is the
+/// canvas's CSS size when known (from a `ResizeObserver`); `None` reads it from the element,
+/// which forces a layout when the page has pending DOM changes.
 pub fn draw_scaled(
     canvas: &web_sys::HtmlCanvasElement,
     model: &ChartModel,
     dark: bool,
     scale: f64,
+    css_size: Option<(f64, f64)>,
 ) -> Result<ChartGeometry, String> {
     let scale = if scale.is_finite() {
         scale.clamp(1.0, 8.0)
     } else {
         1.0
     };
-    let css_w = canvas.client_width().max(1) as f64;
-    let css_h = canvas.client_height().max(1) as f64;
+    let (css_w, css_h) = css_size
+        .filter(|(w, h)| *w >= 1.0 && *h >= 1.0)
+        .unwrap_or_else(|| (canvas.client_width() as f64, canvas.client_height() as f64));
+    let (css_w, css_h) = (css_w.max(1.0), css_h.max(1.0));
     let (w, h) = (
         (css_w * scale).round() as u32,
         (css_h * scale).round() as u32,
@@ -47,8 +53,7 @@ pub fn draw_scaled(
         canvas.set_height(h);
     }
     let theme = if dark { Theme::dark() } else { Theme::light() }.with_scale(scale);
-    let backend =
-        CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2d canvas context")?;
+    let backend = CanvasBackend::new(canvas.clone()).ok_or("no 2d canvas context")?;
     let root = backend.into_drawing_area();
     match model {
         ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme).map_err(|e| e.to_string()),
@@ -58,41 +63,90 @@ pub fn draw_scaled(
     }
 }
 
+/// Marks the end of a draw on the page's performance timeline: `first-plot` once (navigation to
+/// first plot, read by the load benchmark), and `plot-drawn` on every draw (the latest only).
+fn mark_drawn() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FIRST: AtomicBool = AtomicBool::new(true);
+    let Some(p) = web_sys::window().and_then(|w| w.performance()) else {
+        return;
+    };
+    if FIRST.swap(false, Ordering::Relaxed) {
+        p.mark("first-plot").ok();
+    }
+    p.clear_marks_with_mark_name("plot-drawn");
+    p.mark("plot-drawn").ok();
+}
+
 /// A live chart canvas.
 #[component]
 pub fn ChartCanvas(
-    /// The chart to draw; every change redraws it in the same frame.
+    /// The chart to draw; every change redraws it in the same frame. `None` draws nothing.
     #[prop(into)]
-    model: Signal<ChartModel>,
+    model: Signal<Option<ChartModel>>,
     /// Dark theme?
     #[prop(into)]
     dark: Signal<bool>,
-    /// Accessible description of what the chart shows.
-    #[prop(into)]
-    aria_label: Signal<String>,
 ) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let geometry = StoredValue::new(None::<ChartGeometry>);
     let (readout, set_readout) = signal(String::new());
     let (draw_error, set_draw_error) = signal(None::<String>);
-    // Bumped when the window (and so the container) is resized.
-    let (resized, set_resized) = signal(0u32);
-    let handle =
-        window_event_listener(leptos::ev::resize, move |_| set_resized.update(|n| *n += 1));
-    on_cleanup(move || handle.remove());
+    // The canvas's CSS size, kept by a ResizeObserver: a redraw never reads the layout (which,
+    // right after an edit changed the results table, would force the browser to lay out the page
+    // synchronously), and a new size redraws.
+    let (size, set_size) = signal(None::<(f64, f64)>);
+    type Observer = (
+        web_sys::ResizeObserver,
+        wasm_bindgen::closure::Closure<dyn Fn(js_sys::Array)>,
+    );
+    let observer = StoredValue::new_local(None::<Observer>);
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let cb = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
+            move |entries: js_sys::Array| {
+                let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() else {
+                    return;
+                };
+                let r = entry.content_rect();
+                let next = Some((r.width(), r.height()));
+                if size.get_untracked() != next {
+                    set_size.set(next);
+                }
+            },
+        );
+        if let Ok(o) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+            o.observe(&canvas);
+            if let Some((old, _)) = observer.try_update_value(|v| v.replace((o, cb))).flatten() {
+                old.disconnect();
+            }
+        }
+    });
+    on_cleanup(move || {
+        if let Some((o, _cb)) = observer.try_update_value(Option::take).flatten() {
+            o.disconnect();
+        }
+    });
 
     Effect::new(move |_| {
-        resized.track();
+        let css_size = size.get();
         let dark = dark.get();
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        model.with(|m| match draw_on(&canvas, m, dark) {
-            Ok(g) => {
-                geometry.set_value(Some(g));
-                set_draw_error.set(None);
+        model.with(|m| {
+            let Some(m) = m else { return };
+            let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+            match draw_scaled(&canvas, m, dark, dpr, css_size) {
+                Ok(g) => {
+                    geometry.set_value(Some(g));
+                    set_draw_error.set(None);
+                    mark_drawn();
+                }
+                Err(e) => set_draw_error.set(Some(format!("could not draw the chart: {e}"))),
             }
-            Err(e) => set_draw_error.set(Some(format!("could not draw the chart: {e}"))),
         });
     });
 
@@ -112,7 +166,8 @@ pub fn ChartCanvas(
         };
         let px = (ev.client_x() as f64 - rect.left()) * scale;
         let py = (ev.client_y() as f64 - rect.top()) * scale;
-        let text = model.with_untracked(|m| m.readout(&g, px, py, 24.0 * scale));
+        let text =
+            model.with_untracked(|m| m.as_ref().and_then(|m| m.readout(&g, px, py, 24.0 * scale)));
         set_readout.set(text.unwrap_or_default());
     };
 
@@ -120,9 +175,9 @@ pub fn ChartCanvas(
         <div class="chart">
             <canvas
                 node_ref=canvas_ref
-                data-chart=move || model.with(ChartModel::kind)
+                data-chart=move || model.with(|m| m.as_ref().map(ChartModel::kind))
                 role="img"
-                aria-label=move || aria_label.get()
+                aria-label=move || model.with(|m| m.as_ref().map(ChartModel::aria_label))
                 on:mousemove=on_move
                 on:mouseleave=move |_| set_readout.set(String::new())
             ></canvas>

@@ -56,24 +56,28 @@ fn ChipCard(
     index: usize,
 ) -> impl IntoView {
     let c = ctx();
-    let chip = move || c.scenario.with(|s| s.chips.get(index).cloned());
+    // This chip alone: its title, notes and ridges update only when it changes, not on every
+    // edit of an operation or another chip.
+    let chip = Memo::new(move |_| c.scenario.with(|s| s.chips.get(index).cloned()));
     let initial = c
         .scenario
         .with_untracked(|s| s.chips.get(index).cloned())
         .unwrap_or_else(|| Chip::custom("?"));
     let title = move || {
-        chip()
-            .map(|ch| {
-                if ch.is_edited() {
-                    format!("{} (edited)", ch.name)
-                } else {
-                    ch.name.clone()
-                }
-            })
-            .unwrap_or_default()
+        chip.with(|ch| {
+            ch.as_ref()
+                .map(|ch| {
+                    if ch.is_edited() {
+                        format!("{} (edited)", ch.name)
+                    } else {
+                        ch.name.clone()
+                    }
+                })
+                .unwrap_or_default()
+        })
     };
-    let edited = move || chip().map(|ch| ch.is_edited()).unwrap_or(false);
-    let many = move || c.scenario.with(|s| s.chips.len() > 1);
+    let edited = move || chip.with(|ch| ch.as_ref().is_some_and(|ch| ch.is_edited()));
+    let many = Memo::new(move |_| c.scenario.with(|s| s.chips.len() > 1));
     let reset = move |_| {
         c.scenario.update(|s| {
             if let Some(ch) = s.chips.get_mut(index) {
@@ -91,22 +95,24 @@ fn ChipCard(
         c.generation.update(|g| *g += 1);
     };
     let ridges = move || {
-        chip()
-            .map(|ch| {
-                PeakKey::ALL
-                    .iter()
-                    .filter_map(|k| {
-                        let peak = ch.peak_for(*k)?;
-                        Some(format!(
-                            "{}: {}",
-                            k.as_str(),
-                            roofline::units::format_sig(peak / ch.hbm, 3)
-                        ))
-                    })
-                    .collect::<Vec<_>>()
-                    .join("  ·  ")
-            })
-            .unwrap_or_default()
+        chip.with(|ch| {
+            ch.as_ref()
+                .map(|ch| {
+                    PeakKey::ALL
+                        .iter()
+                        .filter_map(|k| {
+                            let peak = ch.peak_for(*k)?;
+                            Some(format!(
+                                "{}: {}",
+                                k.as_str(),
+                                roofline::units::format_sig(peak / ch.hbm, 3)
+                            ))
+                        })
+                        .collect::<Vec<_>>()
+                        .join("  ·  ")
+                })
+                .unwrap_or_default()
+        })
     };
     let fields = ChipField::ALL
         .iter()
@@ -114,7 +120,11 @@ fn ChipCard(
         .map(|f| {
             let text = initial.get_str(f).unwrap_or_default();
             let note = Signal::derive(move || {
-                chip().map(|ch| format!("{} — {}", f.label(), ch.source(f))).unwrap_or_default()
+                chip.with(|ch| {
+                    ch.as_ref()
+                        .map(|ch| format!("{} — {}", f.label(), ch.source(f)))
+                        .unwrap_or_default()
+                })
             });
             let commit = Callback::new(move |t: String| {
                 let mut result = Ok(());
@@ -141,7 +151,7 @@ fn ChipCard(
                 <Show when=edited>
                     <button class="small" title="Back to the preset's figures" on:click=reset>"reset"</button>
                 </Show>
-                <Show when=many>
+                <Show when=move || many.get()>
                     <button class="small" aria-label="Remove this chip" on:click=remove>"✕"</button>
                 </Show>
             </div>

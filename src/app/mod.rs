@@ -1,6 +1,7 @@
 //! The Leptos app (browser only). Components are thin: the logic lives in the core crate and in
 //! [`crate::view`], both tested natively.
 
+mod canvas_backend;
 mod chart_canvas;
 mod chips;
 mod field;
@@ -33,6 +34,8 @@ pub struct Ctx {
     pub sweep_log_y: RwSignal<bool>,
     /// Dark theme (from `theme=` or `prefers-color-scheme`).
     pub dark: Signal<bool>,
+    /// The chart models (computed once, read by the plots, exports and the embed).
+    pub charts: plots::Charts,
 }
 
 impl Ctx {
@@ -114,13 +117,19 @@ pub fn App() -> impl IntoView {
             None => None,
         };
     }
+    let (sweep_metric, sweep_log_x, sweep_log_y) = (
+        RwSignal::new(SweepMetric::Achieved),
+        RwSignal::new(false),
+        RwSignal::new(false),
+    );
     let ctx = Ctx {
         scenario,
         generation: RwSignal::new(0),
-        sweep_metric: RwSignal::new(SweepMetric::Achieved),
-        sweep_log_x: RwSignal::new(false),
-        sweep_log_y: RwSignal::new(false),
+        sweep_metric,
+        sweep_log_x,
+        sweep_log_y,
         dark,
+        charts: plots::Charts::new(scenario, sweep_metric, sweep_log_x, sweep_log_y),
     };
     provide_context(ctx);
     let notices = RwSignal::new(loaded.notices);

@@ -1,32 +1,71 @@
-//! The plots panel: sweep and roofline tabs, axis toggles, the live canvas, the key result line
-//! and a visually hidden data table for screen readers.
+//! The plots panel: sweep / roofline / both tabs, axis toggles, the live canvases, the key result
+//! line and a visually hidden data table per plot for screen readers.
 
 use leptos::prelude::*;
-use roofline::scenario::PlotKind;
+use roofline::scenario::{PlotKind, Scenario};
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
 use crate::view::{self, ChartModel, SweepMetric};
 
-/// The chart model in front, derived from the scenario (memoised: canvas, table and exports read it).
-pub fn chart_model() -> Memo<ChartModel> {
-    let c = ctx();
-    Memo::new(move |_| {
-        let metric = c.sweep_metric.get();
-        let (lx, ly) = (c.sweep_log_x.get(), c.sweep_log_y.get());
-        c.scenario.with(|s| match s.plot {
-            PlotKind::Sweep => ChartModel::Sweep(view::sweep_chart(s, metric, lx, ly)),
-            PlotKind::Roofline => ChartModel::Roofline(view::roofline_chart(s)),
-        })
-    })
+/// The chart models, one memo per plot: each is computed only while its plot is shown and
+/// notifies (redraws) only when its own model changed, so toggling the sweep's axes leaves the
+/// roofline alone and an edit that moves no roofline point does not redraw it.
+#[derive(Clone, Copy)]
+pub struct Charts {
+    /// The sweep plot's model, `None` while it is hidden.
+    pub sweep: Memo<Option<ChartModel>>,
+    /// The roofline plot's model, `None` while it is hidden.
+    pub roofline: Memo<Option<ChartModel>>,
 }
 
-/// Tabs + canvas + key line + hidden table.
+impl Charts {
+    /// Memos over the scenario and the sweep display options.
+    pub fn new(
+        scenario: RwSignal<Scenario>,
+        metric: RwSignal<SweepMetric>,
+        log_x: RwSignal<bool>,
+        log_y: RwSignal<bool>,
+    ) -> Charts {
+        let cache = StoredValue::new_local(view::SweepCache::default());
+        let sweep = Memo::new(move |_| {
+            if !scenario.with(|s| s.plot.shows_sweep()) {
+                return None;
+            }
+            let (m, lx, ly) = (metric.get(), log_x.get(), log_y.get());
+            let chart = scenario.with(|s| {
+                cache.try_update_value(|cache| view::sweep_chart_cached(s, m, lx, ly, cache))
+            });
+            chart.map(ChartModel::Sweep)
+        });
+        let roofline = Memo::new(move |_| {
+            scenario.with(|s| {
+                s.plot
+                    .shows_roofline()
+                    .then(|| ChartModel::Roofline(view::roofline_chart(s)))
+            })
+        });
+        Charts { sweep, roofline }
+    }
+
+    /// Runs `f` on the chart in front (the sweep when both are shown), without tracking.
+    pub fn with_front<R>(&self, f: impl FnOnce(&ChartModel) -> R) -> Option<R> {
+        let mut f = Some(f);
+        let r = self
+            .sweep
+            .with_untracked(|m| m.as_ref().map(|m| (f.take().unwrap())(m)));
+        r.or_else(|| {
+            self.roofline
+                .with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
+        })
+    }
+}
+
+/// Tabs + canvases + key line + hidden tables.
 #[component]
 pub fn PlotsPanel() -> impl IntoView {
     let c = ctx();
-    let model = chart_model();
-    let plot = move || c.scenario.with(|s| s.plot);
+    let plot = Memo::new(move |_| c.scenario.with(|s| s.plot));
     let set_plot = move |p: PlotKind| c.scenario.update(|s| s.plot = p);
     let metric_button = move |m: SweepMetric, text: &'static str| {
         let id = match m {
@@ -44,20 +83,31 @@ pub fn PlotsPanel() -> impl IntoView {
             >{text}</button>
         }
     };
+    let tab = move |p: PlotKind, text: &'static str| {
+        view! {
+            <button role="tab" data-plot=p.as_str() aria-selected=move || (plot.get() == p).to_string()
+                on:click=move |_| set_plot(p)>{text}</button>
+        }
+    };
+    let has_llm = Memo::new(move |_| {
+        c.scenario
+            .with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))
+    });
     let key_line = Memo::new(move |_| c.scenario.with(view::key_line));
+    let sweep = c.charts.sweep;
+    let roofline = c.charts.roofline;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs" role="tablist">
-                <button role="tab" data-plot="sweep" aria-selected=move || (plot() == PlotKind::Sweep).to_string()
-                    on:click=move |_| set_plot(PlotKind::Sweep)>"Sweep"</button>
-                <button role="tab" data-plot="roofline" aria-selected=move || (plot() == PlotKind::Roofline).to_string()
-                    on:click=move |_| set_plot(PlotKind::Roofline)>"Roofline"</button>
+                {tab(PlotKind::Sweep, "Sweep")}
+                {tab(PlotKind::Roofline, "Roofline")}
+                {tab(PlotKind::Both, "Both")}
                 <span class="spacer"></span>
-                <Show when=move || plot() == PlotKind::Sweep>
+                <Show when=move || plot.get().shows_sweep()>
                     {metric_button(SweepMetric::Achieved, "FLOPs/s")}
                     {metric_button(SweepMetric::Time, "time")}
                     {metric_button(SweepMetric::Fraction, "% of peak")}
-                    <Show when=move || c.scenario.with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))>
+                    <Show when=move || has_llm.get()>
                         {metric_button(SweepMetric::TokensPerS, "tokens/s")}
                     </Show>
                     <label class="small"><input type="checkbox" name="log-x"
@@ -68,38 +118,59 @@ pub fn PlotsPanel() -> impl IntoView {
                         on:change=move |ev| c.sweep_log_y.set(event_target_checked(&ev))/>" log y"</label>
                 </Show>
             </div>
-            <ChartCanvas
-                model=model
-                dark=c.dark
-                aria_label=Signal::derive(move || model.with(ChartModel::aria_label))
-            />
+            <Show when=move || plot.get().shows_sweep()>
+                <ChartCanvas model=sweep dark=c.dark/>
+                <DataTable model=sweep/>
+            </Show>
+            <Show when=move || plot.get().shows_roofline()>
+                <ChartCanvas model=roofline dark=c.dark/>
+                <DataTable model=roofline/>
+            </Show>
             <p class="keyline" data-keyline="true">{move || key_line.get()}</p>
-            <DataTable model=model/>
         </section>
     }
 }
 
-/// The plotted numbers as a table, visually hidden, for screen readers.
+/// The plotted numbers as a table for screen readers: off-screen, and skipped by layout while
+/// off-screen (`content-visibility: auto`), with rows keyed by content so that an edit rebuilds
+/// only the rows whose numbers changed.
 #[component]
 pub fn DataTable(
-    /// The chart whose data to list.
+    /// The chart whose data to list (nothing while it is `None`).
     #[prop(into)]
-    model: Signal<ChartModel>,
+    model: Signal<Option<ChartModel>>,
 ) -> impl IntoView {
-    view! {
-        <div class="visually-hidden"><table data-chart-table="true">
-            {move || {
-                model.with(|m| {
-                    let (head, rows) = m.table();
-                    view! {
-                        <caption>{m.aria_label()}</caption>
-                        <thead><tr>{head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
-                        <tbody>
-                            {rows.into_iter().map(|r| view! { <tr>{r.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}</tr> }).collect_view()}
-                        </tbody>
-                    }
+    let table = Memo::new(move |_| model.with(|m| m.as_ref().map(|m| (m.aria_label(), m.table()))));
+    let head = Memo::new(move |_| {
+        table.with(|t| t.as_ref().map(|(_, (h, _))| h.clone()).unwrap_or_default())
+    });
+    let rows = move || {
+        table.with(|t| {
+            t.as_ref()
+                .map(|(_, (_, rows))| {
+                    rows.iter()
+                        .enumerate()
+                        .map(|(i, r)| (i, r.clone()))
+                        .collect::<Vec<_>>()
                 })
-            }}
+                .unwrap_or_default()
+        })
+    };
+    let key = |(i, r): &(usize, Vec<String>)| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (i, r).hash(&mut h);
+        h.finish()
+    };
+    view! {
+        <div class="offscreen-table"><table data-chart-table=move || model.with(|m| m.as_ref().map(ChartModel::kind))>
+            <caption>{move || table.with(|t| t.as_ref().map(|(label, _)| label.clone()).unwrap_or_default())}</caption>
+            <thead><tr>{move || head.get().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
+            <tbody>
+                <For each=rows key=key let((_, r))>
+                    <tr>{r.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}</tr>
+                </For>
+            </tbody>
         </table></div>
     }
 }

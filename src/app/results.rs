@@ -48,11 +48,32 @@ pub fn ResultsPanel() -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    {move || rows.get().into_iter().map(|r| view! { <Row row=r open=open/> }).collect_view()}
+                    // Keyed by content: an edit rebuilds only the rows whose figures changed.
+                    <For each=move || rows.get() key=fingerprint let(r)>
+                        <Row row=r open=open/>
+                    </For>
                 </tbody>
             </table>
         </section>
     }
+}
+
+/// Everything a row shows, hashed: its key in the table, so that an unchanged row keeps its DOM.
+fn fingerprint(r: &ResultRow) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn feed(r: &ResultRow, h: &mut impl Hasher) {
+        (&r.id, &r.op_key, r.chip, &r.name, r.class, &r.error).hash(h);
+        for c in &r.cells {
+            (c.metric, &c.value, &c.text, c.class, &c.title).hash(h);
+        }
+        r.parts.len().hash(h);
+        for p in &r.parts {
+            feed(p, h);
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    feed(r, &mut h);
+    h.finish()
 }
 
 #[component]

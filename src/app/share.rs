@@ -2,12 +2,12 @@
 //! the embed dialog with a live preview, exports (PNG, SVG, CSV, JSON), and the chromeless embed.
 
 use leptos::prelude::*;
-use roofline::scenario::{PlotKind, Scenario};
+use roofline::scenario::Scenario;
 use wasm_bindgen::JsCast;
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
-use super::plots::{chart_model, DataTable};
+use super::plots::DataTable;
 use crate::view::{self, ChartModel};
 
 /// The scenario read from the page's URL, with notices about what was ignored.
@@ -44,13 +44,27 @@ pub fn app_url(s: &Scenario) -> String {
     format!("{origin}{path}?{}", roofline::url::encode(s))
 }
 
-/// Keep the address bar in sync with the scenario, without a history entry per keystroke.
+/// How long the address bar waits for typing to pause before it takes the new scenario.
+/// `history.replaceState` costs milliseconds per call in Chromium (and is throttled past about a
+/// hundred calls in ten seconds), so writing it on every keystroke would dominate each edit.
+const URL_SYNC_DELAY_MS: u64 = 250;
+
+/// Keep the address bar in sync with the scenario, without a history entry per keystroke: the
+/// URL is written once edits pause for [`URL_SYNC_DELAY_MS`], and before the page is hidden.
 pub fn sync_url_effect() {
     let c = ctx();
-    Effect::new(move |_| {
-        let query = c.scenario.with(roofline::url::encode);
+    let pending = StoredValue::new_local(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+    let write = move || {
+        if let Some(h) = pending.try_update_value(Option::take).flatten() {
+            h.clear();
+        }
+        let query = c.scenario.with_untracked(roofline::url::encode);
         if let Some(w) = web_sys::window() {
-            let path = w.location().pathname().unwrap_or_default();
+            let loc = w.location();
+            if loc.search().ok().as_deref() == Some(&format!("?{query}")) {
+                return;
+            }
+            let path = loc.pathname().unwrap_or_default();
             if let Ok(h) = w.history() {
                 h.replace_state_with_url(
                     &wasm_bindgen::JsValue::NULL,
@@ -60,7 +74,22 @@ pub fn sync_url_effect() {
                 .ok();
             }
         }
+    };
+    Effect::new(move |first: Option<()>| {
+        c.scenario.track();
+        if first.is_none() {
+            // The loaded link, canonicalised at once.
+            write();
+            return;
+        }
+        if let Some(h) = pending.try_update_value(Option::take).flatten() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(write, std::time::Duration::from_millis(URL_SYNC_DELAY_MS));
+        pending.set_value(h.ok());
     });
+    let flush = window_event_listener(leptos::ev::pagehide, move |_| write());
+    on_cleanup(move || flush.remove());
 }
 
 /// The notice listing what a malformed link ignored (dismissible).
@@ -141,8 +170,8 @@ fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> 
         .map(|w| w.device_pixel_ratio())
         .unwrap_or(1.0)
         .max(1.0);
-    let result =
-        crate::app::chart_canvas::draw_scaled(&canvas, model, dark, 2.0 * dpr).and_then(|_| {
+    let result = crate::app::chart_canvas::draw_scaled(&canvas, model, dark, 2.0 * dpr, None)
+        .and_then(|_| {
             canvas
                 .to_data_url_with_type("image/png")
                 .map_err(|_| "toDataURL failed".to_string())
@@ -160,7 +189,7 @@ pub fn ShareActions() -> impl IntoView {
     let (copied, set_copied) = signal(None::<bool>);
     let (embed_open, set_embed_open) = signal(false);
     let (status, set_status) = signal(String::new());
-    let model = chart_model();
+    let charts = c.charts;
     let copy = move |_| {
         let url = c.scenario.with(app_url);
         let Some(w) = web_sys::window() else { return };
@@ -180,10 +209,12 @@ pub fn ShareActions() -> impl IntoView {
         let s = c.scenario.get_untracked();
         let base = view::file_stem(&s);
         let r = match what.as_str() {
-            "png" => model
-                .with_untracked(|m| export_png(m, c.dark.get_untracked(), &format!("{base}.png"))),
-            "svg" => model
-                .with_untracked(|m| m.to_svg(c.dark.get_untracked(), 960, 540))
+            "png" => charts
+                .with_front(|m| export_png(m, c.dark.get_untracked(), &format!("{base}.png")))
+                .unwrap_or_else(|| Err("no plot is shown".into())),
+            "svg" => charts
+                .with_front(|m| m.to_svg(c.dark.get_untracked(), 960, 540))
+                .unwrap_or_else(|| Err("no plot is shown".into()))
                 .and_then(|svg| download(&format!("{base}.svg"), "image/svg+xml", svg.as_bytes())),
             "csv" => {
                 let csv = view::sweep_csv(&s);
@@ -290,7 +321,11 @@ fn EmbedDialog(
 #[component]
 pub fn EmbedView() -> impl IntoView {
     let c = ctx();
-    let model = chart_model();
+    // The embed shows one plot: the sweep, or the roofline when only that is chosen.
+    let model = Memo::new(move |_| {
+        let sweep = c.charts.sweep.get();
+        sweep.or_else(|| c.charts.roofline.get())
+    });
     let key = move || c.scenario.with(view::key_line);
     let href = move || {
         c.scenario.with(|s| {
@@ -299,10 +334,9 @@ pub fn EmbedView() -> impl IntoView {
             app_url(&full)
         })
     };
-    let _ = PlotKind::Sweep;
     view! {
         <div class="embed-view" data-ready="true" data-embed="true">
-            <ChartCanvas model=model dark=c.dark aria_label=Signal::derive(move || model.with(ChartModel::aria_label))/>
+            <ChartCanvas model=model dark=c.dark/>
             <div class="embed-foot">
                 <span class="keyline" data-keyline="true" title=key>{key}</span>
                 <a href=href target="_blank" rel="noopener" data-open-app="true">"Open in Roofline Lab ↗"</a>
