@@ -429,7 +429,9 @@ impl Chip {
 
     /// Sets a field from text: the name (trimmed, 1 to 80 characters), or a number read by
     /// [`parse_quantity_unit`] (`820G`, `1.97e14`, `3.35 TB/s`; a unit, if given, must match
-    /// the field's). Empty text, `none` or `-` removes an optional value.
+    /// the field's). `none` or `-` removes an optional value. Empty text is an error
+    /// (`hbm=: empty; type a number, or none to remove it`): a field cleared to be retyped
+    /// never silently drops a value.
     pub fn set_str(&mut self, field: ChipField, text: &str) -> Result<(), Error> {
         let t = text.trim();
         if field == ChipField::Name {
@@ -443,7 +445,15 @@ impl Chip {
             self.name = t.to_string();
             return Ok(());
         }
-        if t.is_empty() || t.eq_ignore_ascii_case("none") || t == "-" {
+        if t.is_empty() {
+            let how = if field.is_required() {
+                "type a number"
+            } else {
+                "type a number, or none to remove it"
+            };
+            return Err(Error::invalid(field.as_str(), "", format!("empty; {how}")));
+        }
+        if t.eq_ignore_ascii_case("none") || t == "-" {
             *self = self.without(field)?;
             return Ok(());
         }

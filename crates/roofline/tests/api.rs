@@ -160,6 +160,32 @@ fn chip_editing() {
     assert_eq!(c.onchip_cap, Some(134_217_728.0));
     assert!(c.set_str(ChipField::Hbm, "197 TFLOP/s").is_err());
     assert!(c.set_str(ChipField::Hbm, "").is_err());
+    // A field cleared to be retyped keeps its value: empty text is an error, not a removal.
+    let before = c.clone();
+    let e = c.set_str(ChipField::Ici, " ").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "ici=: empty; type a number, or none to remove it"
+    );
+    let e = c.set_str(ChipField::Hbm, "").unwrap_err();
+    assert_eq!(e.to_string(), "hbm=: empty; type a number");
+    assert_eq!(c, before);
+    // In a link an empty value still removes an optional field, as it always did.
+    let d = url::decode("?chip=tpu-v5e:ici=,pcie=");
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(
+        (d.scenario.chips[0].ici, d.scenario.chips[0].pcie),
+        (None, None)
+    );
+    assert_eq!(
+        url::encode(&d.scenario),
+        url::encode(&url::decode("?chip=tpu-v5e:ici=none,pcie=none").scenario)
+    );
+    let d = url::decode("?chip=tpu-v5e:hbm=");
+    assert_eq!(d.scenario.chips[0].hbm, 8.2e11);
+    assert!(d.notices[0].contains("required"), "{:?}", d.notices);
+    c.set_str(ChipField::Ici, "-").unwrap();
+    assert_eq!(c.ici, None);
     c.set_str(ChipField::Ici, "none").unwrap();
     assert_eq!(c.ici, None);
     assert!(c.is_edited());
