@@ -100,7 +100,7 @@ impl Error {
 }
 
 /// Shortens very long user input for error messages (on a char boundary).
-fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     const MAX: usize = 40;
     if s.chars().count() <= MAX {
         s.to_string()

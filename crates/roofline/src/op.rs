@@ -80,14 +80,27 @@ impl FieldSpec {
         matches!(self.ty, FieldType::Number | FieldType::Integer)
     }
 
+    /// Whether a number field takes 0 or values from 1 up (a real field whose minimum is 0:
+    /// custom FLOPs, activation bytes). A fraction of one FLOP or byte is never meant, and a
+    /// tiny positive value (`1e-306`) would make ratios such as `flops/act` infinite.
+    fn zero_or_from_one(&self) -> bool {
+        self.ty == FieldType::Number && self.min == 0.0
+    }
+
     /// Checks a number against this field's range (finite, within `min..=max`, whole for
-    /// integers). The error names the field and the range: `d=-5: must be a positive size (an
-    /// integer from 1 to 1e15)`.
+    /// integers; 0 or from 1 up for a real field whose minimum is 0). The error names the
+    /// field and the range: `d=-5: must be a positive size (an integer from 1 to 1e15)`.
+    /// Returns the value, `-0` as `0` (no range is negative, and a stored `-0` would show as
+    /// `-0`).
     pub fn check(&self, v: f64) -> Result<f64, Error> {
         let integer = self.ty == FieldType::Integer;
-        let ok = v.is_finite() && v >= self.min && v <= self.max && (!integer || v.fract() == 0.0);
+        let ok = v.is_finite()
+            && v >= self.min
+            && v <= self.max
+            && (!integer || v.fract() == 0.0)
+            && !(self.zero_or_from_one() && v > 0.0 && v < 1.0);
         if ok {
-            Ok(v)
+            Ok(v + 0.0)
         } else {
             Err(Error::invalid(self.key, format_exact(v), self.reason()))
         }
@@ -100,6 +113,11 @@ impl FieldSpec {
                 "must be {} (an integer from {} to {})",
                 self.what,
                 format_exact(self.min),
+                format_exact(self.max)
+            ),
+            FieldType::Number if self.zero_or_from_one() => format!(
+                "must be {} (0, or a number from 1 to {})",
+                self.what,
                 format_exact(self.max)
             ),
             FieldType::Number => format!(

@@ -94,8 +94,8 @@ pub fn parse_quantity(s: &str) -> Result<f64, Error> {
 ///
 /// Returns the value in base units and the unit named, if any. Decimal prefixes are applied
 /// in decimal (`1.6T` is exactly the `f64` nearest 1.6e12), binary prefixes multiply by a power
-/// of two. Errors on empty text, text that is not a number, unknown suffixes and results that
-/// are not finite. Never panics.
+/// of two. Errors on empty text, text that is not a number, unknown suffixes, results that
+/// are not finite and non-zero numbers that round to 0 (`1e-400`). Never panics.
 pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
     let t = s.trim();
     if t.is_empty() {
@@ -160,8 +160,9 @@ pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
         Error::parse(
             s,
             format!(
-                "unknown unit suffix `{rest}`; use a prefix (k M G T P, Ki Mi Gi Ti) and/or a unit \
-                 (FLOP, FLOP/s, B, B/s, s)"
+                "unknown unit suffix `{}`; use a prefix (k M G T P, Ki Mi Gi Ti) and/or a unit \
+                 (FLOP, FLOP/s, B, B/s, s)",
+                crate::error::clip(rest)
             ),
         )
     })?;
@@ -181,6 +182,10 @@ pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
     };
     if !value.is_finite() {
         return Err(Error::parse(s, "too large: not a finite number"));
+    }
+    if value == 0.0 && mant_text.bytes().any(|c| (b'1'..=b'9').contains(&c)) {
+        // `1e-400` is not 0: refuse it as `1e999` is refused, rather than change its meaning.
+        return Err(Error::parse(s, "too small: rounds to 0"));
     }
     Ok((value, unit))
 }
@@ -469,11 +474,28 @@ mod tests {
             Some(Unit::FlopRate)
         );
         for bad in [
-            "", " ", "abc", "1e", "e5", "1x", "inf", "NaN", "1e999", "--1", ".", "4 kk",
+            "",
+            " ",
+            "abc",
+            "1e",
+            "e5",
+            "1x",
+            "inf",
+            "NaN",
+            "1e999",
+            "--1",
+            ".",
+            "4 kk",
+            "1e-400",
+            "0.001e-330",
+            "1e-330p",
         ] {
             // "1e" is read as 1 exa only with a capital E
             let r = parse_quantity(bad);
             assert!(r.is_err(), "{bad:?} gave {r:?}");
         }
+        // A long unknown suffix is cut in the message.
+        let e = parse_quantity(&format!("1{}", "x".repeat(10_000))).unwrap_err();
+        assert!(e.to_string().chars().count() < 300, "{e}");
     }
 }

@@ -286,6 +286,26 @@ fn op_set_validation() {
     assert_eq!(op.get("bm").unwrap(), "off");
     assert!(op.set_num("b", 1.5).is_err());
     op.set_num("b", 2.0).unwrap();
+    // A real field from 0 takes 0 or from 1 up: 1e-306 activation bytes would make
+    // flops/act infinite in the derivation.
+    let mut m = Op::default_for("model").unwrap();
+    let e = m.set("act", "1e-306").unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("must be a number of bytes (0, or a number from 1 to 1e18)"),
+        "{e}"
+    );
+    m.set("act", "0").unwrap();
+    m.set("act", "1").unwrap();
+    let mut c = Op::default_for("custom").unwrap();
+    assert!(c.set("flops", "0.5").is_err());
+    // -0 is stored as 0 (it would show as -0).
+    c.set("flops", "-0").unwrap();
+    assert!(c.get_num("flops").unwrap().is_sign_positive());
+    assert_eq!(c.get("flops").unwrap(), "0");
+    // A number too small for an f64 is refused, not read as 0.
+    let e = c.set("flops", "1e-400").unwrap_err();
+    assert!(e.to_string().contains("too small"), "{e}");
     // Hand-built invalid ops are rejected by analyze.
     let bad = Op::new(OpKind::Matmul(Matmul {
         b: -1.0,
