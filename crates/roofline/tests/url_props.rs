@@ -173,7 +173,7 @@ fn scenario(seed: u64) -> Scenario {
         chips,
         sweep,
         ops,
-        plot: [PlotKind::Sweep, PlotKind::Roofline, PlotKind::Both][r.below(3) as usize],
+        plot: [PlotKind::Sweep, PlotKind::Roofline, PlotKind::Both][r.below(3)],
         options: Options {
             convention: if r.chance(2) {
                 FlopConvention::TwoPerMac
