@@ -3,6 +3,8 @@
 
 use roofline::Op;
 
+pub mod fuzz;
+
 /// Relative difference of `a` from `b` (0 when equal).
 pub fn rel(a: f64, b: f64) -> f64 {
     if a == b {
