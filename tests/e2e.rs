@@ -375,3 +375,38 @@ async fn hidpi_sizing_resize_readout_and_dark_theme() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn both_plots_show_together_and_redraw_only_what_changed() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    b.click("button[data-plot='both']").await;
+    b.wait_for("canvas[data-chart='roofline']").await;
+    for chart in ["sweep", "roofline"] {
+        let css = format!("canvas[data-chart='{chart}']");
+        assert!(b.canvas_ink(&css).await > 5_000, "{chart} looks blank");
+    }
+    assert!(
+        b.settled_search().await.contains("plot=both"),
+        "the URL does not say plot=both"
+    );
+    // The sweep's y axis changes only the sweep.
+    let (sweep, roof) = (
+        b.canvas_hash("canvas[data-chart='sweep']").await,
+        b.canvas_hash("canvas[data-chart='roofline']").await,
+    );
+    b.click("button[data-sweep-metric='time']").await;
+    assert_ne!(b.canvas_hash("canvas[data-chart='sweep']").await, sweep);
+    assert_eq!(b.canvas_hash("canvas[data-chart='roofline']").await, roof);
+    // An edit of D moves the roofline point too.
+    b.set_input("[data-op='0'] input[name='d']", "8192").await;
+    assert_ne!(b.canvas_hash("canvas[data-chart='roofline']").await, roof);
+    // Two screen-reader tables, one per plot.
+    let tables = b
+        .js("return [...document.querySelectorAll('[data-chart-table]')].map(t => t.dataset.chartTable)")
+        .await;
+    assert_eq!(tables, serde_json::json!(["sweep", "roofline"]));
+    b.screenshot("both-plots").await;
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -31,7 +31,8 @@ pub fn Field(
     let (error, set_error) = signal(None::<String>);
     let id = format!("f-{}", next_id());
     let msg_id = format!("{id}-msg");
-    let apply = move |text: String| set_error.set(on_commit.run(text).err());
+    // A message stays short whatever was typed (a pasted page would otherwise come back in it).
+    let apply = move |text: String| set_error.set(on_commit.run(text).err().map(short_message));
     let control = if choices.is_empty() {
         view! {
             <input
@@ -82,4 +83,14 @@ fn next_id() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A message cut to 300 characters.
+fn short_message(m: String) -> String {
+    const MAX: usize = 300;
+    if m.chars().count() <= MAX {
+        m
+    } else {
+        format!("{}…", m.chars().take(MAX - 1).collect::<String>())
+    }
 }

@@ -58,30 +58,93 @@ fn prefers_dark() -> bool {
         .unwrap_or(false)
 }
 
-/// Show a message instead of a blank page if anything panics.
+/// After a panic the wasm instance is dead (release builds abort), so the error panel is plain
+/// DOM with plain links: "Reset scenario" opens the page without a query (the first-load
+/// scenario), "Reload this link" opens the same URL again. Everything is set as text.
+fn show_panic_panel(details: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(doc) = window.document() else {
+        return;
+    };
+    if doc.query_selector("[data-panic]").ok().flatten().is_some() {
+        return;
+    }
+    let loc = window.location();
+    let path = loc.pathname().unwrap_or_else(|_| "./".into());
+    let href = loc.href().unwrap_or_else(|_| path.clone());
+    let el = |tag: &str, text: Option<&str>| {
+        let e = doc.create_element(tag).ok()?;
+        e.set_text_content(text);
+        Some(e)
+    };
+    let build = || -> Option<web_sys::Element> {
+        let panel = el("div", None)?;
+        panel.set_class_name("panic");
+        panel.set_attribute("role", "alert").ok()?;
+        panel.set_attribute("data-panic", "true").ok()?;
+        let head = el(
+            "strong",
+            Some("Roofline Lab hit an internal error and stopped."),
+        )?;
+        panel.append_child(&head).ok()?;
+        let text = el(
+                "p",
+                Some(
+                    "The plot and results below are frozen at their last state. Reset the scenario \
+                     to start again from the first-load example, or reload this link. If it happens \
+                     again, please report the link and the details below.",
+                ),
+            )?;
+        panel.append_child(&text).ok()?;
+        let actions = el("div", None)?;
+        actions.set_class_name("row");
+        let reset = el("a", Some("Reset scenario"))?;
+        reset.set_attribute("href", &path).ok()?;
+        reset.set_attribute("data-action", "reset-scenario").ok()?;
+        reset.set_class_name("button primary");
+        actions.append_child(&reset).ok()?;
+        let reload = el("a", Some("Reload this link"))?;
+        reload.set_attribute("href", &href).ok()?;
+        reload.set_attribute("data-action", "reload").ok()?;
+        reload.set_class_name("button");
+        actions.append_child(&reload).ok()?;
+        panel.append_child(&actions).ok()?;
+        let more = el("details", None)?;
+        let summary = el("summary", Some("Details"))?;
+        more.append_child(&summary).ok()?;
+        let pre = el("pre", Some(details))?;
+        more.append_child(&pre).ok()?;
+        panel.append_child(&more).ok()?;
+        Some(panel)
+    };
+    if let (Some(panel), Some(body)) = (build(), doc.body()) {
+        body.prepend_with_node_1(&panel).ok();
+    }
+}
+
+/// Show the error panel instead of a dead page if anything panics (and log it to the console).
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
-            if let Ok(div) = doc.create_element("div") {
-                div.set_class_name("panic");
-                div.set_attribute("role", "alert").ok();
-                // Text, never markup.
-                div.set_text_content(Some(
-                    "Roofline Lab hit an internal error and stopped. Reload the page; if it happens again, \
-                     please report the URL. Details are in the browser console.",
-                ));
-                if let Some(body) = doc.body() {
-                    body.prepend_with_node_1(&div).ok();
-                }
-            }
-        }
+        show_panic_panel(&info.to_string());
     }));
+}
+
+/// The end-to-end test of the error panel needs a panic on demand: a `roofline-test-panic`
+/// event on `window` causes one. Only script running in the page can send it (no URL does).
+fn listen_for_test_panic() {
+    let handle = window_event_listener_untyped("roofline-test-panic", |_| {
+        panic!("a panic requested by a roofline-test-panic event");
+    });
+    std::mem::forget(handle);
 }
 
 /// Entry point: mount the app on `<body>`.
 pub fn mount() {
     install_panic_hook();
+    listen_for_test_panic();
     crate::charts::set_text_measurer(text_measure::measure);
     leptos::mount::mount_to_body(App);
 }

@@ -28,11 +28,19 @@ pub fn OptionsPanel() -> impl IntoView {
                     Ok(())
                 });
                 let derate = Callback::new(move |t: String| {
-                    let v = parse_quantity(&t).map_err(|e| e.to_string())?;
-                    if !(v > 0.0 && v <= 1.0) {
-                        return Err(format!("derate={}: must be a fraction in (0, 1]", t.trim()));
+                    // `0.95` or `95%`, checked by the core's rule (0.01 to 1), as in links.
+                    let t = t.trim();
+                    let v = match t.strip_suffix('%') {
+                        Some(p) => parse_quantity(p).map(|x| x / 100.0),
+                        None => parse_quantity(t),
                     }
-                    c.scenario.update(|s| s.options.derate = v);
+                    .map_err(|e| e.to_string())?;
+                    let options = roofline::analysis::Options {
+                        derate: v,
+                        ..c.scenario.with_untracked(|s| s.options)
+                    };
+                    options.validate().map_err(|e| e.to_string())?;
+                    c.scenario.update(|s| s.options = options);
                     Ok(())
                 });
                 let fields: Vec<(String, String)> = sweepable_fields(&s)
@@ -40,6 +48,15 @@ pub fn OptionsPanel() -> impl IntoView {
                     .map(|(k, l)| (k.to_string(), format!("{k} — {l}")))
                     .collect();
                 let sweep_field = Callback::new(move |t: String| {
+                    let known = c
+                        .scenario
+                        .with_untracked(|s| sweepable_fields(s).iter().any(|(k, _)| *k == t));
+                    if !known {
+                        return Err(format!(
+                            "sweep={}: not a numeric field of these operations",
+                            clip(&t)
+                        ));
+                    }
                     c.scenario.update(|s| s.sweep.field = t);
                     Ok(())
                 });
@@ -47,22 +64,34 @@ pub fn OptionsPanel() -> impl IntoView {
                     Callback::new(move |t: String| {
                         let v = parse_quantity(&t).map_err(|e| e.to_string())?;
                         let mut sweep = c.scenario.with_untracked(|s| s.sweep.clone());
-                        if which == "from" { sweep.from = v } else { sweep.to = v }
                         if !(v.is_finite() && v > 0.0) {
-                            return Err(format!("{which}={}: must be a positive number", t.trim()));
+                            return Err(format!("{which}={}: must be a positive number", clip(t.trim())));
                         }
+                        // Within the swept field's own range, as a link's sweep= is.
+                        let spec = c.scenario.with_untracked(|s| {
+                            s.ops.iter().find_map(|o| o.field(&sweep.field).cloned())
+                        });
+                        if let Some(spec) = spec {
+                            spec.check(v).map_err(|e| format!("{which}: {e}"))?;
+                        }
+                        if which == "from" { sweep.from = v } else { sweep.to = v }
                         if sweep.from >= sweep.to {
-                            return Err(format!("{which}={}: the range must go from low to high", t.trim()));
+                            return Err(format!("{which}={}: the range must go from low to high", clip(t.trim())));
                         }
                         if sweep.to / sweep.from > 1e12 {
-                            return Err(format!("{which}={}: the range may span at most 12 decades", t.trim()));
+                            return Err(format!("{which}={}: the range may span at most 12 decades", clip(t.trim())));
                         }
                         c.scenario.update(|s| s.sweep = sweep);
                         Ok(())
                     })
                 };
                 let scale = Callback::new(move |t: String| {
-                    c.scenario.update(|s| s.sweep.log = t == "log");
+                    let log = match t.as_str() {
+                        "log" => true,
+                        "linear" => false,
+                        _ => return Err("sweep points: must be linear or log".to_string()),
+                    };
+                    c.scenario.update(|s| s.sweep.log = log);
                     Ok(())
                 });
                 let conv_now = if s.options.convention == FlopConvention::OnePerMac { "1mac" } else { "2mac" };
@@ -97,5 +126,14 @@ pub fn OptionsPanel() -> impl IntoView {
                 }
             }}
         </section>
+    }
+}
+
+/// User text shortened for a message (at most 40 characters).
+fn clip(t: &str) -> String {
+    if t.chars().count() <= 40 {
+        t.to_string()
+    } else {
+        format!("{}…", t.chars().take(39).collect::<String>())
     }
 }

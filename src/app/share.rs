@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
+use super::field::Field;
 use super::plots::DataTable;
 use crate::view::{self, ChartModel};
 
@@ -265,12 +266,19 @@ fn iframe_snippet(s: &Scenario, width: u32, height: u32) -> String {
     view::iframe_html(&src, width, height, &view::embed_title(s))
 }
 
-/// A size in pixels from a number input: clamped to [min, 2000], the old value when unreadable.
-fn parse_px(text: &str, min: u32, old: u32) -> u32 {
-    text.trim()
-        .parse::<u32>()
-        .map(|v| v.clamp(min, 2000))
-        .unwrap_or(old)
+/// A size in whole pixels from `min` to 2000, or a message naming the field and the range.
+fn parse_px(field: &str, text: &str, min: u32) -> Result<u32, String> {
+    let t = text.trim();
+    match t.parse::<u32>() {
+        Ok(v) if (min..=2000).contains(&v) => Ok(v),
+        _ => {
+            let shown: String = t.chars().take(40).collect();
+            let more = if t.chars().count() > 40 { "…" } else { "" };
+            Err(format!(
+                "{field}={shown}{more}: must be a whole number of pixels from {min} to 2000"
+            ))
+        }
+    }
 }
 
 /// The embed dialog: snippet ready to paste, with a live preview.
@@ -300,14 +308,10 @@ fn EmbedDialog(
                 </div>
                 <p>"Paste this into a blog post. The plot stays live and links back to the full app."</p>
                 <div class="row">
-                    <label>"width "
-                        <input name="embed-width" type="number" min="320" max="2000" prop:value=move || w.get().to_string()
-                            on:input=move |ev| set_w.set(parse_px(&event_target_value(&ev), 320, w.get_untracked()))/>
-                    </label>
-                    <label>"height "
-                        <input name="embed-height" type="number" min="240" max="2000" prop:value=move || h.get().to_string()
-                            on:input=move |ev| set_h.set(parse_px(&event_target_value(&ev), 240, h.get_untracked()))/>
-                    </label>
+                    <Field key="embed-width" label="width (px)" initial="640"
+                        on_commit=Callback::new(move |t: String| parse_px("width", &t, 320).map(|v| set_w.set(v)))/>
+                    <Field key="embed-height" label="height (px)" initial="400"
+                        on_commit=Callback::new(move |t: String| parse_px("height", &t, 240).map(|v| set_h.set(v)))/>
                 </div>
                 <textarea readonly name="embed-snippet" prop:value=snippet></textarea>
                 <p>"Preview:"</p>
