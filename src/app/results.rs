@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use leptos::prelude::*;
 
 use super::ctx;
-use crate::view::{self, ResultRow};
+use crate::view::{self, Cell, ResultRow};
 
 /// Column headers, in the order of [`ResultRow::cells`].
 const HEAD: [&str; 13] = [
@@ -48,9 +48,11 @@ pub fn ResultsPanel() -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    // Keyed by content: an edit rebuilds only the rows whose figures changed.
-                    <For each=move || rows.get() key=fingerprint let(r)>
-                        <Row row=r open=open/>
+                    // Keyed by each row's id and shape: an edit updates the cells of the rows
+                    // whose figures changed, in place; rows are rebuilt only when their shape
+                    // (error or figures, which metrics, parts) changes.
+                    <For each=move || rows.with(|rs| rs.iter().map(shape).collect::<Vec<_>>()) key=|k| k.clone() let((id, _))>
+                        <LiveRow id=id rows=rows open=open/>
                     </For>
                 </tbody>
             </table>
@@ -58,32 +60,50 @@ pub fn ResultsPanel() -> impl IntoView {
     }
 }
 
-/// Everything a row shows, hashed: its key in the table, so that an unchanged row keeps its DOM.
-fn fingerprint(r: &ResultRow) -> u64 {
+/// A row's id and the shape of its DOM: the metric of each cell (or the error), and its parts.
+type Shape = (String, u64);
+
+fn shape(r: &ResultRow) -> Shape {
     use std::hash::{Hash, Hasher};
-    fn feed(r: &ResultRow, h: &mut impl Hasher) {
-        (&r.id, &r.op_key, r.chip, &r.name, r.class, &r.error).hash(h);
-        for c in &r.cells {
-            (c.metric, &c.value, &c.text, c.class, &c.title).hash(h);
-        }
-        r.parts.len().hash(h);
-        for p in &r.parts {
-            feed(p, h);
-        }
-    }
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    feed(r, &mut h);
-    h.finish()
+    (&r.op_key, r.chip, r.class, r.error.is_some()).hash(&mut h);
+    for c in &r.cells {
+        c.metric.hash(&mut h);
+    }
+    for p in &r.parts {
+        shape(p).hash(&mut h);
+    }
+    (r.id.clone(), h.finish())
+}
+
+/// A top-level row that follows the row of its id in `rows`, cell by cell.
+#[component]
+fn LiveRow(
+    /// The row id.
+    id: String,
+    /// All rows.
+    rows: Memo<Vec<ResultRow>>,
+    /// Which rows have their derivation open (by row id).
+    open: RwSignal<BTreeSet<String>>,
+) -> impl IntoView {
+    let find = id.clone();
+    let row = Memo::new(move |_| rows.with(|rs| rs.iter().find(|r| r.id == find).cloned()));
+    let Some(initial) = row.get_untracked() else {
+        return ().into_any();
+    };
+    view! { <Row initial=initial row=row open=open/> }.into_any()
 }
 
 #[component]
 fn Row(
-    /// The row to show.
-    row: ResultRow,
+    /// The row as first shown: its shape (cells, error, parts) and id.
+    initial: ResultRow,
+    /// The row's current figures (same shape; `None` once it is gone).
+    row: Memo<Option<ResultRow>>,
     /// Which rows have their derivation open (by row id).
     open: RwSignal<BTreeSet<String>>,
 ) -> impl IntoView {
-    let id = row.id.clone();
+    let id = initial.id.clone();
     let id_toggle = id.clone();
     let is_open = Signal::derive(move || open.with(|o| o.contains(&id)));
     let toggle = move || {
@@ -94,26 +114,34 @@ fn Row(
         })
     };
     let toggle_key = toggle.clone();
-    let class = row.class;
-    let cells = match &row.error {
-        Some(e) => view! { <td class="error-cell" colspan="13" data-metric="error" data-value=e.clone()>{e.clone()}</td> }.into_any(),
-        None => row
+    let class = initial.class;
+    let cells = match &initial.error {
+        Some(_) => {
+            let error = move || row.with(|r| r.as_ref().and_then(|r| r.error.clone()).unwrap_or_default());
+            view! { <td class="error-cell" colspan="13" data-metric="error" data-value=error>{error}</td> }.into_any()
+        }
+        None => initial
             .cells
             .iter()
-            .map(|cell| {
+            .enumerate()
+            .map(|(i, cell)| {
+                let part = move |f: fn(&Cell) -> String| {
+                    move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(f).unwrap_or_default())
+                };
                 view! {
-                    <td data-metric=cell.metric data-value=cell.value.clone() class=cell.class title=cell.title.clone()>
-                        {cell.text.clone()}
+                    <td data-metric=cell.metric
+                        data-value=part(|c| c.value.clone())
+                        class=move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(|c| c.class).unwrap_or_default())
+                        title=part(|c| c.title.clone())>
+                        {part(|c| c.text.clone())}
                     </td>
                 }
             })
             .collect_view()
             .into_any(),
     };
-    let row_for_derivation = row.clone();
-    let parts = row.parts.clone();
-    let has_parts = !parts.is_empty();
-    let parts_key = format!("parts:{}", row.id);
+    let has_parts = !initial.parts.is_empty();
+    let parts_key = format!("parts:{}", initial.id);
     let parts_key_toggle = parts_key.clone();
     let parts_open = Signal::derive(move || open.with(|o| o.contains(&parts_key)));
     let toggle_parts = move |ev: leptos::ev::MouseEvent| {
@@ -124,8 +152,9 @@ fn Row(
             }
         })
     };
+    let name = move || row.with(|r| r.as_ref().map(|r| r.name.clone()).unwrap_or_default());
     view! {
-        <tr class=format!("result-row {class}") data-op=row.op_key.clone() data-chip=row.chip
+        <tr class=format!("result-row {class}") data-op=initial.op_key.clone() data-chip=initial.chip
             aria-expanded=move || is_open.get().to_string() tabindex="0" on:click=move |_| toggle()
             on:keydown=move |ev| if ev.key() == "Enter" { toggle_key() }>
             <td class="name">
@@ -134,19 +163,30 @@ fn Row(
                         on:click=toggle_parts>{move || if parts_open.get() { "▾ parts" } else { "▸ parts" }}</button>
                     " "
                 })}
-                {row.name.clone()}
+                {name}
             </td>
             {cells}
         </tr>
         <Show when=move || is_open.get()>
             <tr class="derivation-row">
-                <td class="derivation" colspan="14" data-derivation=row.op_key.clone()>
-                    <ol>{row_for_derivation.derivation().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
+                <td class="derivation" colspan="14" data-derivation=initial.op_key.clone()>
+                    <ol>{move || row.with(|r| r.as_ref().map(ResultRow::derivation).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
                 </td>
             </tr>
         </Show>
         <Show when=move || parts_open.get()>
-            {parts.clone().into_iter().map(|p| view! { <Row row=p open=open/> }).collect_view()}
+            {move || {
+                row.with(|r| r.as_ref().map(|r| r.parts.clone()).unwrap_or_default())
+                    .into_iter()
+                    .map(|p| {
+                        let part = Memo::new({
+                            let p = p.clone();
+                            move |_| Some(p.clone())
+                        });
+                        view! { <Row initial=p row=part open=open/> }
+                    })
+                    .collect_view()
+            }}
         </Show>
     }
     .into_any()
