@@ -196,6 +196,20 @@ mod native {
                 time_ns(|| view::roofline_chart(&heavy)),
             ),
             ("heavy: result rows", time_ns(|| view::result_rows(&heavy))),
+            ("heavy: key line", time_ns(|| view::key_line(&heavy))),
+            ("heavy: sweep chart drawn (SVG, 960×540)", {
+                let m = view::ChartModel::Sweep(view::sweep_chart(
+                    &heavy,
+                    SweepMetric::Achieved,
+                    false,
+                    false,
+                ));
+                time_ns(|| m.to_svg(false, 960, 540))
+            }),
+            ("heavy: roofline chart drawn (SVG, 960×540)", {
+                let m = view::ChartModel::Roofline(view::roofline_chart(&heavy));
+                time_ns(|| m.to_svg(false, 960, 540))
+            }),
         ]
     }
 

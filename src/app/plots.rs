@@ -131,6 +131,40 @@ pub fn PlotsPanel() -> impl IntoView {
     }
 }
 
+/// How long the screen-reader table waits for edits to pause before it follows the plot.
+const TABLE_DELAY_MS: u64 = 200;
+
+/// `source`, following it once it has been unchanged for `ms` milliseconds (its first value at
+/// once).
+fn settled<T>(source: Signal<T>, ms: u64) -> ReadSignal<T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    let (out, set_out) = signal(source.get_untracked());
+    let pending = StoredValue::new_local(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+    let cancel = move || {
+        if let Some(h) = pending.try_update_value(Option::take).flatten() {
+            h.clear();
+        }
+    };
+    Effect::new(move |first: Option<()>| {
+        source.track();
+        if first.is_none() {
+            return;
+        }
+        cancel();
+        let h = set_timeout_with_handle(
+            move || {
+                set_out.try_set(source.get_untracked());
+            },
+            std::time::Duration::from_millis(ms),
+        );
+        pending.set_value(h.ok());
+    });
+    on_cleanup(cancel);
+    out
+}
+
 /// The plotted numbers as a table for screen readers: off-screen, and skipped by layout while
 /// off-screen (`content-visibility: auto`), with rows keyed by content so that an edit rebuilds
 /// only the rows whose numbers changed.
@@ -140,7 +174,11 @@ pub fn DataTable(
     #[prop(into)]
     model: Signal<Option<ChartModel>>,
 ) -> impl IntoView {
-    let table = Memo::new(move |_| model.with(|m| m.as_ref().map(|m| (m.aria_label(), m.table()))));
+    // The table follows the plot once edits pause: it is read by screen readers, not watched
+    // while typing, and rebuilding it is DOM work that would otherwise land on every keystroke.
+    let settled = settled(model, TABLE_DELAY_MS);
+    let table =
+        Memo::new(move |_| settled.with(|m| m.as_ref().map(|m| (m.aria_label(), m.table()))));
     let head = Memo::new(move |_| {
         table.with(|t| t.as_ref().map(|(_, (h, _))| h.clone()).unwrap_or_default())
     });

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::ops::ControlFlow;
 
 use plotters::coord::Shift;
@@ -575,8 +576,33 @@ pub(crate) fn clip_polygon(poly: &[Pt], r: &PixelRect) -> Vec<Pt> {
 pub(crate) struct Occupancy {
     /// Sampled points of drawn lines with a weight (how bad it is to cover
     /// them: data lines 1, reference lines less), by grid cell.
-    cells: HashMap<(i32, i32), Vec<(Pt, f64)>>,
+    cells: Cells,
     rects: Vec<PixelRect>,
+}
+
+/// Weighted sampled points by grid cell.
+type Cells = HashMap<(i32, i32), Vec<(Pt, f64)>, BuildHasherDefault<CellHasher>>;
+
+/// A multiplicative hash for grid cells (the default SipHash is built to resist adversarial
+/// keys, which pixel cells are not, and costs several times more per lookup).
+#[derive(Default)]
+pub(crate) struct CellHasher(u64);
+
+impl std::hash::Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(v as u32 as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
 
 impl Occupancy {

@@ -83,8 +83,12 @@ pub fn auto_axis(values: &[f64], log: bool, margin: (f64, f64)) -> Option<AxisSc
 /// Axis ranges for a sweep chart; `None` when there is nothing to plot.
 pub fn auto_ranges(model: &SweepChart) -> Option<(AxisScale, AxisScale)> {
     let (lx, ly) = (model.log_x, model.log_y);
-    let mut xs = Vec::new();
-    let mut ys = Vec::new();
+    let n = model.series.iter().map(|s| s.points.len()).sum::<usize>()
+        + model.crossovers.len()
+        + model.vlines.len()
+        + model.hlines.len();
+    let mut xs = Vec::with_capacity(n);
+    let mut ys = Vec::with_capacity(n);
     for s in &model.series {
         for &(x, y) in &s.points {
             if ok_on(x, lx) && ok_on(y, ly) {
