@@ -8,6 +8,7 @@ use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
 use roofline::units::{format_exact, format_si, format_sig, Unit};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::charts::{
     self, Ceiling, ChartGeometry, HLine, Marker, PointMark, RooflineChart, Series, Slope,
@@ -847,9 +848,60 @@ impl ResultRow {
 
 /// One row per (operation, chip), operation-major.
 pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
+    result_rows_cached(s, &mut RowCache::default())
+        .into_iter()
+        .map(|r| Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone()))
+        .collect()
+}
+
+/// Rows remembered between edits: a row is recomputed only when its operation, its chip or the
+/// options changed, and an unchanged row is the same `Arc` as before (so a reader can tell it
+/// apart with `Arc::ptr_eq`, without comparing figures).
+#[derive(Default)]
+pub struct RowCache {
+    entries: std::collections::HashMap<(usize, usize), CachedRow>,
+}
+
+struct CachedRow {
+    op: Op,
+    chip: roofline::chip::Chip,
+    options: roofline::analysis::Options,
+    row: Arc<ResultRow>,
+}
+
+/// [`result_rows`], re-using the rows of `cache` that are still valid (and updating it).
+pub fn result_rows_cached(s: &Scenario, cache: &mut RowCache) -> Vec<Arc<ResultRow>> {
+    let mut next = std::collections::HashMap::new();
     let mut rows = Vec::new();
     for (i, op) in s.ops.iter().enumerate() {
         for (j, chip) in s.chips.iter().enumerate() {
+            let row = match cache.entries.get(&(i, j)) {
+                Some(e) if e.op == *op && e.chip == *chip && e.options == s.options => {
+                    e.row.clone()
+                }
+                _ => Arc::new(result_row(s, i, j)),
+            };
+            next.insert(
+                (i, j),
+                CachedRow {
+                    op: op.clone(),
+                    chip: chip.clone(),
+                    options: s.options,
+                    row: row.clone(),
+                },
+            );
+            rows.push(row);
+        }
+    }
+    cache.entries = next;
+    rows
+}
+
+/// The row of operation `i` on chip `j`.
+fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
+    let (op, chip) = (&s.ops[i], &s.chips[j]);
+    {
+        {
             let name = format!("{} · {}", op_name(op), chip.name);
             // A model workload's aggregate analysis comes with its parts: analyse once.
             let workload = roofline::workload::analyze_workload(op, chip, &s.options);
@@ -888,7 +940,7 @@ pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
                     });
                 }
             }
-            rows.push(ResultRow {
+            ResultRow {
                 id: format!("{i}/{j}"),
                 op_key: i.to_string(),
                 chip: j,
@@ -898,10 +950,9 @@ pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
                 analysis,
                 error,
                 parts,
-            });
+            }
         }
     }
-    rows
 }
 
 /// The one-line key result (embed and under the plot).

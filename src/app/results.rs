@@ -1,6 +1,7 @@
 //! The results table: one row per (operation, chip), each opening its worked derivation.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 
@@ -31,7 +32,23 @@ const WORKLOAD_HEAD: [&str; 4] = ["tokens/s", "time/token", "parts bound by", "m
 #[component]
 pub fn ResultsPanel() -> impl IntoView {
     let c = ctx();
-    let rows = Memo::new(move |_| c.scenario.with(view::result_rows));
+    // Rows re-used between edits are the same Arc: comparing them is a pointer check.
+    let cache = StoredValue::new(view::RowCache::default());
+    let rows = Memo::new_with_compare(
+        move |_| {
+            c.scenario.with(|s| {
+                cache
+                    .try_update_value(|cache| view::result_rows_cached(s, cache))
+                    .unwrap_or_default()
+            })
+        },
+        |a: Option<&Vec<Arc<ResultRow>>>, b: Option<&Vec<Arc<ResultRow>>>| match (a, b) {
+            (Some(a), Some(b)) => {
+                a.len() != b.len() || a.iter().zip(b).any(|(x, y)| !Arc::ptr_eq(x, y))
+            }
+            _ => true,
+        },
+    );
     let open = RwSignal::new(BTreeSet::<String>::new());
     view! {
         <section class="panel results" aria-labelledby="results-h">
@@ -51,7 +68,7 @@ pub fn ResultsPanel() -> impl IntoView {
                     // Keyed by each row's id and shape: an edit updates the cells of the rows
                     // whose figures changed, in place; rows are rebuilt only when their shape
                     // (error or figures, which metrics, parts) changes.
-                    <For each=move || rows.with(|rs| rs.iter().map(shape).collect::<Vec<_>>()) key=|k| k.clone() let((id, _))>
+                    <For each=move || rows.with(|rs| rs.iter().map(|r| shape(r)).collect::<Vec<_>>()) key=|k| k.clone() let((id, _))>
                         <LiveRow id=id rows=rows open=open/>
                     </For>
                 </tbody>
@@ -82,16 +99,23 @@ fn LiveRow(
     /// The row id.
     id: String,
     /// All rows.
-    rows: Memo<Vec<ResultRow>>,
+    rows: Memo<Vec<Arc<ResultRow>>>,
     /// Which rows have their derivation open (by row id).
     open: RwSignal<BTreeSet<String>>,
 ) -> impl IntoView {
     let find = id.clone();
-    let row = Memo::new(move |_| rows.with(|rs| rs.iter().find(|r| r.id == find).cloned()));
+    let row = Memo::new_with_compare(
+        move |_| rows.with(|rs| rs.iter().find(|r| r.id == find).cloned()),
+        |a: Option<&Option<Arc<ResultRow>>>, b: Option<&Option<Arc<ResultRow>>>| match (a, b) {
+            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
+            (Some(None), Some(None)) => false,
+            _ => true,
+        },
+    );
     let Some(initial) = row.get_untracked() else {
         return ().into_any();
     };
-    view! { <Row initial=initial row=row open=open/> }.into_any()
+    view! { <Row initial=(*initial).clone() row=row open=open/> }.into_any()
 }
 
 #[component]
@@ -99,7 +123,7 @@ fn Row(
     /// The row as first shown: its shape (cells, error, parts) and id.
     initial: ResultRow,
     /// The row's current figures (same shape; `None` once it is gone).
-    row: Memo<Option<ResultRow>>,
+    row: Memo<Option<Arc<ResultRow>>>,
     /// Which rows have their derivation open (by row id).
     open: RwSignal<BTreeSet<String>>,
 ) -> impl IntoView {
@@ -170,7 +194,7 @@ fn Row(
         <Show when=move || is_open.get()>
             <tr class="derivation-row">
                 <td class="derivation" colspan="14" data-derivation=initial.op_key.clone()>
-                    <ol>{move || row.with(|r| r.as_ref().map(ResultRow::derivation).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
+                    <ol>{move || row.with(|r| r.as_ref().map(|r| r.derivation()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
                 </td>
             </tr>
         </Show>
@@ -181,7 +205,7 @@ fn Row(
                     .map(|p| {
                         let part = Memo::new({
                             let p = p.clone();
-                            move |_| Some(p.clone())
+                            move |_| Some(Arc::new(p.clone()))
                         });
                         view! { <Row initial=p row=part open=open/> }
                     })

@@ -578,6 +578,8 @@ pub(crate) struct Occupancy {
     /// them: data lines 1, reference lines less), by grid cell.
     cells: Cells,
     rects: Vec<PixelRect>,
+    /// The rectangles of the labels placed by [`place_label`].
+    labels: Vec<PixelRect>,
 }
 
 /// Weighted sampled points by grid cell.
@@ -1180,7 +1182,14 @@ pub(crate) fn place_label<DB: DrawingBackend>(
         }
     }
     let best = candidates[cheapest(occ, candidates.iter().copied(), bounds)].0;
+    // A label that could only go on top of another is left out (the marker stays, and the
+    // readout and the data table still give its value): in a crowded chart overlapping text
+    // helps nobody, and drawing it costs a text layout per label per redraw.
+    if occ.labels.iter().any(|l| l.overlap_area(&best) > 0.0) {
+        return Ok(None);
+    }
     occ.add_rect(best);
+    occ.labels.push(best);
     p.label(text, &best, size, weight, color)?;
     Ok(Some(best))
 }
