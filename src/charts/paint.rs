@@ -278,10 +278,19 @@ impl<'a, DB: DrawingBackend> Painter<'a, DB> {
         width: f64,
         dash: Option<(f64, f64)>,
     ) -> DrawResult<Vec<Vec<Pt>>, DB> {
-        let runs: Vec<Vec<Pt>> = clip_polyline(pts, clip)
-            .into_iter()
-            .map(|r| simplify(&r, 0.25))
-            .collect();
+        // The common case, every point finite and inside: one run, no per-segment clipping.
+        let inside = |p: &Option<Pt>| {
+            p.is_some_and(|(x, y)| x.is_finite() && y.is_finite() && clip.contains(x, y))
+        };
+        let runs: Vec<Vec<Pt>> = if pts.len() >= 2 && pts.iter().all(inside) {
+            let run: Vec<Pt> = pts.iter().flatten().copied().collect();
+            vec![simplify(&run, 0.25)]
+        } else {
+            clip_polyline(pts, clip)
+                .into_iter()
+                .map(|r| simplify(&r, 0.25))
+                .collect()
+        };
         for run in &runs {
             match dash {
                 None => self.polyline(run, color, width)?,
@@ -656,6 +665,12 @@ impl Occupancy {
     /// How bad it is to cover `r`: the weights of the sampled points within 2 px of it, plus a
     /// quarter of its overlap with placed rectangles.
     pub fn cost(&self, r: &PixelRect) -> f64 {
+        self.cost_below(r, f64::INFINITY)
+    }
+
+    /// [`Occupancy::cost`], or any value ≥ `limit` as soon as the cost reaches it (a candidate
+    /// that already costs more than the best one needs no exact score).
+    pub fn cost_below(&self, r: &PixelRect, limit: f64) -> f64 {
         let grown = r.inflate(2.0);
         let mut hits = 0.0;
         if grown.left.is_finite()
@@ -667,16 +682,27 @@ impl Occupancy {
             let (cy0, cy1) = (Self::cell_of(grown.top), Self::cell_of(grown.bottom));
             let span = (cx1 as i64 - cx0 as i64 + 1) * (cy1 as i64 - cy0 as i64 + 1);
             if span <= self.cells.len() as i64 {
-                for cx in cx0..=cx1 {
+                'cells: for cx in cx0..=cx1 {
                     for cy in cy0..=cy1 {
                         if let Some(pts) = self.cells.get(&(cx, cy)) {
                             hits += points_in(pts, &grown);
+                            if hits >= limit {
+                                break 'cells;
+                            }
                         }
                     }
                 }
             } else {
                 // A rectangle larger than the drawn area: every cell is a candidate.
-                hits = self.cells.values().map(|pts| points_in(pts, &grown)).sum();
+                for pts in self.cells.values() {
+                    hits += points_in(pts, &grown);
+                    if hits >= limit {
+                        break;
+                    }
+                }
+            }
+            if hits >= limit {
+                return hits;
             }
         }
         let overlap: f64 = self.rects.iter().map(|o| o.overlap_area(r)).sum();
@@ -739,10 +765,10 @@ fn cheapest(
     let mut best = 0;
     let mut best_cost = f64::INFINITY;
     for (i, (r, penalty)) in candidates.into_iter().enumerate() {
-        let mut c = occ.cost(&r) + penalty;
-        if !bounds.contains_rect(&r) {
-            c += 1.0e6;
-        }
+        let outside = if bounds.contains_rect(&r) { 0.0 } else { 1.0e6 };
+        // Scores are only compared with the best so far: stop counting once it is beaten.
+        let mut c = occ.cost_below(&r, best_cost - penalty - outside) + penalty;
+        c += outside;
         if c < best_cost {
             best_cost = c;
             best = i;

@@ -29,17 +29,17 @@ fn ok_on(v: f64, log: bool) -> bool {
 /// each side (`[lo, hi]`); on linear axes a range that nearly reaches zero is
 /// pinned to zero (no margin on that side).
 pub fn auto_axis(values: &[f64], log: bool, margin: (f64, f64)) -> Option<AxisScale> {
-    let vals: Vec<f64> = values
-        .iter()
-        .copied()
-        .filter(|&v| ok_on(v, log))
-        .map(|v| v.clamp(-LIN_LIMIT, LIN_LIMIT))
-        .collect();
-    if vals.is_empty() {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &v in values {
+        if ok_on(v, log) {
+            let v = v.clamp(-LIN_LIMIT, LIN_LIMIT);
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+    }
+    if lo > hi {
         return None;
     }
-    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if log {
         let (mut l0, mut l1) = (lo.log10(), hi.log10());
         if l1 - l0 < 1e-9 {
