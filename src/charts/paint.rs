@@ -664,12 +664,8 @@ impl Occupancy {
 
     /// How bad it is to cover `r`: the weights of the sampled points within 2 px of it, plus a
     /// quarter of its overlap with placed rectangles.
-    pub fn cost(&self, r: &PixelRect) -> f64 {
-        self.cost_below(r, f64::INFINITY)
-    }
-
-    /// [`Occupancy::cost`], or any value ≥ `limit` as soon as the cost reaches it (a candidate
-    /// that already costs more than the best one needs no exact score).
+    /// Returns any value ≥ `limit` as soon as the cost reaches it (a candidate that already
+    /// costs more than the best one needs no exact score).
     pub fn cost_below(&self, r: &PixelRect, limit: f64) -> f64 {
         let grown = r.inflate(2.0);
         let mut hits = 0.0;
