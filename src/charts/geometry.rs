@@ -15,6 +15,7 @@ impl AxisScale {
 
     /// Value in the transformed (linear or log10) space; `None` if the value
     /// cannot be shown on this axis (NaN, ±inf, or <= 0 on a log axis).
+    #[inline(always)]
     pub fn transform(&self, v: f64) -> Option<f64> {
         if !v.is_finite() {
             return None;
@@ -35,6 +36,7 @@ impl AxisScale {
     }
 
     /// Position of `v` along the axis: 0 at `lo`, 1 at `hi` (may lie outside).
+    #[inline(always)]
     pub fn fraction(&self, v: f64) -> Option<f64> {
         let a = self.transform(self.lo)?;
         let b = self.transform(self.hi)?;
@@ -87,6 +89,7 @@ impl PixelRect {
     pub fn height(&self) -> f64 {
         self.bottom - self.top
     }
+    #[inline(always)]
     pub fn contains(&self, x: f64, y: f64) -> bool {
         x >= self.left && x <= self.right && y >= self.top && y <= self.bottom
     }
@@ -97,6 +100,7 @@ impl PixelRect {
         self.left < r.right && r.left < self.right && self.top < r.bottom && r.top < self.bottom
     }
     /// Area of the intersection with `r` (0 if disjoint).
+    #[inline(always)]
     pub fn overlap_area(&self, r: &PixelRect) -> f64 {
         let w = self.right.min(r.right) - self.left.max(r.left);
         let h = self.bottom.min(r.bottom) - self.top.max(r.top);

@@ -620,6 +620,7 @@ impl Occupancy {
     /// Grid cell size, in backend pixels.
     const CELL: f64 = 32.0;
 
+    #[inline(always)]
     fn cell_of(v: f64) -> i32 {
         (v / Self::CELL)
             .floor()
@@ -707,6 +708,7 @@ impl Occupancy {
 }
 
 /// The summed weight of the points of `pts` inside `r`.
+#[inline(always)]
 fn points_in(pts: &[(Pt, f64)], r: &PixelRect) -> f64 {
     pts.iter()
         .filter(|(p, _)| r.contains(p.0, p.1))
@@ -806,6 +808,7 @@ impl Axes {
         }
     }
 
+    #[inline(always)]
     pub fn to_px(&self, x: f64, y: f64) -> Option<Pt> {
         let fx = self.x.fraction(x)?;
         let fy = self.y.fraction(y)?;
