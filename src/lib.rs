@@ -2,6 +2,7 @@
 //! ([`view`]) compile and test natively; the Leptos components ([`app`]) only for wasm32.
 
 pub mod charts;
+pub mod json;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]

@@ -1048,31 +1048,47 @@ pub fn sweep_csv(s: &Scenario) -> String {
     out
 }
 
-/// The scenario with its results, as JSON (export).
+/// The scenario with its results, as JSON (export). Keys in alphabetical order; a result has
+/// either an analysis or an error (the other is `null`).
 pub fn scenario_json(s: &Scenario) -> String {
-    let results: Vec<serde_json::Value> = s
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        generator: &'static str,
+        results: Vec<Entry>,
+        scenario: &'a Scenario,
+        url_query: String,
+    }
+    #[derive(serde::Serialize)]
+    struct Entry {
+        analysis: Option<Analysis>,
+        chip: usize,
+        error: Option<String>,
+        op: usize,
+    }
+    let results = s
         .ops
         .iter()
         .enumerate()
         .flat_map(|(i, op)| {
             s.chips.iter().enumerate().map(move |(j, chip)| {
                 let r = analyze(op, chip, &s.options);
-                serde_json::json!({
-                    "op": i,
-                    "chip": j,
-                    "analysis": r.as_ref().ok(),
-                    "error": r.as_ref().err().map(|e| e.to_string()),
-                })
+                let error = r.as_ref().err().map(|e| e.to_string());
+                Entry {
+                    analysis: r.ok(),
+                    chip: j,
+                    error,
+                    op: i,
+                }
             })
         })
         .collect();
-    let doc = serde_json::json!({
-        "generator": "Roofline Lab",
-        "url_query": roofline::url::encode(s),
-        "scenario": s,
-        "results": results,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    let doc = Doc {
+        generator: "Roofline Lab",
+        results,
+        scenario: s,
+        url_query: roofline::url::encode(s),
+    };
+    crate::json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 fn attr_escape(t: &str) -> String {
