@@ -207,11 +207,24 @@ impl ChartModel {
 
     /// The same drawing as an SVG document (the export).
     pub fn to_svg(&self, dark: bool, width: u32, height: u32) -> Result<String, String> {
+        self.to_svg_via::<charts::NoBackend>(dark, width, height)
+    }
+
+    /// [`ChartModel::to_svg`], drawn through `EitherBackend<SVGBackend, B>`: the page passes
+    /// its canvas backend, whose drawings go through the same type, so the wasm holds one copy
+    /// of the chart code for the screen and the export.
+    pub fn to_svg_via<B: plotters::prelude::DrawingBackend>(
+        &self,
+        dark: bool,
+        width: u32,
+        height: u32,
+    ) -> Result<String, String> {
         let theme = if dark { Theme::dark() } else { Theme::light() };
-        match self {
-            ChartModel::Sweep(m) => charts::sweep::render_svg(m, &theme, width, height),
-            ChartModel::Roofline(m) => charts::roofline::render_svg(m, &theme, width, height),
-        }
+        charts::render_svg_with::<B, _>(width, height, &theme, |root, theme| match self {
+            ChartModel::Sweep(m) => charts::sweep::draw(root, m, theme),
+            ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),
+        })
+        .map(|(svg, _)| svg)
     }
 }
 

@@ -12,6 +12,9 @@ use wasm_bindgen::JsCast;
 use crate::charts::{self, ChartGeometry, Theme};
 use crate::view::ChartModel;
 
+/// The backend every chart is drawn through: the canvas on the page, SVG for the export.
+type ScreenBackend<'a> = charts::EitherBackend<plotters::prelude::SVGBackend<'a>, CanvasBackend>;
+
 /// Draw `model` onto `canvas` at the device pixel ratio; returns the geometry for hit tests.
 pub fn draw_on(
     canvas: &web_sys::HtmlCanvasElement,
@@ -54,7 +57,9 @@ pub fn draw_scaled(
     }
     let theme = if dark { Theme::dark() } else { Theme::light() }.with_scale(scale);
     let backend = CanvasBackend::new(canvas.clone()).ok_or("no 2d canvas context")?;
-    let root = backend.into_drawing_area();
+    // The type the SVG export draws through too (`ChartModel::to_svg_via`): one copy of the
+    // chart code in the wasm.
+    let root = ScreenBackend::Right(backend).into_drawing_area();
     match model {
         ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme).map_err(|e| e.to_string()),
         ChartModel::Roofline(m) => {

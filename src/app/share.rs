@@ -214,7 +214,13 @@ pub fn ShareActions() -> impl IntoView {
                 .with_front(|m| export_png(m, c.dark.get_untracked(), &format!("{base}.png")))
                 .unwrap_or_else(|| Err("no plot is shown".into())),
             "svg" => charts
-                .with_front(|m| m.to_svg(c.dark.get_untracked(), 960, 540))
+                .with_front(|m| {
+                    m.to_svg_via::<super::canvas_backend::CanvasBackend>(
+                        c.dark.get_untracked(),
+                        960,
+                        540,
+                    )
+                })
                 .unwrap_or_else(|| Err("no plot is shown".into()))
                 .and_then(|svg| download(&format!("{base}.svg"), "image/svg+xml", svg.as_bytes())),
             "csv" => {

@@ -18,6 +18,7 @@
 //! The models in [`model`] are plain data; this module does not depend on
 //! the analysis crate.
 
+mod either;
 pub mod format;
 pub mod geometry;
 pub mod model;
@@ -27,8 +28,9 @@ pub mod sweep;
 pub mod theme;
 
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 
+pub use either::{BackendError, EitherBackend, NoBackend};
 pub use format::{format_si, format_si_digits, format_ticks, linear_ticks, log_ticks, Ticks};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{
@@ -44,18 +46,21 @@ const SVG_FONT_FACTOR: f64 = 1.24;
 /// Largest SVG we agree to produce (per side, pixels).
 const MAX_SVG_SIDE: u32 = 16_384;
 
-/// Run a drawing function on an in-memory SVG backend.
-fn render_svg_with<F>(
+/// Run a drawing function on an in-memory SVG backend, seen as the `Left` of an
+/// [`EitherBackend`] whose `Right` is `B` (the page's canvas backend in the browser, where the
+/// canvas is drawn through the same type; [`NoBackend`] natively).
+pub fn render_svg_with<B, F>(
     width: u32,
     height: u32,
     theme: &Theme,
     f: F,
 ) -> Result<(String, ChartGeometry), String>
 where
+    B: DrawingBackend,
     F: for<'b> FnOnce(
-        DrawingArea<SVGBackend<'b>, Shift>,
+        DrawingArea<EitherBackend<SVGBackend<'b>, B>, Shift>,
         &Theme,
-    ) -> Result<ChartGeometry, DrawError<SVGBackend<'b>>>,
+    ) -> Result<ChartGeometry, DrawError<EitherBackend<SVGBackend<'b>, B>>>,
 {
     if width == 0 || height == 0 {
         return Err(format!("invalid SVG size {width}×{height}"));
@@ -65,7 +70,7 @@ where
     theme.font_size_factor = SVG_FONT_FACTOR;
     let mut buf = String::new();
     let geometry = {
-        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        let root = EitherBackend::Left(SVGBackend::with_string(&mut buf, size)).into_drawing_area();
         f(root, &theme).map_err(|e| e.to_string())?
     };
     Ok((buf, geometry))

@@ -297,5 +297,7 @@ pub fn render_svg_with_geometry(
     width: u32,
     height: u32,
 ) -> Result<(String, ChartGeometry), String> {
-    super::render_svg_with(width, height, theme, |root, theme| draw(root, model, theme))
+    super::render_svg_with::<super::NoBackend, _>(width, height, theme, |root, theme| {
+        draw(root, model, theme)
+    })
 }
