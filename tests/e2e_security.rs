@@ -486,6 +486,14 @@ async fn names_show_as_text(b: &Browser, chip0: &str, op0: &str, context: &str) 
     );
     let rows = texts(b, "tr.result-row td.name").await;
     contains(&rows, op0, &format!("{context}: result row names"));
+    // The screen-reader tables follow the plot once edits pause (200 ms): wait for them.
+    for _ in 0..40 {
+        let t = texts(b, "[data-chart-table]").await.join("\n");
+        if t.contains(chip0) && t.contains(op0) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let tables = texts(b, "[data-chart-table]").await;
     contains(&tables, chip0, &format!("{context}: plot legend table"));
     contains(&tables, op0, &format!("{context}: plot legend table"));
