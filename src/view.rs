@@ -302,29 +302,38 @@ struct CachedSweep {
     chip: roofline::chip::Chip,
     options: roofline::analysis::Options,
     spec: roofline::sweep::SweepSpec,
-    series: Rc<Result<roofline::sweep::Series, roofline::Error>>,
+    swept: Rc<Swept>,
 }
 
+/// A series and the analysis at the operation's own values (for its peak and critical lines).
+type Swept = (
+    Result<roofline::sweep::Series, roofline::Error>,
+    Result<Analysis, roofline::Error>,
+);
+
 impl SweepCache {
-    /// The sweep of operation `i` on chip `j` of `s`, computed or remembered.
+    /// The sweep and analysis of operation `i` on chip `j` of `s`, computed or remembered.
     fn get(
         &self,
         next: &mut std::collections::HashMap<(usize, usize), CachedSweep>,
         s: &Scenario,
         i: usize,
         j: usize,
-    ) -> Rc<Result<roofline::sweep::Series, roofline::Error>> {
+    ) -> Rc<Swept> {
         let (op, chip) = (&s.ops[i], &s.chips[j]);
-        let series = match self.entries.get(&(i, j)) {
+        let swept = match self.entries.get(&(i, j)) {
             Some(e)
                 if e.op == *op
                     && e.chip == *chip
                     && e.options == s.options
                     && e.spec == s.sweep =>
             {
-                e.series.clone()
+                e.swept.clone()
             }
-            _ => Rc::new(sweep(op, chip, &s.options, &s.sweep)),
+            _ => Rc::new((
+                sweep(op, chip, &s.options, &s.sweep),
+                analyze(op, chip, &s.options),
+            )),
         };
         next.insert(
             (i, j),
@@ -333,10 +342,10 @@ impl SweepCache {
                 chip: chip.clone(),
                 options: s.options,
                 spec: s.sweep.clone(),
-                series: series.clone(),
+                swept: swept.clone(),
             },
         );
-        series
+        swept
     }
 }
 
@@ -379,7 +388,7 @@ pub fn sweep_chart_cached(
                 continue;
             }
             let swept = cache.get(&mut next, s, i, j);
-            let Ok(series) = swept.as_ref() else {
+            let (Ok(series), analysis) = swept.as_ref() else {
                 continue;
             };
             let idx = j * n_ops + i;
@@ -410,7 +419,7 @@ pub fn sweep_chart_cached(
                     format!("{} = {}", dim_word(&s.sweep.field), format_sig(c.x, 4)),
                 ));
             }
-            if let Ok(a) = analyze(op, chip, &s.options) {
+            if let Ok(a) = analysis {
                 if let Some(crit) = a.critical.as_ref().filter(|c| c.dim == s.sweep.field) {
                     if let Some(approx) = crit.approx {
                         let label = format!(

@@ -87,10 +87,5 @@ fn next_id() -> u64 {
 
 /// A message cut to 300 characters.
 fn short_message(m: String) -> String {
-    const MAX: usize = 300;
-    if m.chars().count() <= MAX {
-        m
-    } else {
-        format!("{}…", m.chars().take(MAX - 1).collect::<String>())
-    }
+    roofline::error::clip_text(&m, 299)
 }

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use roofline::analysis::FlopConvention;
+use roofline::error::clip_text;
 use roofline::units::{format_exact, parse_quantity};
 
 use super::ctx;
@@ -28,19 +29,9 @@ pub fn OptionsPanel() -> impl IntoView {
                     Ok(())
                 });
                 let derate = Callback::new(move |t: String| {
-                    // `0.95` or `95%`, checked by the core's rule (0.01 to 1), as in links.
-                    let t = t.trim();
-                    let v = match t.strip_suffix('%') {
-                        Some(p) => parse_quantity(p).map(|x| x / 100.0),
-                        None => parse_quantity(t),
-                    }
-                    .map_err(|e| e.to_string())?;
-                    let options = roofline::analysis::Options {
-                        derate: v,
-                        ..c.scenario.with_untracked(|s| s.options)
-                    };
-                    options.validate().map_err(|e| e.to_string())?;
-                    c.scenario.update(|s| s.options = options);
+                    // `0.95` or `95%`, 0.01 to 1, as in links.
+                    let v = roofline::analysis::parse_derate(&t).map_err(|e| e.to_string())?;
+                    c.scenario.update(|s| s.options.derate = v);
                     Ok(())
                 });
                 let fields: Vec<(String, String)> = sweepable_fields(&s)
@@ -54,7 +45,7 @@ pub fn OptionsPanel() -> impl IntoView {
                     if !known {
                         return Err(format!(
                             "sweep={}: not a numeric field of these operations",
-                            clip(&t)
+                            clip_text(&t, 40)
                         ));
                     }
                     c.scenario.update(|s| s.sweep.field = t);
@@ -65,7 +56,7 @@ pub fn OptionsPanel() -> impl IntoView {
                         let v = parse_quantity(&t).map_err(|e| e.to_string())?;
                         let mut sweep = c.scenario.with_untracked(|s| s.sweep.clone());
                         if !(v.is_finite() && v > 0.0) {
-                            return Err(format!("{which}={}: must be a positive number", clip(t.trim())));
+                            return Err(format!("{which}={}: must be a positive number", clip_text(t.trim(), 40)));
                         }
                         // Within the swept field's own range, as a link's sweep= is.
                         let spec = c.scenario.with_untracked(|s| {
@@ -76,10 +67,10 @@ pub fn OptionsPanel() -> impl IntoView {
                         }
                         if which == "from" { sweep.from = v } else { sweep.to = v }
                         if sweep.from >= sweep.to {
-                            return Err(format!("{which}={}: the range must go from low to high", clip(t.trim())));
+                            return Err(format!("{which}={}: the range must go from low to high", clip_text(t.trim(), 40)));
                         }
                         if sweep.to / sweep.from > 1e12 {
-                            return Err(format!("{which}={}: the range may span at most 12 decades", clip(t.trim())));
+                            return Err(format!("{which}={}: the range may span at most 12 decades", clip_text(t.trim(), 40)));
                         }
                         c.scenario.update(|s| s.sweep = sweep);
                         Ok(())
@@ -126,14 +117,5 @@ pub fn OptionsPanel() -> impl IntoView {
                 }
             }}
         </section>
-    }
-}
-
-/// User text shortened for a message (at most 40 characters).
-fn clip(t: &str) -> String {
-    if t.chars().count() <= 40 {
-        t.to_string()
-    } else {
-        format!("{}…", t.chars().take(39).collect::<String>())
     }
 }

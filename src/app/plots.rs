@@ -6,6 +6,7 @@ use roofline::scenario::{PlotKind, Scenario};
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
+use super::debounce::settled;
 use crate::view::{self, ChartModel, SweepMetric};
 
 /// The chart models, one memo per plot: each is computed only while its plot is shown and
@@ -133,37 +134,6 @@ pub fn PlotsPanel() -> impl IntoView {
 
 /// How long the screen-reader table waits for edits to pause before it follows the plot.
 const TABLE_DELAY_MS: u64 = 200;
-
-/// `source`, following it once it has been unchanged for `ms` milliseconds (its first value at
-/// once).
-fn settled<T>(source: Signal<T>, ms: u64) -> ReadSignal<T>
-where
-    T: Clone + Send + Sync + 'static,
-{
-    let (out, set_out) = signal(source.get_untracked());
-    let pending = StoredValue::new_local(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
-    let cancel = move || {
-        if let Some(h) = pending.try_update_value(Option::take).flatten() {
-            h.clear();
-        }
-    };
-    Effect::new(move |first: Option<()>| {
-        source.track();
-        if first.is_none() {
-            return;
-        }
-        cancel();
-        let h = set_timeout_with_handle(
-            move || {
-                set_out.try_set(source.get_untracked());
-            },
-            std::time::Duration::from_millis(ms),
-        );
-        pending.set_value(h.ok());
-    });
-    on_cleanup(cancel);
-    out
-}
 
 /// The plotted numbers as a table for screen readers: off-screen, and skipped by layout while
 /// off-screen (`content-visibility: auto`), with rows keyed by content so that an edit rebuilds

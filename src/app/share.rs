@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
+use super::debounce::Debounce;
 use super::field::Field;
 use super::plots::DataTable;
 use crate::view::{self, ChartModel};
@@ -54,11 +55,9 @@ const URL_SYNC_DELAY_MS: u64 = 250;
 /// URL is written once edits pause for [`URL_SYNC_DELAY_MS`], and before the page is hidden.
 pub fn sync_url_effect() {
     let c = ctx();
-    let pending = StoredValue::new_local(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+    let debounce = Debounce::new(URL_SYNC_DELAY_MS);
     let write = move || {
-        if let Some(h) = pending.try_update_value(Option::take).flatten() {
-            h.clear();
-        }
+        debounce.cancel();
         let query = c.scenario.with_untracked(roofline::url::encode);
         if let Some(w) = web_sys::window() {
             let loc = w.location();
@@ -83,11 +82,7 @@ pub fn sync_url_effect() {
             write();
             return;
         }
-        if let Some(h) = pending.try_update_value(Option::take).flatten() {
-            h.clear();
-        }
-        let h = set_timeout_with_handle(write, std::time::Duration::from_millis(URL_SYNC_DELAY_MS));
-        pending.set_value(h.ok());
+        debounce.schedule(write);
     });
     let flush = window_event_listener(leptos::ev::pagehide, move |_| write());
     on_cleanup(move || flush.remove());
@@ -277,13 +272,10 @@ fn parse_px(field: &str, text: &str, min: u32) -> Result<u32, String> {
     let t = text.trim();
     match t.parse::<u32>() {
         Ok(v) if (min..=2000).contains(&v) => Ok(v),
-        _ => {
-            let shown: String = t.chars().take(40).collect();
-            let more = if t.chars().count() > 40 { "…" } else { "" };
-            Err(format!(
-                "{field}={shown}{more}: must be a whole number of pixels from {min} to 2000"
-            ))
-        }
+        _ => Err(format!(
+            "{field}={}: must be a whole number of pixels from {min} to 2000",
+            roofline::error::clip_text(t, 40)
+        )),
     }
 }
 
@@ -331,11 +323,13 @@ fn EmbedDialog(
 #[component]
 pub fn EmbedView() -> impl IntoView {
     let c = ctx();
-    // The embed shows one plot: the sweep, or the roofline when only that is chosen.
-    let model = Memo::new(move |_| {
-        let sweep = c.charts.sweep.get();
-        sweep.or_else(|| c.charts.roofline.get())
-    });
+    // The embed shows one plot: the sweep, or the roofline when only that is chosen (an embed
+    // has no tabs, so the choice is made once).
+    let model = if c.scenario.with_untracked(|s| s.plot.shows_sweep()) {
+        c.charts.sweep
+    } else {
+        c.charts.roofline
+    };
     let key = move || c.scenario.with(view::key_line);
     let href = move || {
         c.scenario.with(|s| {

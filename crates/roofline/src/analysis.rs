@@ -164,6 +164,22 @@ impl Default for Options {
     }
 }
 
+/// Reads an achievable fraction of peak as links and the form take it: `0.95` or `95%`,
+/// checked by [`Options::validate`] (0.01 to 1).
+pub fn parse_derate(text: &str) -> Result<f64, Error> {
+    let t = text.trim();
+    let derate = match t.strip_suffix('%') {
+        Some(p) => crate::units::parse_quantity(p).map(|x| x / 100.0),
+        None => crate::units::parse_quantity(t),
+    }?;
+    Options {
+        derate,
+        ..Options::default()
+    }
+    .validate()?;
+    Ok(derate)
+}
+
 impl Options {
     /// Checks `derate` is a number from 0.01 to 1.
     pub fn validate(&self) -> Result<(), Error> {

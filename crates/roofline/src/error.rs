@@ -101,11 +101,16 @@ impl Error {
 
 /// Shortens very long user input for error messages (on a char boundary).
 pub(crate) fn clip(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.chars().count() <= MAX {
+    clip_text(s, 40)
+}
+
+/// `s` if it has at most `max` characters, else its first `max` characters and `…`: user text
+/// echoed in a message stays short whatever was pasted.
+pub fn clip_text(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
         s.to_string()
     } else {
-        let mut out: String = s.chars().take(MAX).collect();
+        let mut out: String = s.chars().take(max).collect();
         out.push('…');
         out
     }

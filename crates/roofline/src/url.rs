@@ -43,7 +43,7 @@
 //! assert_eq!(url::decode("").scenario, Scenario::default());
 //! ```
 
-use crate::analysis::{FlopConvention, Options};
+use crate::analysis::FlopConvention;
 use crate::chip::{preset, preset_ids, Chip, ChipField, Interconnect};
 use crate::op::{FieldSpec, Op, OpKind};
 use crate::scenario::{PlotKind, Scenario, Theme};
@@ -559,16 +559,8 @@ pub fn decode(query: &str) -> Decoded {
             },
             "derate" => {
                 let t = v();
-                let parsed = match t.strip_suffix('%') {
-                    Some(p) => parse_quantity(p).map(|x| x / 100.0),
-                    None => parse_quantity(&t),
-                };
-                let o = Options {
-                    derate: parsed.unwrap_or(f64::NAN),
-                    ..s.options
-                };
-                match o.validate() {
-                    Ok(()) => s.options = o,
+                match crate::analysis::parse_derate(&t) {
+                    Ok(derate) => s.options.derate = derate,
                     Err(_) => notes.push(format!(
                         "derate={}: must be the achievable fraction of peak (a number from 0.01 to 1)",
                         show(&t)
