@@ -16,6 +16,8 @@
 //!   ([`parts`]), each on its own roofline, summed by [`analyze_workload`] → [`Workload`]
 //!   (step time, tokens/s, memory fit, which part binds on what).
 //! * [`scenario`]: [`Scenario`], the serialisable state of the app.
+//! * [`collective`]: collectives over TPU rings, lines and tori and GPU nodes and clusters,
+//!   and the four sharded-matmul cases of part 3 ([`collective_time`], [`sharded_matmul`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -44,6 +46,7 @@ mod ids;
 pub mod analysis;
 mod catalog;
 pub mod chip;
+pub mod collective;
 pub mod dtype;
 pub mod error;
 pub mod op;
@@ -59,6 +62,7 @@ pub use analysis::{
     Resource, Tiled,
 };
 pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
+pub use collective::{collective_time, sharded_matmul, CollectiveKind, CollectiveResult};
 pub use dtype::{DType, PeakKey};
 pub use error::Error;
 pub use op::{
