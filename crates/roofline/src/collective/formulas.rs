@@ -309,7 +309,7 @@ enum Axis {
 
 /// Bandwidth coefficients of one axis of `n` chips at `w` bytes/s per direction. A ring of
 /// 2 is a line of 2.
-fn axis(kind: CollectiveKind, n: f64, w: f64, mut ax: Axis, x: bool) -> Coeffs {
+fn axis(kind: CollectiveKind, n: f64, w: f64, ax: Axis, x: bool) -> Coeffs {
     if n <= 1.0 {
         return Coeffs::new(0.0, 0.0, 0.0, x)
             .named("0", "0", SEC_RING_AG)
@@ -317,15 +317,20 @@ fn axis(kind: CollectiveKind, n: f64, w: f64, mut ax: Axis, x: bool) -> Coeffs {
                 "n = 1: the whole array is already on the one chip; nothing is communicated".into()
             });
     }
-    if ax == Axis::Bi && n == 2.0 {
-        ax = Axis::Line;
-    }
-    let half = (n / 2.0).floor();
-    let ceil_half = (n / 2.0).ceil();
-    let rs_ag = matches!(
+    let rs_ag_kind = matches!(
         kind,
         CollectiveKind::AllGather | CollectiveKind::ReduceScatter | CollectiveKind::AllReduce
     );
+    // Two chips on a "ring" share one link: the ⌊n/2⌋ formula already counts one link for
+    // gathers and reductions; an AllToAll or a send is that of a line of 2.
+    let ax = if ax == Axis::Bi && n == 2.0 && !rs_ag_kind {
+        Axis::Line
+    } else {
+        ax
+    };
+    let half = (n / 2.0).floor();
+    let ceil_half = (n / 2.0).ceil();
+    let rs_ag = rs_ag_kind;
     match (ax, kind) {
         (Axis::Bi, _) if rs_ag => {
             let c = Coeffs::new(half / (n * w), 1.0 / (2.0 * w), half, x)
@@ -473,10 +478,7 @@ fn torus(kind: CollectiveKind, axes: &[super::TorusAxis], w: f64, x: bool) -> Co
                 .iter()
                 .map(|a| 1.0 / axis(base, a.size, w, ax(a.wrap), false).kappa)
                 .sum();
-            let rate_approx: f64 = live
-                .iter()
-                .map(|a| if a.wrap && a.size > 2.0 { 2.0 * w } else { w })
-                .sum();
+            let rate_approx: f64 = live.iter().map(|a| if a.wrap { 2.0 * w } else { w }).sum();
             let c = Coeffs::new(1.0 / rate, 1.0 / rate_approx, hops, x)
                 .named(
                     "V / Σ_axes (V/T_axis)",
