@@ -17,7 +17,7 @@
 //!   (step time, tokens/s, memory fit, which part binds on what).
 //! * [`scenario`]: [`Scenario`], the serialisable state of the app.
 //! * [`collective`]: collectives over TPU rings, lines and tori and GPU nodes and clusters,
-//!   and the four sharded-matmul cases of part 3 ([`collective_time`], [`sharded_matmul`]).
+//!   and the four sharded-matmul cases of part 3 ([`collective_time`], [`sharded_matmul()`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!

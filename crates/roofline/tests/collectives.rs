@@ -132,6 +132,34 @@ fn unidirectional_vs_bidirectional_allreduce() {
     }
 }
 
+/// Today's `matmul` operation (`shards=n`, `split=d`, `link=ici`) is Case 3 with an
+/// AllReduce on a unidirectional ring over the chip's peer bandwidth: its ICI term and T_math
+/// equal this module's for every n, so the integrator can map the old fields onto the new API
+/// without changing a published link's numbers.
+#[test]
+fn existing_matmul_op_is_case_3_on_a_unidirectional_ring() {
+    let v5e = roofline::preset("tpu-v5e").unwrap();
+    for n in [2.0, 3.0, 4.0, 16.0] {
+        let mut op = roofline::Op::default_for("matmul").unwrap();
+        op.set("b", "8192").unwrap();
+        op.set("shards", &n.to_string()).unwrap();
+        op.set("split", "d").unwrap();
+        let a = roofline::analyze(&op, &v5e, &roofline::Options::default()).unwrap();
+        let ici = a.term(roofline::Resource::Ici).unwrap();
+        let mm = ShardedMatmul::bf16(
+            8192.0,
+            4096.0,
+            4096.0,
+            1.97e14,
+            ar3(),
+            net(Topology::uniring(n, 4.5e10)),
+        );
+        let r = sharded_matmul(&mm).unwrap();
+        close(r.t_comms, ici.time, 1e-14, "ICI term");
+        close(r.t_math, a.t_math, 1e-14, "T_math");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Part 3 (sharding.md): collectives on TPU rings and tori.
 // ---------------------------------------------------------------------------------------

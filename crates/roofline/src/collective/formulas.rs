@@ -12,8 +12,10 @@
 //! | node | `(n−1)·V/(n·E)` → `V/E` | `2×`, SHARP: `V/E` | `(n−1)·V/(n²·E)` → `V/(n·E)` | `n−1` |
 //! | cluster | `V·max_i (D_i−1)/(D_i·W_i)` | `2×`, SHARP: `V·max_i 1/W_i` | `(M−1)·V/(M²·W_node)` | `Σ (D_i−1)` |
 //!
-//! A ring of 2 chips is a line of 2 (one link between them), as in chapter 1's 2-chip
-//! example. A send goes to the farthest chip over every disjoint shortest path.
+//! Two chips on a ring share one link, as in chapter 1's 2-chip example: the ring formulas
+//! already count one link for gathers and reductions, and an AllToAll or a send over a ring of
+//! 2 is that of a line of 2. A send goes to the farthest chip over every disjoint shortest
+//! path, and its latency adds to its bandwidth term.
 
 use super::topology::{Network, Topology};
 use super::{check, CollectiveKind, CollectiveResult, Combine, MAX_BYTES};
@@ -157,7 +159,7 @@ pub fn collective_time(
     derivation.extend(c.lines);
     if c.kappa > 0.0 {
         derivation.push(format!(
-            "Bandwidth: T = {} = {} (book's large-n form {} = {})",
+            "Bandwidth: T = {} = {} (large-n form, as the book's ≈ answers: {} = {})",
             c.formula,
             fs(t_bandwidth),
             c.formula_approx,
@@ -307,8 +309,8 @@ enum Axis {
     Uni,
 }
 
-/// Bandwidth coefficients of one axis of `n` chips at `w` bytes/s per direction. A ring of
-/// 2 is a line of 2.
+/// Bandwidth coefficients of one axis of `n` chips at `w` bytes/s per direction. On a ring
+/// of 2 (one link between the chips) an AllToAll or a send is that of a line of 2.
 fn axis(kind: CollectiveKind, n: f64, w: f64, ax: Axis, x: bool) -> Coeffs {
     if n <= 1.0 {
         return Coeffs::new(0.0, 0.0, 0.0, x)
@@ -317,20 +319,19 @@ fn axis(kind: CollectiveKind, n: f64, w: f64, ax: Axis, x: bool) -> Coeffs {
                 "n = 1: the whole array is already on the one chip; nothing is communicated".into()
             });
     }
-    let rs_ag_kind = matches!(
+    let rs_ag = matches!(
         kind,
         CollectiveKind::AllGather | CollectiveKind::ReduceScatter | CollectiveKind::AllReduce
     );
     // Two chips on a "ring" share one link: the ⌊n/2⌋ formula already counts one link for
     // gathers and reductions; an AllToAll or a send is that of a line of 2.
-    let ax = if ax == Axis::Bi && n == 2.0 && !rs_ag_kind {
+    let ax = if ax == Axis::Bi && n == 2.0 && !rs_ag {
         Axis::Line
     } else {
         ax
     };
     let half = (n / 2.0).floor();
     let ceil_half = (n / 2.0).ceil();
-    let rs_ag = rs_ag_kind;
     match (ax, kind) {
         (Axis::Bi, _) if rs_ag => {
             let c = Coeffs::new(half / (n * w), 1.0 / (2.0 * w), half, x)
@@ -378,7 +379,7 @@ fn axis(kind: CollectiveKind, n: f64, w: f64, ax: Axis, x: bool) -> Coeffs {
             half * ceil_half / (n * n * 2.0 * w),
             1.0 / (8.0 * w),
             half,
-        x,
+            x,
         )
         .named("⌊n/2⌋·⌈n/2⌉·V/(n²·W_ici)", "V/(4·W_ici)", SEC_A2A)
         .line(|| format!(
@@ -389,7 +390,7 @@ fn axis(kind: CollectiveKind, n: f64, w: f64, ax: Axis, x: bool) -> Coeffs {
             half * ceil_half / (n * n * w),
             1.0 / (4.0 * w),
             n - 1.0,
-        x,
+            x,
         )
         .named("⌊n/2⌋·⌈n/2⌉·V/(n²·W_link)", "V/(4·W_link)", SEC_A2A)
         .line(||
@@ -400,7 +401,7 @@ fn axis(kind: CollectiveKind, n: f64, w: f64, ax: Axis, x: bool) -> Coeffs {
             (n - 1.0) / (2.0 * n * w),
             1.0 / (2.0 * w),
             n - 1.0,
-        x,
+            x,
         )
         .named("(n−1)·V/(2n·W_link)", "V/(2·W_link)", SEC_UNI)
         .line(||

@@ -2,7 +2,7 @@
 //! to Multiply Them") and 12 ("How to Think About GPUs") of the JAX scaling book.
 //!
 //! Everything here is plain numbers in base units (bytes, seconds, bytes/s, FLOPs/s): no
-//! [`Chip`](crate::Chip) is read. The chip-to-network glue lives in [`network_presets`], which
+//! [`Chip`](crate::Chip) is read. The chip-to-network glue lives in [`network_presets`](mod@network_presets), which
 //! is pure data keyed by chip preset id.
 //!
 //! * [`collective_time`]: one collective ([`CollectiveKind`]: AllGather, ReduceScatter,

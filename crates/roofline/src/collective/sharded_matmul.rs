@@ -498,7 +498,7 @@ pub fn sharded_matmul(mm: &ShardedMatmul) -> Result<ShardedResult, Error> {
             let per = |v: f64| if sharded { v / n } else { v };
             let big = dim.to_ascii_uppercase();
             let rule = format!(
-                "T_math ∝ {big} while T_comms does not depend on it: compute-bound iff {big} > {big}·T_comms/T_math = {}{} (book's form, large-n bandwidth and no latency: {}{})",
+                "T_math ∝ {big} while T_comms does not depend on it: compute-bound iff {big} > {big}·T_comms/T_math = {}{} (large-n bandwidth without latency, as the book's rules: {}{})",
                 sig(value),
                 if sharded { format!(", {big}/n > {}", sig(value / n)) } else { String::new() },
                 sig(approx),
@@ -774,7 +774,7 @@ pub fn parallelism(
         let big = dim.to_ascii_uppercase();
         let which = if dim == "b" { "B/X" } else { "F/Y" };
         let rule = format!(
-            "compute-bound iff {big} > {} ({which} > {}); book's form: {which} > {}",
+            "compute-bound iff {big} > {} ({which} > {}); large-n bandwidth without latency, as the book's rules: {which} > {}",
             sig(value),
             sig(value / n),
             sig(approx / n)

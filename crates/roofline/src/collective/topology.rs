@@ -133,6 +133,21 @@ impl TopologyKind {
         Self::IDS[self as usize]
     }
 
+    /// The parameters this topology reads, in form order: `n`, `link` (bytes/s per link per
+    /// direction), `links` (parallel links), `axes` (torus sizes and wraparounds, see
+    /// [`parse_axes`]), `gpus` (node size), `egress` (GPU egress per direction), `levels`
+    /// (see [`parse_levels`]), `sharp`, `inner`.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            TopologyKind::Ring | TopologyKind::Line | TopologyKind::UniRing => {
+                &["n", "link", "links"]
+            }
+            TopologyKind::Torus => &["axes", "link", "links"],
+            TopologyKind::Node => &["n", "gpus", "egress", "sharp"],
+            TopologyKind::Cluster => &["levels", "sharp", "inner"],
+        }
+    }
+
     /// A short description for forms.
     pub fn describe(self) -> &'static str {
         match self {
