@@ -748,6 +748,34 @@ fn gpu_quiz_2_allgather_cost() {
     assert!(r.section.starts_with("gpus.md"));
 }
 
+/// gpus.md, quiz 2 questions 1-2: "each GPU can only handle 450GB/s ... 450e9 * 8 = 3.6TB/s"
+/// of node bandwidth, and "3.6TB/s of bisection bandwidth"; quiz 3 question 1 [Fat tree
+/// topology]: "each node 8 * 400 / 8 = 400 GB/s of bandwidth to the leaf", "12.8TB/s for 32
+/// nodes, again exactly 400GB/s", "16 * 3.2 = 51.2 TB/s, which with 128 nodes is again
+/// 400GB/s" — the reference fat tree built from the H100 preset has exactly these levels.
+#[test]
+fn gpu_node_and_fat_tree_bandwidths() {
+    let h100 = network_preset("h100").unwrap();
+    let (g, e, nic) = (
+        h100.node_size.value.unwrap(),
+        h100.nvlink_egress.value.unwrap(),
+        h100.nic.value.unwrap(),
+    );
+    assert_eq!(g * e, 3.6e12);
+    assert_eq!(g * nic, 400e9);
+    let l = h100.cluster_levels(1024.0).unwrap();
+    assert_eq!(l[1].bandwidth, 400e9);
+    assert_eq!(l[2].bandwidth, 12.8e12);
+    assert_eq!(l[2].bandwidth / 32.0, 400e9);
+    assert_eq!(l[2].degree * l[2].bandwidth, 51.2e12);
+    assert_eq!(l[2].degree * l[2].bandwidth / 128.0, 400e9);
+    // Spanning 2 nodes, 1 node, part of a node; not whole nodes or units is an error.
+    assert_eq!(h100.cluster_levels(16.0).unwrap().len(), 2);
+    assert_eq!(h100.cluster_levels(4.0).unwrap()[0].degree, 4.0);
+    assert!(h100.cluster_levels(12.0).is_err());
+    assert!(h100.cluster_levels(8.0 * 48.0).is_err());
+}
+
 /// gpus.md, Pop Quiz 1 [AllGather time]: AllGather(bf16[B_X, F]), B = 1024, F = 16,384 on an
 /// 8xH100 node at 450 GB/s: "(2 · 1024 · 16384) / 450e9 = 75us, or more precisely, 65us".
 #[test]
