@@ -16,6 +16,10 @@
 //!   ([`parts`]), each on its own roofline, summed by [`analyze_workload`] → [`Workload`]
 //!   (step time, tokens/s, memory fit, which part binds on what).
 //! * [`scenario`]: [`Scenario`], the serialisable state of the app.
+//! * [`arch`]: model architectures ([`Arch`]: dense or mixture of experts, GQA or multi-head
+//!   latent attention, sliding windows): parameters, KV-cache bytes, FLOPs per token; read
+//!   from a Hugging Face `config.json` ([`Arch::from_hf_config`]) or the zoo
+//!   ([`arch_presets`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -42,6 +46,7 @@
 mod ids;
 
 pub mod analysis;
+pub mod arch;
 mod catalog;
 pub mod chip;
 pub mod dtype;
@@ -58,6 +63,7 @@ pub use analysis::{
     analyze, Analysis, Bound, CommTerm, ComputeInfo, Critical, ExecUnit, FlopConvention, Options,
     Resource, Tiled,
 };
+pub use arch::{arch_preset, arch_presets, Arch, ArchPreset, ConfigReport};
 pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
 pub use dtype::{DType, PeakKey};
 pub use error::Error;
