@@ -2023,3 +2023,45 @@ fn describe_and_validate() {
     assert!(bad.validate().is_err());
     assert_eq!(Arch::default(), zoo("llama3-8b"));
 }
+
+/// Work stays proportional to the text: layer counts are computed, not iterated (a pasted
+/// `num_hidden_layers` of 1e9 costs nothing), and long layer lists and key lists are checked
+/// in `n log n`. A quadratic pass over these inputs would take minutes.
+#[test]
+fn pathological_configs_are_cheap() {
+    let start = std::time::Instant::now();
+    let big = QWEN15_MOE
+        .replace(
+            "\"num_hidden_layers\": 24",
+            "\"num_hidden_layers\": 1000000000",
+        )
+        .replace("\"decoder_sparse_step\": 1", "\"decoder_sparse_step\": 3");
+    let list: Vec<String> = (0..200_000).map(|i| (i * 5).to_string()).collect();
+    let text = big.replace(
+        "\"hidden_act\"",
+        &format!(
+            "\"mlp_only_layers\": [{}],\n  \"hidden_act\"",
+            list.join(",")
+        ),
+    );
+    let (a, _) = read(&text);
+    // MoE where (i + 1) % 3 == 0, less the listed i = 5j with (5j + 1) % 3 == 0 (j ≡ 1 mod 3:
+    // 66,667 of the 200,000).
+    assert_eq!(a.moe_layers(), (1e9f64 / 3.0).floor() - 66_667.0);
+    // A repeated layer is named.
+    let dup = QWEN15_MOE.replace(
+        "\"hidden_act\"",
+        "\"mlp_only_layers\": [3, 1, 3],\n  \"hidden_act\"",
+    );
+    let e = read_err(&dup);
+    assert_eq!(e, "mlp_only_layers=an array of 3: lists layer 3 twice");
+    // 200,000 unused keys are listed once each.
+    let keys: Vec<String> = (0..200_000).map(|i| format!("\"k{i}\": {i}")).collect();
+    let text = LLAMA31_8B.replace(
+        "\"vocab_size\"",
+        &format!("{},\n  \"vocab_size\"", keys.join(", ")),
+    );
+    let (_, r) = read(&text);
+    assert_eq!(r.unused_keys.len(), 12 + 200_000);
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}

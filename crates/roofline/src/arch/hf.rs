@@ -10,6 +10,7 @@ use super::json::{self, Value};
 use super::{count, Arch, Mla, Moe, SlidingWindow, MAX_DIM};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 /// What reading a `config.json` found besides the architecture.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -204,11 +205,13 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn unused(&self, out: &mut Vec<String>) {
+    /// Appends the names of the members not used, each once (`seen` holds those already
+    /// listed; a set, so a pasted object of many keys costs `n log n`).
+    fn unused(&self, out: &mut Vec<String>, seen: &mut BTreeSet<String>) {
         for (i, (k, _)) in self.members.iter().enumerate() {
             if !self.used[i] {
                 let name = self.name(k);
-                if !out.contains(&name) {
+                if seen.insert(name.clone()) {
                     out.push(name);
                 }
             }
@@ -278,17 +281,7 @@ impl<'a> Cfg<'a> {
         let mut out: Vec<u32> = Vec::with_capacity(a.len());
         for (i, v) in a.iter().enumerate() {
             match v.as_f64() {
-                Some(x) if x.fract() == 0.0 && (0.0..layers).contains(&x) => {
-                    let x = x as u32;
-                    if out.contains(&x) {
-                        return Err(Error::invalid(
-                            &format!("{name}[{i}]"),
-                            v.brief(),
-                            "repeats a layer already listed",
-                        ));
-                    }
-                    out.push(x);
-                }
+                Some(x) if x.fract() == 0.0 && (0.0..layers).contains(&x) => out.push(x as u32),
                 _ => {
                     return Err(Error::invalid(
                         &format!("{name}[{i}]"),
@@ -297,6 +290,15 @@ impl<'a> Cfg<'a> {
                     ))
                 }
             }
+        }
+        let mut sorted = out.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::invalid(
+                &name,
+                format!("an array of {}", a.len()),
+                format!("lists layer {} twice", w[0]),
+            ));
         }
         Ok(Some(out))
     }
@@ -457,13 +459,14 @@ impl Arch {
             }
         }
         let mut quant_unused = Vec::new();
+        let mut quant_seen = BTreeSet::new();
         for obj in std::iter::once(&mut c.main).chain(c.outer.as_mut()) {
             if let Some(Value::Object(q)) = obj.get("quantization_config") {
                 let mut qo = Obj::new(q, "quantization_config.");
                 if let Some(m) = qo.text("quant_method")? {
                     report.quant_method = Some(m.to_string());
                 }
-                qo.unused(&mut quant_unused);
+                qo.unused(&mut quant_unused, &mut quant_seen);
             }
         }
         if let Some(m) = &report.quant_method {
@@ -471,11 +474,16 @@ impl Arch {
                 "quantization_config: quant_method `{m}` (the weight dtype is chosen where the model runs)"
             ));
         }
+        let mut seen = BTreeSet::new();
         if let Some(o) = &c.outer {
-            o.unused(&mut report.unused_keys);
+            o.unused(&mut report.unused_keys, &mut seen);
         }
-        c.main.unused(&mut report.unused_keys);
-        report.unused_keys.extend(quant_unused);
+        c.main.unused(&mut report.unused_keys, &mut seen);
+        for k in quant_unused {
+            if seen.insert(k.clone()) {
+                report.unused_keys.push(k);
+            }
+        }
         report.notes = c.notes;
         Ok((arch, report))
     }
@@ -677,9 +685,19 @@ fn read_mla(c: &mut Cfg) -> Result<Option<Mla>, Error> {
     Ok(Some(m))
 }
 
-/// MoE layers among `0..L` for which `is_moe(i)` holds.
-fn count_layers(layers: f64, is_moe: impl Fn(u32) -> bool) -> f64 {
-    (0..layers as u32).filter(|&i| is_moe(i)).count() as f64
+/// Layers `i` in `0..L` with `(i + 1) % step == 0`: `⌊L / step⌋` (computed, not counted:
+/// a pasted `num_hidden_layers` of 1e9 costs nothing).
+fn every_step(layers: f64, step: f64) -> f64 {
+    (layers / step).floor()
+}
+
+/// Multiples of `freq` in `first..L`: `⌈L / freq⌉ − ⌈first / freq⌉` (0 when `first ≥ L`).
+fn multiples_from(first: f64, layers: f64, freq: f64) -> f64 {
+    if first >= layers {
+        0.0
+    } else {
+        (layers / freq).ceil() - (first / freq).ceil()
+    }
 }
 
 fn read_moe(c: &mut Cfg, layers: f64) -> Result<Option<Moe>, Error> {
@@ -750,9 +768,13 @@ fn read_moe(c: &mut Cfg, layers: f64) -> Result<Option<Moe>, Error> {
                 }
             };
             let only = c.layer_list("mlp_only_layers", layers)?.unwrap_or_default();
-            count_layers(layers, |i| {
-                !only.contains(&i) && (f64::from(i) + 1.0) % step == 0.0
-            })
+            // transformers: layer i is MoE iff i is not in mlp_only_layers and
+            // (i + 1) % decoder_sparse_step == 0.
+            let excluded = only
+                .iter()
+                .filter(|&&i| (f64::from(i) + 1.0) % step == 0.0)
+                .count() as f64;
+            every_step(layers, step) - excluded
         }
         Family::DeepseekV2 | Family::DeepseekV3 => {
             let Some(e) = c.opt("n_routed_experts")? else {
@@ -791,9 +813,8 @@ fn read_moe(c: &mut Cfg, layers: f64) -> Result<Option<Moe>, Error> {
             };
             // DeepSeek-V3 routes with a per-expert score-correction bias (`noaux_tc`).
             moe.router_bias = c.main.text("topk_method")? == Some("noaux_tc");
-            count_layers(layers, |i| {
-                f64::from(i) >= first && f64::from(i) % freq == 0.0
-            })
+            // DeepSeek: layer i is MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0.
+            multiples_from(first, layers, freq)
         }
         Family::Llama4 => {
             moe.experts = c.req("num_local_experts")?;
@@ -817,7 +838,7 @@ fn read_moe(c: &mut Cfg, layers: f64) -> Result<Option<Moe>, Error> {
                         }
                     };
                     // transformers: moe_layers = range(step − 1, L, step).
-                    count_layers(layers, |i| (f64::from(i) + 1.0) % step == 0.0)
+                    every_step(layers, step)
                 }
             }
         }

@@ -25,7 +25,9 @@
 //! use roofline::arch::{arch_preset, Arch};
 //! let v3 = &arch_preset("deepseek-v3").unwrap().arch;
 //! assert!((v3.params_total() / 1e9 - 671.0).abs() < 0.5); // DeepSeek: 671B total
-//! assert!((v3.params_active() / 1e9 - 37.5).abs() < 0.1); // DeepSeek: "37B activated"
+//! // DeepSeek: "37B activated"; its count leaves out the embedding table (36.6B).
+//! let active = v3.params_active() - v3.params().embedding;
+//! assert!((active / 1e9 - 36.6).abs() < 0.05);
 //! assert_eq!(v3.kv_bytes_per_token(2.0), 61.0 * (512.0 + 64.0) * 2.0); // MLA: 70,272 B
 //! let moe = v3.moe.unwrap();
 //! assert_eq!(moe.expected_distinct(1.0), 8.0); // one token hits k = 8 experts
@@ -211,9 +213,9 @@ impl Params {
     }
 
     /// The parameters one token uses: the total less the routed experts it is not sent to,
-    /// `total − L_moe·(E − k)·P_e`. Like Meta, Mistral, Qwen and DeepSeek this counts the
-    /// embedding table (of which a token reads one row); OpenAI's gpt-oss figures leave it out
-    /// (`active − embedding`).
+    /// `total − L_moe·(E − k)·P_e`. Like Meta, Mistral and Qwen this counts the embedding
+    /// table (of which a token reads one row); OpenAI's (gpt-oss) and DeepSeek's figures leave
+    /// it out (`active − embedding`).
     pub fn active(&self) -> f64 {
         self.total() - self.routed_experts + self.routed_active
     }

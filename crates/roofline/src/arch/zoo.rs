@@ -314,7 +314,8 @@ static ZOO: [ArchPreset; 18] = [
             "n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, moe_intermediate_size 2048, ",
             "first_k_dense_replace 3 (intermediate_size 18432), moe_layer_freq 1, topk_method noaux_tc, vocab_size 129280, ",
             "untied. DeepSeek-V3 technical report (arXiv 2412.19437): 671B total, 37B activated per token (the 14B ",
-            "multi-token-prediction module of the 685B checkpoint not counted)"
+            "multi-token-prediction module of the 685B checkpoint not counted; DeepSeek's active count leaves out the ",
+            "embedding table: 36.6B, 37.6B with it)"
         ),
     },
     ArchPreset {
