@@ -150,6 +150,10 @@ fn part4_question8_moe_critical_batch() {
         "exact critical",
     );
     close(ds.intensity(3840.0, 1.0), 240.0, 1e-12, "intensity at 3840");
+    assert_eq!(
+        ds.critical_line(240.0, 1.0),
+        "routed experts reach the ridge 240 FLOPs/byte at T = 3840 tokens (2·T·k = ridge·s_w·E·(1 − (1 − k/E)^T)); part 7's rule E/k · ridge·s_w/2 = 256/8 · 240·1/2 = 3840: E/k = 32 times the dense 120"
+    );
     assert!(ds.intensity(3000.0, 1.0) < 240.0);
     assert!(ds.intensity(4000.0, 1.0) > 240.0);
 }
@@ -1366,7 +1370,60 @@ fn gemma_configs() {
         e.starts_with("text_config.layer_types[61]=\"linear_attention\""),
         "{e}"
     );
+    // Gemma 3 1B is text only (model_type gemma3_text at the top). Per layer: q 1152·1024,
+    // k and v 2·1152·256, o 1024·1152, q/k norms 2·256, MLP 3·1152·6912, norms 4·1152; + the
+    // tied 262144·1152 table + 1152: 1.0e9 (Google: 1B). Window 512 on 26 − ⌊26/6⌋ = 22 layers.
+    let (one, r) = read(GEMMA3_1B);
+    let layer = 1152.0 * 1024.0
+        + 2.0 * 1152.0 * 256.0
+        + 1024.0 * 1152.0
+        + 2.0 * 256.0
+        + 3.0 * 1152.0 * 6912.0
+        + 4.0 * 1152.0;
+    assert_eq!(
+        one.params_total(),
+        26.0 * layer + 262144.0 * 1152.0 + 1152.0
+    );
+    assert_eq!(one.params_total(), 999_885_952.0);
+    assert_eq!(one.window_layers(), 22.0);
+    assert!(
+        !r.notes.iter().any(|n| n.contains("without a text_config")),
+        "{:?}",
+        r.notes
+    );
 }
+
+const GEMMA3_1B: &str = r#"{
+  "architectures": ["Gemma3ForCausalLM"],
+  "attention_bias": false,
+  "attn_logit_softcapping": null,
+  "bos_token_id": 2,
+  "cache_implementation": "hybrid",
+  "eos_token_id": 1,
+  "final_logit_softcapping": null,
+  "head_dim": 256,
+  "hidden_activation": "gelu_pytorch_tanh",
+  "hidden_size": 1152,
+  "initializer_range": 0.02,
+  "intermediate_size": 6912,
+  "max_position_embeddings": 32768,
+  "model_type": "gemma3_text",
+  "num_attention_heads": 4,
+  "num_hidden_layers": 26,
+  "num_key_value_heads": 1,
+  "pad_token_id": 0,
+  "query_pre_attn_scalar": 256,
+  "rms_norm_eps": 1e-06,
+  "rope_local_base_freq": 10000,
+  "rope_scaling": null,
+  "rope_theta": 1000000,
+  "sliding_window": 512,
+  "sliding_window_pattern": 6,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.50.0.dev0",
+  "use_cache": true,
+  "vocab_size": 262144
+}"#;
 
 const DEEPSEEK_V3: &str = r#"{
   "architectures": ["DeepseekV3ForCausalLM"],

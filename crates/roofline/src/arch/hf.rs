@@ -94,11 +94,6 @@ impl Family {
         }
     }
 
-    /// Multimodal configs that hold the language model under `text_config`.
-    fn nests(self) -> bool {
-        matches!(self, Family::Llama4 | Family::Gemma3)
-    }
-
     fn gemma(self) -> bool {
         matches!(self, Family::Gemma2 | Family::Gemma3)
     }
@@ -395,7 +390,9 @@ impl Arch {
             ));
         };
         let mut notes = Vec::new();
-        let (main, outer) = if family.nests() {
+        // Multimodal configs hold the language model under `text_config`; their `*_text`
+        // model types are the language model alone.
+        let (main, outer) = if matches!(mt, "llama4" | "gemma3") {
             match top.get("text_config") {
                 Some(Value::Object(m)) => (Obj::new(m, "text_config."), Some(top)),
                 Some(Value::Null) | None => {
@@ -461,9 +458,19 @@ impl Arch {
         let mut quant_unused = Vec::new();
         let mut quant_seen = BTreeSet::new();
         for obj in std::iter::once(&mut c.main).chain(c.outer.as_mut()) {
+            // Read only when it is an object (else it is listed as unused).
+            let is_object = obj
+                .members
+                .iter()
+                .rev()
+                .find(|(k, _)| k == "quantization_config")
+                .is_some_and(|(_, v)| v.as_object().is_some());
+            if !is_object {
+                continue;
+            }
             if let Some(Value::Object(q)) = obj.get("quantization_config") {
                 let mut qo = Obj::new(q, "quantization_config.");
-                if let Some(m) = qo.text("quant_method")? {
+                if let Some(m) = qo.get("quant_method").and_then(Value::as_str) {
                     report.quant_method = Some(m.to_string());
                 }
                 qo.unused(&mut quant_unused, &mut quant_seen);

@@ -311,6 +311,24 @@ impl Moe {
         self.experts / self.top_k * ridge * weight_bytes / 2.0
     }
 
+    /// The critical batch written out, exact and by part 7's rule: `routed experts reach the
+    /// ridge 240 FLOPs/byte at T = 3840 tokens (2·T·k = ridge·s_w·E·(1 − (1 − k/E)^T)); part
+    /// 7's rule E/k · ridge·s_w/2 = 256/8 · 240·1/2 = 3840: E/k = 32 times the dense 120`.
+    pub fn critical_line(&self, ridge: f64, weight_bytes: f64) -> String {
+        let sig = |x: f64| crate::units::format_sig(x, 4);
+        format!(
+            "routed experts reach the ridge {r} FLOPs/byte at T = {t} tokens (2·T·k = ridge·s_w·E·(1 − (1 − k/E)^T)); part 7's rule E/k · ridge·s_w/2 = {e}/{k} · {r}·{s}/2 = {rule}: E/k = {ek} times the dense {dense}",
+            r = sig(ridge),
+            t = sig(self.critical_tokens(ridge, weight_bytes)),
+            e = count(self.experts),
+            k = count(self.top_k),
+            s = sig(weight_bytes),
+            rule = sig(self.critical_rule(ridge, weight_bytes)),
+            ek = sig(self.experts / self.top_k),
+            dense = sig(ridge * weight_bytes / 2.0),
+        )
+    }
+
     /// The exact token batch `T*` at which [`Moe::intensity`] reaches `ridge` (FLOPs/byte),
     /// with the experts actually hit: the root of `2·T·k = ridge·s_w·E·(1 − (1 − k/E)^T)`.
     /// The right side is concave in `T` and starts below the left side's slope only when
