@@ -18,6 +18,10 @@
 //! * [`scenario`]: [`Scenario`], the serialisable state of the app.
 //! * [`collective`]: collectives over TPU rings, lines and tori and GPU nodes and clusters,
 //!   and the four sharded-matmul cases of part 3 ([`collective_time`], [`sharded_matmul()`]).
+//! * [`arch`]: model architectures ([`Arch`]: dense or mixture of experts, GQA or multi-head
+//!   latent attention, sliding windows): parameters, KV-cache bytes, FLOPs per token; read
+//!   from a Hugging Face `config.json` ([`Arch::from_hf_config`]) or the zoo
+//!   ([`arch_presets`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -44,6 +48,7 @@
 mod ids;
 
 pub mod analysis;
+pub mod arch;
 mod catalog;
 pub mod chip;
 pub mod collective;
@@ -61,6 +66,7 @@ pub use analysis::{
     analyze, Analysis, Bound, CommTerm, ComputeInfo, Critical, ExecUnit, FlopConvention, Options,
     Resource, Tiled,
 };
+pub use arch::{arch_preset, arch_presets, Arch, ArchPreset, ConfigReport};
 pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
 pub use collective::{collective_time, sharded_matmul, CollectiveKind, CollectiveResult};
 pub use dtype::{DType, PeakKey};
