@@ -22,6 +22,9 @@
 //!   latent attention, sliding windows): parameters, KV-cache bytes, FLOPs per token; read
 //!   from a Hugging Face `config.json` ([`Arch::from_hf_config`]) or the zoo
 //!   ([`arch_presets`]).
+//! * [`train`]: training on a mesh of chips (parts 5, 6 and 12): step time, MFU, memory per
+//!   chip, the critical batch per chip of each parallelism strategy beside the book's closed
+//!   forms, the best FSDP × TP split, days and cost of a token budget ([`analyze_train`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -58,6 +61,7 @@ pub mod op;
 mod ops;
 pub mod scenario;
 pub mod sweep;
+pub mod train;
 pub mod units;
 pub mod url;
 pub mod workload;
@@ -77,5 +81,6 @@ pub use op::{
 };
 pub use scenario::{PlotKind, Scenario, Theme};
 pub use sweep::{sweep, Crossover, Series, SweepPoint, SweepSpec};
+pub use train::{analyze_train, TrainAnalysis, TrainConfig};
 pub use units::{format_exact, format_si, parse_quantity, Unit};
 pub use workload::{analyze_workload, parts, AllReduce, Part, PartTime, Workload};
