@@ -113,7 +113,8 @@ pub struct LinkTime {
     pub bandwidth: f64,
     /// Its collectives' total time.
     pub time: f64,
-    /// The earliest the link can be done, its traffic released with its window.
+    /// The forward and backward passes as this link alone would stretch them (`T_math` when
+    /// its traffic hides under the compute).
     pub done: f64,
     /// `done − T_math` when positive: the time it adds to the step.
     pub exposed: f64,
@@ -289,7 +290,8 @@ pub struct TrainAnalysis {
     pub t_bubble: f64,
     /// `(p − 1)/(m + p − 1)`, 0 without pipelining or with a zero-bubble schedule.
     pub bubble_fraction: f64,
-    /// `max(T_math, T_HBM, each link's done) + bubble`: everything overlapped.
+    /// `max(forward pass + backward pass, T_HBM) + bubble`, each pass as long as its compute
+    /// or its slowest link's traffic in it: everything overlapped.
     pub t_lower: f64,
     /// `T_math + T_HBM + Σ links + bubble`: nothing overlapped.
     pub t_upper: f64,
@@ -537,10 +539,10 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
         ));
     }
     d.push(format!(
-        "t_lower = max(T_math {}, T_HBM {}, links' done {}) + bubble {} = {}: {}",
+        "t_lower = max(each pass as long as its compute or its slowest link's traffic in it ({} for T_math {}), T_HBM {}) + bubble {} = {}: {}",
+        fs(t.t_lower - t.t_bubble),
         fs(t.t_math),
         fs(t.t_hbm),
-        fs(t.links.iter().map(|l| l.2).fold(0.0, f64::max)),
         fs(t.t_bubble),
         fs(t.t_lower),
         t.bound.describe()
@@ -676,13 +678,14 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
 
 fn link_times(model: &Model, t: &Times, d: &mut Vec<String>) -> Vec<LinkTime> {
     let mut out = Vec::new();
-    for &(axis, time, done) in &t.links {
+    for l in &t.links {
+        let (axis, time, done) = (l.axis, l.all, l.done);
         let Some(net) = model.placement.all().find(|x| x.axis == axis) else {
             continue;
         };
         let exposed = (done - t.t_math).max(0.0);
         d.push(format!(
-            "{} links ({}): {} of collectives, done at {}{}",
+            "{} links ({}): {} of collectives; with them the passes take {}{}",
             axis.name(),
             net.note,
             fs(time),
@@ -968,8 +971,8 @@ pub(crate) fn divisors(n: f64) -> Vec<f64> {
 }
 
 /// The fastest `(fsdp, tp)` split of `fsdp·tp` chips at the config's batch (fitting in memory
-/// when any split does; of equal times, the one whose links finish earliest), with its time
-/// and fit.
+/// when any split does; of equal times, the one whose busiest link has the most headroom),
+/// with its time and fit.
 pub(crate) fn best_split(cfg: &TrainConfig) -> Option<(f64, f64, f64, bool, Model)> {
     let nxy = cfg.mesh.fsdp * cfg.mesh.tp;
     let mut best: Option<(f64, f64, f64, bool, f64, Model)> = None;
@@ -982,7 +985,7 @@ pub(crate) fn best_split(cfg: &TrainConfig) -> Option<(f64, f64, f64, bool, Mode
         };
         let times = m.eval(m.b0);
         let t = times.t_lower;
-        let slack = times.links.iter().map(|l| l.2).fold(0.0, f64::max);
+        let slack = times.links.iter().map(|l| l.load).fold(0.0, f64::max);
         let fits = m.memory_at(m.b0) <= cfg.hw.hbm;
         let better = match &best {
             None => true,
@@ -1005,14 +1008,15 @@ fn optimal_fsdp(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Option
     let nxy = mesh.fsdp * mesh.tp;
     let (fsdp, tp, t_lower, fits, best) = best_split(cfg)?;
     let f = f_eff(cfg);
-    // The bandwidth ratio W_X/W_Y: the book's M_X/M_Y on a torus.
-    let ratio = match &cfg.hw.fabric {
+    // The bandwidths W_X, W_Y: the book's W_ici·M_X and W_ici·M_Y on a torus.
+    let widths = match &cfg.hw.fabric {
         Fabric::Torus(t) => {
             let on = |x: f64| if x > 1.0 { 1.0 } else { 0.0 };
             let auto_x = (t.dims - 1.0 - on(mesh.ep) - on(mesh.pp)).max(1.0);
             let mx = if cfg.axes.mx > 0.0 { cfg.axes.mx } else { auto_x };
             let my = if cfg.axes.my > 0.0 { cfg.axes.my } else { 1.0 };
-            Some((mx / my, format!("M_X/M_Y = {}/{}", nn(mx), nn(my))))
+            let w = 2.0 * t.link;
+            Some((w * mx, w * my, format!("M_X/M_Y = {}/{}", nn(mx), nn(my))))
         }
         _ => {
             let pick = |m: &Model| -> Option<(f64, f64)> {
@@ -1021,24 +1025,16 @@ fn optimal_fsdp(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Option
                     m.placement.tp.as_ref()?.ag_bandwidth_approx(),
                 ))
             };
-            pick(&best).or_else(|| pick(model)).map(|(wx, wy)| {
-                (
-                    wx / wy,
-                    format!("W_X/W_Y = {}/{}", fr(wx), fr(wy)),
-                )
-            })
+            pick(&best)
+                .or_else(|| pick(model))
+                .map(|(wx, wy)| (wx, wy, format!("W_X/W_Y = {}/{}", fr(wx), fr(wy))))
         }
     };
-    let (book, book_rule, book_min) = match ratio {
-        Some((r, what)) => {
+    let (book, book_rule, book_min) = match widths {
+        Some((wx, wy, what)) => {
+            let r = wx / wy;
             let x = (cfg.batch / f * r * nxy).sqrt();
-            let wy = model
-                .placement
-                .tp
-                .as_ref()
-                .or(best.placement.tp.as_ref())
-                .map(|n| n.ag_bandwidth_approx());
-            let bmin = wy.map(|wy| cfg.hw.peak.powi(2) / (wy * r * wy * f));
+            let bmin = Some(cfg.hw.peak.powi(2) / (wx * wy * f));
             (
                 Some(x),
                 format!(

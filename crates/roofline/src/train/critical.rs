@@ -2,11 +2,12 @@
 //! (latency, `(n−1)/n` factors, attention and every parameter included), beside the book's
 //! closed forms.
 //!
-//! For a link, compute-bound means the link can finish within the step's compute:
-//! `g(b) = T_math(b) − done(b) ≥ 0` with `done` as in [`Model::link`]. Each collective's time
-//! is `max(latency, κ·V(b))` (or their sum for a send) with `V` constant (weights) or
-//! proportional to `b` (activations), so `done` is a maximum of convex piecewise-linear
-//! functions and `g` is concave: it crosses zero at most once from below. `b*` is found by
+//! For a link, compute-bound means its traffic fits in each pass's compute (see
+//! [`Model::link`]): `g(b) = min(t_fwd − F, t_bwd − (B + L), t_bwd/m − L) ≥ 0`. Each
+//! collective's time is `max(latency, κ·V(b))` (or their sum for a send) with `V` constant
+//! (weights) or proportional to `b` (activations), so each branch is a linear function less
+//! a convex piecewise-linear one, and `g` is concave: it crosses zero at most once from
+//! below. `b*` is found by
 //! bisection to the last bit of an `f64`, after the asymptotic slopes decide whether the link
 //! binds at every batch (tensor parallelism with `Y > F·W/C`) or at none.
 
@@ -34,8 +35,9 @@ struct Branch {
     constant: f64,
 }
 
-/// The three branches of `g` for `axis` at large `b`: everything, backward traffic after the
-/// forward pass, last-backward traffic in the last microbatch's backward.
+/// The three branches of `g` for `axis` at large `b`: forward traffic in the forward pass,
+/// backward traffic in the backward pass, last-backward traffic in the last microbatch's
+/// backward pass.
 fn asymptotes(model: &Model, axis: MeshAxis) -> [Branch; 3] {
     let mu_f = model.fwd / model.peak;
     let mu_b = (model.bwd + model.recompute) / model.peak;
@@ -54,8 +56,8 @@ fn asymptotes(model: &Model, axis: MeshAxis) -> [Branch; 3] {
         };
         let which: &[usize] = match t.window {
             Window::Forward => &[0],
-            Window::Backward => &[0, 1],
-            Window::LastBackward => &[0, 1, 2],
+            Window::Backward => &[1],
+            Window::LastBackward => &[1, 2],
         };
         for &i in which {
             s[i] += slope;
@@ -64,7 +66,7 @@ fn asymptotes(model: &Model, axis: MeshAxis) -> [Branch; 3] {
     }
     [
         Branch {
-            slope: mu_f + mu_b - s[0],
+            slope: mu_f - s[0],
             constant: -c[0],
         },
         Branch {
@@ -78,15 +80,23 @@ fn asymptotes(model: &Model, axis: MeshAxis) -> [Branch; 3] {
     ]
 }
 
-/// `T_math(b) − done(b)` for `axis`.
+/// `g(b)` for `axis`: the least slack of the three branches.
 fn slack(model: &Model, axis: MeshAxis, b: f64) -> f64 {
     let t_fwd = b * model.fwd / model.peak;
     let t_bwd = b * (model.bwd + model.recompute) / model.peak;
-    let (all, done) = model.link(axis, b / model.b0, t_fwd, t_bwd);
-    if all <= 0.0 {
-        return f64::INFINITY;
+    let r = b / model.b0;
+    let (mut f, mut back, mut last) = (0.0, 0.0, 0.0);
+    for t in model.terms.iter().filter(|t| t.axis == axis) {
+        let x = t.time(r);
+        match t.window {
+            Window::Forward => f += x,
+            Window::Backward => back += x,
+            Window::LastBackward => last += x,
+        }
     }
-    t_fwd + t_bwd - done
+    (t_fwd - f)
+        .min(t_bwd - back - last)
+        .min(t_bwd / model.m - last)
 }
 
 /// Solves `g(b) = 0` for a concave `g` with `g(0) < 0` and `g(hi) ≥ 0`: the smallest `b`

@@ -163,10 +163,28 @@ pub(crate) struct AxisNet {
 
 impl AxisNet {
     /// The large-`n` bandwidth of an AllGather of the group's array (`V/t`, no latency): the
-    /// book's `W_ici·M`, `W_GPU egress`, `W_node`, ...
+    /// book's `W_ici·M` on a torus (each axis that wraps, or has 2 chips, `2·W_link`; a longer
+    /// line `W_link`), `W_GPU egress` in a node, the slowest level's bandwidth in a cluster.
     pub fn ag_bandwidth_approx(&self) -> f64 {
-        let c = coefficients(CollectiveKind::AllGather, &self.network.topology, false);
-        1.0 / (c.kappa_approx * self.scale)
+        let per_axis = |size: f64, wrap: bool, w: f64| {
+            if size <= 1.0 {
+                0.0
+            } else if wrap || size == 2.0 {
+                2.0 * w
+            } else {
+                w
+            }
+        };
+        let w = match &self.network.topology {
+            Topology::Torus { axes, link, links } => axes
+                .iter()
+                .map(|a| per_axis(a.size, a.wrap, link * links))
+                .sum(),
+            Topology::Ring { n, link, links } => per_axis(*n, true, link * links),
+            Topology::Line { n, link, links } => per_axis(*n, false, link * links),
+            t => 1.0 / coefficients(CollectiveKind::AllGather, t, false).kappa_approx,
+        };
+        w / self.scale
     }
 }
 
@@ -388,9 +406,27 @@ fn describe_torus(axes: &[crate::collective::TorusAxis], link: f64) -> String {
     )
 }
 
+/// The shape of a slice of `n` chips over `m` axes: [`split_axes`], except that where only
+/// whole 4x4x4 cubes wrap around (TPU v4p, v5p) and `n` is a whole number of them, every axis
+/// is kept a multiple of 4 (192 over 3 axes is 12x4x4, which wraps, not 8x6x4, which does
+/// not).
+pub(crate) fn torus_shape(n: f64, m: usize, wrap: WrapRule) -> Vec<f64> {
+    let m = m.clamp(1, 16);
+    let cube = 4f64.powi(m as i32);
+    if wrap == WrapRule::FullCube && n >= cube && (n / cube).fract() == 0.0 {
+        let mut f = split_axes(n / cube, m);
+        f.retain(|&x| x > 1.0);
+        f.resize(m, 1.0);
+        let mut out: Vec<f64> = f.into_iter().map(|x| 4.0 * x).collect();
+        out.sort_unstable_by(|a, b| b.total_cmp(a));
+        return out;
+    }
+    split_axes(n, m)
+}
+
 /// The torus of `d` chips over `m` hardware axes.
 fn torus_axis(t: &TorusFabric, axis: MeshAxis, d: f64, m: f64) -> Result<AxisNet, Error> {
-    let shape = split_axes(d, m as usize);
+    let shape = torus_shape(d, m as usize, t.wrap);
     let axes = t.wrap.axes(&shape);
     let note = describe_torus(&axes, t.link);
     let network = Network::new(Topology::Torus {
@@ -776,6 +812,11 @@ mod tests {
         assert_eq!(split_axes(4096.0, 3), vec![16.0, 16.0, 16.0]);
         assert_eq!(split_axes(7.0, 3), vec![7.0]);
         assert_eq!(split_axes(1.0, 3), vec![1.0]);
+        assert_eq!(torus_shape(192.0, 3, WrapRule::FullCube), vec![12.0, 4.0, 4.0]);
+        assert_eq!(split_axes(192.0, 3), vec![8.0, 6.0, 4.0]);
+        assert_eq!(torus_shape(8960.0, 3, WrapRule::FullCube), vec![28.0, 20.0, 16.0]);
+        assert_eq!(torus_shape(64.0, 3, WrapRule::FullCube), vec![4.0, 4.0, 4.0]);
+        assert_eq!(torus_shape(16.0, 3, WrapRule::FullCube), vec![4.0, 2.0, 2.0]);
         assert_eq!(largest_divisor_at_most(16.0, 5.0), 4.0);
         assert_eq!(largest_divisor_at_most(13.0, 5.0), 1.0);
         assert_eq!(largest_divisor_at_most(4.0, 5.0), 4.0);

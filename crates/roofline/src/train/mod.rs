@@ -41,12 +41,15 @@
 //! | expert | 2 AllToAlls of the routed tokens per MoE layer, forward and backward | `ep·b_mb·k·D·s/tp` | its pass |
 //! | pipeline | a send of the microbatch's activations per stage, forward and backward | `s·b_mb·D/tp` | its pass; `2(p − 1)` on the bubble's critical path |
 //!
-//! Each strategy's links run in parallel with the others and with compute; a link is done no
-//! earlier than its traffic allows given when each collective may start, and `t_lower =
-//! max(T_math, T_HBM, each link's done) + bubble`. Data-parallel gradient reductions must fit
-//! in the last microbatch's backward pass, which reproduces the book's rule `B/X > C/W`
-//! (backward FLOPs against backward communication); FSDP's and tensor parallelism's traffic is
-//! in the same proportion in each pass, so their rules hold too. `t_upper` adds everything.
+//! Each strategy's links run in parallel with the others and with compute, pass by pass (the
+//! book's per-layer `T = max(T_math, T_comms)`): the forward pass lasts as long as its
+//! compute or the slowest link's forward traffic, the backward pass likewise with the
+//! backward traffic, and the data-parallel gradient reductions must fit in the last
+//! microbatch's backward pass (they wait for every microbatch's gradients). `t_lower =
+//! max(forward + backward, T_HBM) + bubble`. This reproduces the book's rules: data
+//! parallelism compares the backward pass's FLOPs with its AllReduces (`B/X > C/W`), FSDP and
+//! tensor parallelism the forward pass's (`B/X > C/W`, `Y < F·W/C`; their backward traffic
+//! is in the same or a smaller proportion). `t_upper` adds everything.
 //!
 //! Left out: activation HBM traffic (the book: "as long as we have a large enough single-chip
 //! batch size, the transfer of data from HBM to MXU is already overlapped"), load imbalance

@@ -376,6 +376,39 @@ pub(crate) struct Model {
     pub placement: Placement,
 }
 
+/// One link's traffic at some batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LinkEval {
+    /// All its collectives' time.
+    pub all: f64,
+    /// The forward pass, stretched by this link's forward traffic.
+    pub phase_f: f64,
+    /// The backward pass, stretched by this link's backward traffic.
+    pub phase_b: f64,
+    /// The largest fraction of a pass its traffic fills.
+    pub load: f64,
+}
+
+impl LinkEval {
+    /// The step's compute passes as this link alone would stretch them.
+    pub fn done(&self) -> f64 {
+        self.phase_f + self.phase_b
+    }
+}
+
+/// One link at some batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LinkAt {
+    pub axis: MeshAxis,
+    /// All its collectives' time.
+    pub all: f64,
+    /// The passes as this link alone would stretch them.
+    pub done: f64,
+    /// The largest fraction of a pass (or of the last microbatch's backward pass) its
+    /// traffic fills.
+    pub load: f64,
+}
+
 /// Times of one step at some batch.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Times {
@@ -384,8 +417,8 @@ pub(crate) struct Times {
     pub t_bwd: f64,
     pub t_math: f64,
     pub t_hbm: f64,
-    /// Per axis: (axis, all its collectives' time, the earliest it can finish).
-    pub links: Vec<(MeshAxis, f64, f64)>,
+    /// Per axis with traffic.
+    pub links: Vec<LinkAt>,
     pub t_bubble: f64,
     pub t_lower: f64,
     pub t_upper: f64,
@@ -569,32 +602,47 @@ impl Model {
         })
     }
 
-    /// The step at `b` tokens per chip.
+    /// The step at `b` tokens per chip: each pass lasts as long as its compute or the
+    /// slowest link's traffic in that pass, whichever is longer (see [`Model::link`]), and
+    /// the step at least as long as its HBM traffic.
     pub fn eval(&self, b: f64) -> Times {
         let r = b / self.b0;
         let t_fwd = b * self.fwd / self.peak;
         let t_bwd = b * (self.bwd + self.recompute) / self.peak;
         let t_math = t_fwd + t_bwd;
         let t_hbm = self.hbm_bytes / self.hbm_bw;
-        let mut links: Vec<(MeshAxis, f64, f64)> = Vec::new();
+        let mut links: Vec<LinkAt> = Vec::new();
         let mut sum_all = 0.0;
+        let (mut phase_f, mut phase_b) = (t_fwd, t_bwd);
+        let mut top: Option<(MeshAxis, f64)> = None;
         for axis in MeshAxis::ALL {
-            let (all, done) = self.link(axis, r, t_fwd, t_bwd);
-            if all > 0.0 {
-                links.push((axis, all, done));
-                sum_all += all;
+            let l = self.link(axis, r, t_fwd, t_bwd);
+            if l.all > 0.0 {
+                links.push(LinkAt {
+                    axis,
+                    all: l.all,
+                    done: l.done(),
+                    load: l.load,
+                });
+                sum_all += l.all;
+                phase_f = phase_f.max(l.phase_f);
+                phase_b = phase_b.max(l.phase_b);
+                if top.is_none_or(|(_, d)| l.done() > d) {
+                    top = Some((axis, l.done()));
+                }
             }
         }
         let t_bubble = self.bubble(r, t_math);
-        let mut best = (t_math, super::TrainBound::Compute);
-        if t_hbm > best.0 {
-            best = (t_hbm, super::TrainBound::Hbm);
-        }
-        for &(axis, _, done) in &links {
-            if done > best.0 {
-                best = (done, super::TrainBound::Comms(axis));
+        let passes = phase_f + phase_b;
+        let core = passes.max(t_hbm);
+        let bound = if t_hbm > passes && t_hbm > t_math {
+            super::TrainBound::Hbm
+        } else {
+            match top {
+                Some((axis, _)) if passes > t_math => super::TrainBound::Comms(axis),
+                _ => super::TrainBound::Compute,
             }
-        }
+        };
         Times {
             b,
             t_fwd,
@@ -603,37 +651,39 @@ impl Model {
             t_hbm,
             links,
             t_bubble,
-            t_lower: best.0 + t_bubble,
+            t_lower: core + t_bubble,
             t_upper: t_math + t_hbm + sum_all + t_bubble,
-            bound: best.1,
+            bound,
         }
     }
 
-    /// An axis's collectives at ratio `r`: their total time, and the earliest the link can
-    /// be done (release times: forward-window traffic from the start, backward traffic from
-    /// the end of the forward pass, last-backward traffic from the last microbatch's backward):
-    /// `max(Σ all, t_fwd + Σ backward, t_math − t_bwd/m + Σ last)`.
-    pub fn link(&self, axis: MeshAxis, r: f64, t_fwd: f64, t_bwd: f64) -> (f64, f64) {
-        let (mut all, mut back, mut last) = (0.0, 0.0, 0.0);
+    /// An axis's collectives at ratio `r` of the model's batch, per pass: forward traffic
+    /// must be done within the forward pass (a layer's matmul waits for its gathers), backward
+    /// traffic within the backward pass, and last-backward traffic (the data-parallel
+    /// reductions) within the last microbatch's backward pass, `t_bwd/m`; a pass lasts as long
+    /// as its compute or its traffic: `phase_f = max(t_fwd, F)`, `phase_b = max(t_bwd, B + L,
+    /// t_bwd·(1 − 1/m) + L)` (the book's per-layer `T = max(T_math, T_comms)`, pass by pass).
+    pub fn link(&self, axis: MeshAxis, r: f64, t_fwd: f64, t_bwd: f64) -> LinkEval {
+        let (mut f, mut back, mut last) = (0.0, 0.0, 0.0);
         for t in self.terms.iter().filter(|t| t.axis == axis) {
             let x = t.time(r);
-            all += x;
             match t.window {
-                Window::Forward => {}
+                Window::Forward => f += x,
                 Window::Backward => back += x,
-                Window::LastBackward => {
-                    back += x;
-                    last += x;
-                }
+                Window::LastBackward => last += x,
             }
         }
-        if all <= 0.0 {
-            return (0.0, 0.0);
+        let frac = |x: f64, w: f64| if x <= 0.0 { 0.0 } else if w > 0.0 { x / w } else { f64::INFINITY };
+        LinkEval {
+            load: frac(f, t_fwd)
+                .max(frac(back + last, t_bwd))
+                .max(frac(last, t_bwd / self.m)),
+            all: f + back + last,
+            phase_f: t_fwd.max(f),
+            phase_b: t_bwd
+                .max(back + last)
+                .max(t_bwd - t_bwd / self.m + last),
         }
-        let done = all
-            .max(t_fwd + back)
-            .max(t_fwd + t_bwd - t_bwd / self.m + last);
-        (all, done)
     }
 
     /// The pipeline bubble: `(p − 1)/m` of the compute (a fraction `(p − 1)/(m + p − 1)` of

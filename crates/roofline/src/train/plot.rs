@@ -141,7 +141,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// Rounds a chip count to a whole multiple of `unit` and of what the fabric needs (whole
-/// nodes beyond one node, whole scalable units beyond one unit).
+/// nodes beyond one node, whole scalable units beyond one unit; on a torus, whole slices that
+/// wrap around: 4x4x4 cubes on v5p, axes of 16 on v5e).
 fn round_chips(target: f64, unit: f64, fabric: &Fabric) -> f64 {
     let grain = match fabric {
         Fabric::Switched(s) => {
@@ -150,6 +151,19 @@ fn round_chips(target: f64, unit: f64, fabric: &Fabric) -> f64 {
                 su
             } else if target > s.node {
                 s.node
+            } else {
+                1.0
+            }
+        }
+        Fabric::Torus(t) => {
+            // Whole 4x4x4 cubes (v4p, v5p) or axes of 16 (v5e, v6e) wrap around.
+            let g = match t.wrap {
+                crate::collective::WrapRule::FullCube => 4f64.powf(t.dims),
+                crate::collective::WrapRule::AxisOf16 => 16.0,
+                _ => 1.0,
+            };
+            if target >= g {
+                g
             } else {
                 1.0
             }
