@@ -16,8 +16,8 @@ use common::close;
 use roofline::arch::{arch_preset, Arch};
 use roofline::train::{
     analyze_train, split_axes, train_fields, train_plot, Critical, Fabric, Hardware, Mesh,
-    MeshAxis, Optimizer, PlotAxis, PlotStrategy, Precision, Regime, Remat, Schedule,
-    TrainAnalysis, TrainBound, TrainConfig, TrainFieldKind,
+    MeshAxis, Optimizer, PlotAxis, PlotStrategy, Precision, Regime, Remat, Schedule, TrainAnalysis,
+    TrainBound, TrainConfig, TrainFieldKind,
 };
 use roofline::Error;
 
@@ -122,7 +122,12 @@ fn dp_largest_model_is_hbm_over_10() {
     let a = run(&c);
     let p = a.params.total();
     close(p, 8.030261248e9, 1e-12, "LLaMA-3 8B parameters");
-    close(a.memory.params + a.memory.optimizer, 10.0 * p, 1e-12, "2 + 8 bytes");
+    close(
+        a.memory.params + a.memory.optimizer,
+        10.0 * p,
+        1e-12,
+        "2 + 8 bytes",
+    );
     assert!(a.memory.params + a.memory.optimizer < 96e9);
     assert_eq!(a.memory.master, 0.0, "the book keeps no master copy");
     close(a.memory.grads, 2.0 * p, 1e-12, "bf16 gradients");
@@ -158,7 +163,12 @@ fn dp_critical_2550_one_axis_850_three() {
         .filter(|x| x.axis == MeshAxis::Dp)
         .map(|x| x.time)
         .sum();
-    close(ar, 32.0 * 2.0 * 2.0 * 2.0 * d * f / 1.8e11, 1e-12, "8DF/W_ici per layer");
+    close(
+        ar,
+        32.0 * 2.0 * 2.0 * 2.0 * d * f / 1.8e11,
+        1e-12,
+        "8DF/W_ici per layer",
+    );
     assert_eq!(a.bound, TrainBound::Compute, "4096 > 2550 tokens per chip");
 
     let mut pod = book(mlp_arch(d, f), 1e7, mesh(8960.0, 1.0, 1.0));
@@ -168,7 +178,12 @@ fn dp_critical_2550_one_axis_850_three() {
     let dp3 = crit(&a3, MeshAxis::Dp);
     close(dp3.exact.unwrap(), 850.0, 1e-12, "850 per TPU");
     close(dp3.book.unwrap(), 850.0, 1e-12, "2550/3");
-    close(dp3.exact.unwrap() * 8960.0, 7.616e6, 1e-12, "7.6M tokens per pod");
+    close(
+        dp3.exact.unwrap() * 8960.0,
+        7.616e6,
+        1e-12,
+        "7.6M tokens per pod",
+    );
     // 1e7 tokens over 8960 chips is 1116 per chip: compute-bound; 7e6 is 781: not.
     assert_eq!(a3.bound, TrainBound::Compute);
     pod.batch = 7e6;
@@ -244,11 +259,26 @@ fn deepseek_47000_chips_and_llama_17_days() {
     };
     let a = run(&c);
     let bud = a.budget.unwrap();
-    close(bud.flops_6n, 6.0 * 70.553706496e9 * 15e12, 1e-9, "6·N·tokens");
-    close(bud.flops_6n, 6.3e24, 0.01, "6.3e24 (book: N rounded to 70e9)");
+    close(
+        bud.flops_6n,
+        6.0 * 70.553706496e9 * 15e12,
+        1e-9,
+        "6·N·tokens",
+    );
+    close(
+        bud.flops_6n,
+        6.3e24,
+        0.01,
+        "6.3e24 (book: N rounded to 70e9)",
+    );
     let book_days = 6.3e24 / (18_823.0 * C_V5P * 0.5) / 86_400.0;
     close(book_days, 16.88, 1e-3, "the book's 17 days");
-    close(bud.days_at_mfu_6n.unwrap(), book_days * 6.35e24 / 6.3e24, 1e-3, "ours");
+    close(
+        bud.days_at_mfu_6n.unwrap(),
+        book_days * 6.35e24 / 6.3e24,
+        1e-3,
+        "ours",
+    );
     assert_eq!(bud.days_at_mfu_6n.unwrap().round(), 17.0);
 }
 
@@ -270,8 +300,16 @@ fn tensor_parallel_y_below_f_over_2550() {
     let t8 = at(f, 8.0);
     close(t8.book.unwrap(), f / 2550.0, 1e-12, "Y < F/2550");
     close(t8.book.unwrap(), 11.244, 1e-4, "11.24");
-    assert_eq!(t8.regime, Regime::Never, "8-way: compute-bound at every batch");
-    assert_eq!(at(f, 16.0).regime, Regime::Always, "16-way: communication-bound");
+    assert_eq!(
+        t8.regime,
+        Regime::Never,
+        "8-way: compute-bound at every batch"
+    );
+    assert_eq!(
+        at(f, 16.0).regime,
+        Regime::Always,
+        "16-way: communication-bound"
+    );
     close(at(20_400.0, 8.0).book.unwrap(), 8.0, 1e-12, "20k for 8-way");
     let g = at(49_152.0, 16.0);
     close(g.book.unwrap(), 19.275, 1e-4, "Gemma 7B");
@@ -298,7 +336,12 @@ fn tensor_parallel_on_the_real_llama_70b() {
     let a = run(&c(8.0));
     let fwd_layer = 2.0 * (150_994_944.0 + 704_643_072.0) + 67_125_248.0;
     let fwd = 80.0 * fwd_layer + 2_101_346_304.0;
-    close(a.flops.model, 3.0 * fwd, 1e-12, "3 × forward FLOPs per token");
+    close(
+        a.flops.model,
+        3.0 * fwd,
+        1e-12,
+        "3 × forward FLOPs per token",
+    );
     let tp_fwd: f64 = a
         .collectives
         .iter()
@@ -306,7 +349,12 @@ fn tensor_parallel_on_the_real_llama_70b() {
         .map(|x| x.time)
         .sum();
     let v = 2.0 * 4_194_304.0 * 8192.0; // the gathered [B, D] of the one data shard
-    close(tp_fwd, 322.0 * v / 1.8e11, 1e-12, "322 collectives of V/W_ici");
+    close(
+        tp_fwd,
+        322.0 * v / 1.8e11,
+        1e-12,
+        "322 collectives of V/W_ici",
+    );
     close(a.t_fwd, 4_194_304.0 / 8.0 * fwd / C_V5P, 1e-12, "t_fwd");
     let y_max = fwd * 1.8e11 / (C_V5P * 2.0 * 8192.0 * 322.0);
     close(y_max, 10.73, 1e-3, "Y < 10.73");
@@ -333,8 +381,17 @@ fn optimal_fsdp_x_13_9_and_16_by_4() {
     assert_eq!((o.fsdp, o.tp), (16.0, 4.0), "X = 16, Y = 4");
     assert!(o.fits);
     close(o.t_lower, a.t_math, 1e-12, "compute-bound");
-    assert_eq!(a.bound, TrainBound::Comms(MeshAxis::Fsdp), "pure FSDP over 4x4x4");
-    close((48_000f64 / 32768.0 * 2.0 * 64.0).sqrt(), 13.69, 1e-3, "48,000");
+    assert_eq!(
+        a.bound,
+        TrainBound::Comms(MeshAxis::Fsdp),
+        "pure FSDP over 4x4x4"
+    );
+    close(
+        (48_000f64 / 32768.0 * 2.0 * 64.0).sqrt(),
+        13.69,
+        1e-3,
+        "48,000",
+    );
 }
 
 /// training.md, "Combining FSDP and Tensor Parallelism": "B/N > α²/(M_X·M_Y·F). ... plug in
@@ -350,10 +407,19 @@ fn optimal_fsdp_x_13_9_and_16_by_4() {
 /// 850 (850/99.2 = 8.6: "a factor of eight").
 #[test]
 fn fsdp_tp_least_batch_99_and_the_figures_6e5() {
-    let c = book(mlp_arch(8192.0, 32768.0), 4096.0 * 1024.0, mesh(1.0, 2048.0, 2.0));
+    let c = book(
+        mlp_arch(8192.0, 32768.0),
+        4096.0 * 1024.0,
+        mesh(1.0, 2048.0, 2.0),
+    );
     let a = run(&c);
     let o = a.optimal_fsdp.unwrap();
-    close(o.book_min_batch.unwrap(), 2550f64.powi(2) / (2.0 * 32768.0), 1e-12, "α²/2F");
+    close(
+        o.book_min_batch.unwrap(),
+        2550f64.powi(2) / (2.0 * 32768.0),
+        1e-12,
+        "α²/2F",
+    );
     close(o.book_min_batch.unwrap(), 99.23, 1e-3, "B/N > 99");
     close(4096.0 * o.book_min_batch.unwrap(), 406_406.25, 1e-12, "4e5");
     let p = train_plot(&c, PlotAxis::BatchPerChip, 10.0, 10_000.0, 31).unwrap();
@@ -361,8 +427,18 @@ fn fsdp_tp_least_batch_99_and_the_figures_6e5() {
     let mixed = curve(PlotStrategy::FsdpTp).crossover.unwrap();
     close(mixed, 159.375, 1e-12, "whole splits: Y = 8");
     close(mixed * 4096.0, 652_800.0, 1e-12, "the figure's 6e5");
-    close(curve(PlotStrategy::Fsdp).crossover.unwrap(), 850.0, 1e-12, "pure FSDP");
-    close(curve(PlotStrategy::Dp).crossover.unwrap(), 850.0, 1e-12, "pure DP");
+    close(
+        curve(PlotStrategy::Fsdp).crossover.unwrap(),
+        850.0,
+        1e-12,
+        "pure FSDP",
+    );
+    close(
+        curve(PlotStrategy::Dp).crossover.unwrap(),
+        850.0,
+        1e-12,
+        "pure DP",
+    );
     assert!(850.0 / o.book_min_batch.unwrap() > 8.0, "a factor of eight");
     // Above the crossover the mixed curve is compute-bound, below it is not.
     for pt in &curve(PlotStrategy::FsdpTp).points {
@@ -384,12 +460,26 @@ fn fsdp_tp_least_batch_99_and_the_figures_6e5() {
 /// chips" (2e6/108.4 = 18,450).
 #[test]
 fn across_pods_73440_per_slice() {
-    let c = book(mlp_arch(8192.0, 32768.0), 4.0 * 8960.0 * 100.0, mesh(4.0, 8960.0, 1.0));
+    let c = book(
+        mlp_arch(8192.0, 32768.0),
+        4.0 * 8960.0 * 100.0,
+        mesh(4.0, 8960.0, 1.0),
+    );
     let a = run(&c);
     let dcn = crit(&a, MeshAxis::Dcn);
     close(C_V5P / 6.25e9, 73_440.0, 1e-12, "C/W_dcn");
-    close(dcn.book.unwrap() * 8960.0, 73_440.0, 1e-12, "book, per slice");
-    close(dcn.exact.unwrap() * 8960.0, 73_440.0 * 3.0 / 4.0, 1e-12, "exact: (n−1)/n");
+    close(
+        dcn.book.unwrap() * 8960.0,
+        73_440.0,
+        1e-12,
+        "book, per slice",
+    );
+    close(
+        dcn.exact.unwrap() * 8960.0,
+        73_440.0 * 3.0 / 4.0,
+        1e-12,
+        "exact: (n−1)/n",
+    );
     // 100 tokens per chip: 896,000 per slice, well above: the DCN hides; ICI FSDP (850) binds.
     assert_eq!(a.bound, TrainBound::Comms(MeshAxis::Fsdp));
     assert!(a.notes.iter().any(|n| n.contains("data-center network")));
@@ -497,13 +587,28 @@ fn problem_3_32k_context_on_16x16x16() {
     let a = run(&fsdp);
     let m = a.memory.model;
     close(m.activations, 2.0 * 40.0 * 3e6 * 32_768.0, 1e-12, "7.86e12");
-    close(m.params + m.optimizer + m.activations, 8e12, 0.01, "almost exactly 8TB");
+    close(
+        m.params + m.optimizer + m.activations,
+        8e12,
+        0.01,
+        "almost exactly 8TB",
+    );
     let per_chip = a.memory.params + a.memory.optimizer + a.memory.activations;
-    close(per_chip, (m.params + m.optimizer + m.activations) / 4096.0, 1e-9, "evenly sharded");
+    close(
+        per_chip,
+        (m.params + m.optimizer + m.activations) / 4096.0,
+        1e-9,
+        "evenly sharded",
+    );
     close(per_chip, 1.95e9, 0.01, "1.95 GB per chip");
     // The book's MLP-only model: comm-bound at 732 < 850.
     let mlp = run(&base);
-    close(crit(&mlp, MeshAxis::Fsdp).exact.unwrap() * 4096.0, 3.48e6, 1e-3, "3.48M");
+    close(
+        crit(&mlp, MeshAxis::Fsdp).exact.unwrap() * 4096.0,
+        3.48e6,
+        1e-3,
+        "3.48M",
+    );
     assert_eq!(mlp.bound, TrainBound::Comms(MeshAxis::Fsdp));
     // The real model with its 32K attention: compute-bound.
     let attn = 3.0 * 2.0 * 40.0 * 256.0 * 16_384.5 * 40.0;
@@ -525,9 +630,18 @@ fn problem_3_32k_context_on_16x16x16() {
     });
     let o = mixed.optimal_fsdp.unwrap();
     close(o.book_min_batch.unwrap(), 235.2, 1e-3, "2550²/2F");
-    close(o.book.unwrap(), (3e6_f64 * 2.0 * 4096.0 / 13_824.0).sqrt(), 1e-12, "X_opt");
+    close(
+        o.book.unwrap(),
+        (3e6_f64 * 2.0 * 4096.0 / 13_824.0).sqrt(),
+        1e-12,
+        "X_opt",
+    );
     close(o.book.unwrap(), 1333.0, 1e-3, "1333");
-    assert_eq!(mixed.bound, TrainBound::Compute, "1024 × 4 is compute-bound");
+    assert_eq!(
+        mixed.bound,
+        TrainBound::Compute,
+        "1024 × 4 is compute-bound"
+    );
     // The step at 40% MFU, from a budget of one step's tokens.
     let one = run(&TrainConfig {
         tokens: Some(batch),
@@ -536,8 +650,18 @@ fn problem_3_32k_context_on_16x16x16() {
         ..mixed_cfg(&base)
     });
     let t = one.budget.unwrap().days_at_mfu_6n.unwrap() * 86_400.0;
-    close(6.0 * 3e6 * 13e9 / (4096.0 * 4.6e14 * 0.4), 0.3105, 1e-3, "the book's 300ms");
-    close(t, 6.0 * 3e6 * 13_015_864_320.0 / (4096.0 * C_V5P * 0.4), 1e-12, "ours");
+    close(
+        6.0 * 3e6 * 13e9 / (4096.0 * 4.6e14 * 0.4),
+        0.3105,
+        1e-3,
+        "the book's 300ms",
+    );
+    close(
+        t,
+        6.0 * 3e6 * 13_015_864_320.0 / (4096.0 * C_V5P * 0.4),
+        1e-12,
+        "ours",
+    );
     close(t, 0.31154, 1e-4, "0.3115 s");
 }
 
@@ -565,9 +689,9 @@ fn llama70(batch: f64, m: Mesh) -> TrainConfig {
     }
 }
 
-/// applied-training.md, "Counting parameters and FLOPs": "FFW params: d_model * d_ff * 3 ...
-/// * n_layers: 8,192 * 8,192 * 3.5 * 3 * 80 = 56.3e9"; "Vocab params: 2 * 128,256 * 8,192 =
-/// 2.1e9"; "Attention params: 80 * (2 * 8,192 * 64 * 128 + 2 * 8,192 * 8 * 128) = 12e9";
+/// applied-training.md, "Counting parameters and FLOPs": "FFW params: d_model * d_ff * 3
+/// (for SwiGLU gate, up, and down projections) * n_layers: 8,192 * 8,192 * 3.5 * 3 * 80 =
+/// 56.3e9"; "Vocab params: 2 * 128,256 * 8,192 = 2.1e9"; "Attention params: 80 * (2 * 8,192 * 64 * 128 + 2 * 8,192 * 8 * 128) = 12e9";
 /// "56.3e9 + 2.1e9 + 12e9 = 70.4e9". Hand calculation: 56,371,445,760 + 2,101,346,304 +
 /// 12,079,595,520 = 70,552,387,584, plus norms 80·2·8192 + 8192 = 1,318,912: 70,553,706,496
 /// (the book's 70.4e9 adds its rounded parts; unrounded they make 70.55e9, Meta's "70.6B").
@@ -579,7 +703,12 @@ fn llama3_70b_parameters() {
     assert_eq!(p.embedding + p.lm_head, 2_101_346_304.0, "2.1e9");
     assert_eq!(p.attention, 12_079_595_520.0, "12e9");
     assert_eq!(p.total(), 70_553_706_496.0);
-    close(56.3e9 + 2.1e9 + 12e9, 70.4e9, 1e-12, "the book's sum of rounded parts");
+    close(
+        56.3e9 + 2.1e9 + 12e9,
+        70.4e9,
+        1e-12,
+        "the book's sum of rounded parts",
+    );
 }
 
 /// applied-training.md: "we do roughly 6 · param count FLOPs per token, so here that's roughly
@@ -605,11 +734,21 @@ fn llama3_70b_flops_and_435_years() {
         1e-12,
         "6·(N − embedding − norms)",
     );
-    close(f.attention, 3.0 * 80.0 * 67_125_248.0, 1e-12, "causal attention at 4096");
+    close(
+        f.attention,
+        3.0 * 80.0 * 67_125_248.0,
+        1e-12,
+        "causal attention at 4096",
+    );
     let bud = a.budget.unwrap();
     close(bud.flops_6n, 6.35e24, 1e-3, "6.3e24 with N = 70.55e9");
     close(4.2e11 * 15e12, 6.3e24, 1e-12, "6.3e24");
-    close(6.3e24 / C_V5P / (365.0 * 86_400.0), 435.2, 1e-3, "435 years");
+    close(
+        6.3e24 / C_V5P / (365.0 * 86_400.0),
+        435.2,
+        1e-3,
+        "435 years",
+    );
 }
 
 /// applied-training.md: "Let's say we wanted to train on a full TPU v5p pod with 16x20x28 =
@@ -633,12 +772,27 @@ fn llama3_70b_44_days_on_8960_chips() {
     let book = 6.3e24 / (8960.0 * C_V5P * 0.4);
     close(book, 3.83e6, 1e-3, "3.8e6 seconds");
     close(book / 86_400.0, 44.33, 1e-3, "about 44 days");
-    close(bud.days_at_mfu_6n.unwrap(), 44.33 * 6.35e24 / 6.3e24, 1e-3, "6·70.55e9");
-    close(bud.days_at_mfu.unwrap(), bud.flops / (8960.0 * C_V5P * 0.4) / 86_400.0, 1e-12, "model FLOPs");
+    close(
+        bud.days_at_mfu_6n.unwrap(),
+        44.33 * 6.35e24 / 6.3e24,
+        1e-3,
+        "6·70.55e9",
+    );
+    close(
+        bud.days_at_mfu.unwrap(),
+        bud.flops / (8960.0 * C_V5P * 0.4) / 86_400.0,
+        1e-12,
+        "model FLOPs",
+    );
     assert!((45.0..46.5).contains(&bud.days_at_mfu.unwrap()));
     // The roofline: compute-bound, MFU = 6/8 less the attention's share of the recompute.
     assert_eq!(a.bound, TrainBound::Compute);
-    close(a.mfu, a.flops.model / a.flops.hardware, 1e-12, "MFU at t_math");
+    close(
+        a.mfu,
+        a.flops.model / a.flops.hardware,
+        1e-12,
+        "MFU at t_math",
+    );
     assert!(a.mfu > 0.74 && a.mfu < 0.76, "{}", a.mfu);
     assert!(bud.days < bud.days_at_mfu.unwrap());
 }
@@ -668,7 +822,12 @@ fn llama3_70b_memory_225_tpus_and_per_chip() {
     let total = m.params + m.optimizer + m.activations;
     close(total, 21.677e12, 1e-4, "~21.6TB");
     close(total / 96e9, 225.8, 1e-3, "225 TPUs");
-    close(44.0 * 8960.0 / 225.0, 1752.2, 1e-4, "1752 days (the book drops the .2)");
+    close(
+        44.0 * 8960.0 / 225.0,
+        1752.2,
+        1e-4,
+        "1752 days (the book drops the .2)",
+    );
     // Per chip on the pod: the same components, sharded 8960 ways.
     let per = a.memory.params + a.memory.optimizer + a.memory.activations;
     close(per, total / 8960.0, 1e-9, "evenly sharded");
@@ -679,7 +838,12 @@ fn llama3_70b_memory_225_tpus_and_per_chip() {
         ..c
     });
     let per12 = twelve.memory.params + twelve.memory.optimizer + twelve.memory.activations;
-    close(per12, (2.0 * 8192.0 * 4e6 * 12.0 * 80.0 + 10.0 * 70_553_706_496.0) / 8960.0, 1e-9, "12 per layer");
+    close(
+        per12,
+        (2.0 * 8192.0 * 4e6 * 12.0 * 80.0 + 10.0 * 70_553_706_496.0) / 8960.0,
+        1e-9,
+        "12 per layer",
+    );
     assert!(per12 < 8e9, "\"we'd still only be at 8GB\"");
 }
 
@@ -703,22 +867,43 @@ fn llama3_70b_sharding_on_a_pod() {
     let fsdp = crit(&a, MeshAxis::Fsdp);
     close(fsdp.book.unwrap(), 850.0, 1e-12, "lower bound of 850");
     assert!(a.tokens_per_chip < fsdp.exact.unwrap());
-    assert!(a.notes.iter().any(|n| n.contains("sequence (context) parallelism")));
+    assert!(a
+        .notes
+        .iter()
+        .any(|n| n.contains("sequence (context) parallelism")));
     assert!(!run(&llama70(b, mesh(1.0, 1024.0, 1.0)))
         .notes
         .iter()
         .any(|n| n.contains("sequence")));
     // FSDP × TP over the pod.
     let o = a.optimal_fsdp.unwrap();
-    close(o.book.unwrap(), (2.0 * b * 8960.0 / 28_672.0).sqrt(), 1e-12, "X_opt");
+    close(
+        o.book.unwrap(),
+        (2.0 * b * 8960.0 / 28_672.0).sqrt(),
+        1e-12,
+        "X_opt",
+    );
     close(o.book.unwrap(), 1618.0, 1e-3, "1618");
     let mixed = run(&llama70(b, mesh(1.0, 2240.0, 4.0)));
-    close(mixed.optimal_fsdp.unwrap().book_min_batch.unwrap(), 113.4, 1e-3, "113");
+    close(
+        mixed.optimal_fsdp.unwrap().book_min_batch.unwrap(),
+        113.4,
+        1e-3,
+        "113",
+    );
     assert_eq!(mixed.bound, TrainBound::Compute, "2240 × 4 over the pod");
     assert!(o.fits && o.tp >= 4.0 && o.tp <= 8.0, "{o:?}");
-    close(o.t_lower, a.t_math, 1e-12, "the best split is compute-bound");
+    close(
+        o.t_lower,
+        a.t_math,
+        1e-12,
+        "the best split is compute-bound",
+    );
     // The book's 2048 × 4 (8192 chips) and the takeaway's 1024 × 2 × 4.
-    assert_eq!(run(&llama70(b, mesh(1.0, 2048.0, 4.0))).bound, TrainBound::Compute);
+    assert_eq!(
+        run(&llama70(b, mesh(1.0, 2048.0, 4.0))).bound,
+        TrainBound::Compute
+    );
     let d = TrainConfig::default();
     assert_eq!((d.mesh.dp, d.mesh.fsdp, d.mesh.tp), (2.0, 1024.0, 4.0));
     assert_eq!(run(&d).bound, TrainBound::Compute);
@@ -753,7 +938,12 @@ fn gpu_data_parallel_2200_and_2475() {
     let cluster = run(&gpu(arch, 1e7, mesh(1024.0, 1.0, 1.0)));
     let dp = crit(&cluster, MeshAxis::Dp);
     close(dp.book.unwrap(), 2475.0, 1e-12, "990e12/400e9");
-    close(dp.exact.unwrap(), 2475.0 * 31.0 / 32.0, 1e-12, "the leaf's 31/32");
+    close(
+        dp.exact.unwrap(),
+        2475.0 * 31.0 / 32.0,
+        1e-12,
+        "the leaf's 31/32",
+    );
     close(16_000.0 * 2475.0, 39.6e6, 1e-12, "40M tokens");
     // DeepSeek's H800: 300 GB/s everywhere.
     let mut h800 = gpu(arch, 1e7, mesh(2048.0, 1.0, 1.0));
@@ -788,7 +978,12 @@ fn gpu_moe_data_parallel_79200() {
     let grads = 128.0 * pe + 128.0 * 2880.0 + 128.0;
     let flops = 4.0 * (3.0 * 2880.0 * 2880.0) + 128.0 * 2880.0;
     let want = 2475.0 * 31.0 / 32.0 * grads / flops;
-    close(dp.exact.unwrap(), want, 1e-12, "E/k from the real parameters");
+    close(
+        dp.exact.unwrap(),
+        want,
+        1e-12,
+        "E/k from the real parameters",
+    );
     close(want, 76_477.3, 1e-5, "76,477");
 }
 
@@ -802,9 +997,19 @@ fn gpu_moe_data_parallel_79200() {
 #[test]
 fn gpu_two_nodes_1237() {
     let a = run(&gpu(mlp_arch(8192.0, 28_672.0), 1e6, mesh(2.0, 1.0, 8.0)));
-    close(crit(&a, MeshAxis::Dp).exact.unwrap(), 1237.5, 1e-12, "B/N > 1237");
+    close(
+        crit(&a, MeshAxis::Dp).exact.unwrap(),
+        1237.5,
+        1e-12,
+        "B/N > 1237",
+    );
     let b = run(&gpu(mlp_arch(8192.0, 28_672.0), 1e6, mesh(16.0, 1.0, 1.0)));
-    close(crit(&b, MeshAxis::Dp).exact.unwrap(), 1925.0, 1e-12, "NVLink binds");
+    close(
+        crit(&b, MeshAxis::Dp).exact.unwrap(),
+        1925.0,
+        1e-12,
+        "NVLink binds",
+    );
 }
 
 /// gpus.md, "Tensor Parallelism": "Y < F·W_collective/C. Within a node, this gives us about
@@ -818,16 +1023,36 @@ fn gpu_two_nodes_1237() {
 /// at F = 28,000 the model finds 16-way communication-bound, at F = 32,768 compute-bound.
 #[test]
 fn gpu_tensor_parallel_f_over_2200_and_the_2_node_claim() {
-    let at = |f: f64, y: f64| crit(&run(&gpu(mlp_arch(8192.0, f), 1e6, mesh(1.0, 1.0, y))), MeshAxis::Tp).clone();
+    let at = |f: f64, y: f64| {
+        crit(
+            &run(&gpu(mlp_arch(8192.0, f), 1e6, mesh(1.0, 1.0, y))),
+            MeshAxis::Tp,
+        )
+        .clone()
+    };
     let node = at(28_000.0, 8.0);
     close(node.book.unwrap(), 28_000.0 / 2200.0, 1e-12, "F/2200");
     assert_eq!(node.regime, Regime::Never, "8-way in a node");
     let two = at(28_000.0, 16.0);
-    close(two.book.unwrap(), 28_000.0 / 2475.0, 1e-12, "F/2475 beyond a node");
+    close(
+        two.book.unwrap(),
+        28_000.0 / 2475.0,
+        1e-12,
+        "F/2475 beyond a node",
+    );
     assert_eq!((28_000.0f64 / 2475.0).floor(), 11.0, "about 11-way");
-    assert!(28_000.0 > 2475.0 * (16.0 - 8.0), "the book's 2-node rule passes");
+    // The book's 2-node rule, F > 2475·(Y − 8), i.e. Y − 8 < F/2475: 8 < 11.3 passes.
+    assert!(
+        16.0 - 8.0 < two.book.unwrap(),
+        "the book's 2-node rule passes"
+    );
     assert_eq!(two.regime, Regime::Always, "but NVLink's level binds");
-    close(16.0 * C_H100 * 7.0 / (8.0 * 450e9), 30_800.0, 1e-12, "F > 30,800");
+    close(
+        16.0 * C_H100 * 7.0 / (8.0 * 450e9),
+        30_800.0,
+        1e-12,
+        "F > 30,800",
+    );
     assert_eq!(at(32_768.0, 16.0).regime, Regime::Never);
 }
 
@@ -875,7 +1100,12 @@ fn gpu_examples_deepseek_and_llama3() {
     assert_eq!((a.chips, a.tokens_per_chip), (16_384.0, 1024.0));
     let with_pp = crit(&a, MeshAxis::Dp).book.unwrap();
     close(with_pp, 2475.0 / 16.0, 1e-12, "16x");
-    close(crit(&l3(1.0), MeshAxis::Dp).book.unwrap(), 2475.0, 1e-12, "TP alone: 2475");
+    close(
+        crit(&l3(1.0), MeshAxis::Dp).book.unwrap(),
+        2475.0,
+        1e-12,
+        "TP alone: 2475",
+    );
 }
 
 /// gpus.md, quiz 5, question 1 [B200 rooflines]: "For TP, for example, the critical intensity
@@ -890,9 +1120,13 @@ fn gpu_b200_2500_and_5625() {
         hw: hw.clone(),
         ..gpu(mlp_arch(8192.0, 28_672.0), 1e7, m)
     };
-    let tp = crit(&run(&c(mesh(1.0, 1.0, 8.0))), MeshAxis::Tp).book.unwrap();
+    let tp = crit(&run(&c(mesh(1.0, 1.0, 8.0))), MeshAxis::Tp)
+        .book
+        .unwrap();
     close(tp, 28_672.0 / 2500.0, 1e-12, "Y < F/2500");
-    let dp = crit(&run(&c(mesh(256.0, 1.0, 1.0))), MeshAxis::Dp).book.unwrap();
+    let dp = crit(&run(&c(mesh(256.0, 1.0, 1.0))), MeshAxis::Dp)
+        .book
+        .unwrap();
     close(dp, 5625.0, 1e-12, "5625");
 }
 
@@ -913,7 +1147,14 @@ fn gpu_b200_2500_and_5625() {
 fn gpu_quiz_llama3_70b_on_h100() {
     let arch = preset("llama3-70b");
     let c = |m: Mesh, mlp: bool| TrainConfig {
-        arch: if mlp { Arch { gated: false, ..arch } } else { arch },
+        arch: if mlp {
+            Arch {
+                gated: false,
+                ..arch
+            }
+        } else {
+            arch
+        },
         mlp_only: mlp,
         tokens: Some(15e12),
         mfu: Some(0.45),
@@ -924,19 +1165,49 @@ fn gpu_quiz_llama3_70b_on_h100() {
     close(m.params + m.optimizer, 705.5e9, 1e-4, "700GB");
     assert_eq!(((m.params + m.optimizer) / 80e9).ceil(), 9.0, "9 GPUs");
     let bud = a.budget.unwrap();
-    close(6.3e24 / (4096.0 * C_H100 * 0.45), 3.45e6, 1e-3, "3.5e6 seconds");
-    close(6.3e24 / (4096.0 * C_H100 * 0.45) / 86_400.0, 39.96, 1e-3, "40 days");
-    close(bud.days_at_mfu_6n.unwrap(), 39.96 * 6.35e24 / 6.3e24, 1e-3, "ours");
+    close(
+        6.3e24 / (4096.0 * C_H100 * 0.45),
+        3.45e6,
+        1e-3,
+        "3.5e6 seconds",
+    );
+    close(
+        6.3e24 / (4096.0 * C_H100 * 0.45) / 86_400.0,
+        39.96,
+        1e-3,
+        "40 days",
+    );
+    close(
+        bud.days_at_mfu_6n.unwrap(),
+        39.96 * 6.35e24 / 6.3e24,
+        1e-3,
+        "ours",
+    );
     close(28_672.0 / 2200.0, 13.03, 1e-3, "F/2200, not F/1995");
-    close(crit(&a, MeshAxis::Tp).book.unwrap(), 28_672.0 / 2200.0, 1e-12, "TP in a node");
+    close(
+        crit(&a, MeshAxis::Tp).book.unwrap(),
+        28_672.0 / 2200.0,
+        1e-12,
+        "TP in a node",
+    );
     // 8-way TP + 512-way DP: 705.5 GB / 8 = 88.2 GB of weights and Adam per GPU.
-    close(a.memory.params + a.memory.optimizer, 705.5e9 / 8.0, 1e-4, "87.5GB / GPU");
+    close(
+        a.memory.params + a.memory.optimizer,
+        705.5e9 / 8.0,
+        1e-4,
+        "87.5GB / GPU",
+    );
     assert!(!a.fits);
     // ZeRO-3 + 8-way TP: 976 per GPU, below 2475.
     let z3 = run(&c(mesh(1.0, 512.0, 8.0), false));
     close(z3.tokens_per_chip, 976.6, 1e-3, "976");
     assert!(z3.fits);
-    close(crit(&z3, MeshAxis::Fsdp).book.unwrap(), 2475.0, 1e-12, "2475");
+    close(
+        crit(&z3, MeshAxis::Fsdp).book.unwrap(),
+        2475.0,
+        1e-12,
+        "2475",
+    );
     assert_eq!(z3.bound, TrainBound::Comms(MeshAxis::Fsdp));
     // 8-way pipelining: the leaf carries 8 × 400 GB/s.
     let pp = run(&c(
@@ -950,7 +1221,12 @@ fn gpu_quiz_llama3_70b_on_h100() {
     ));
     let f = crit(&pp, MeshAxis::Fsdp);
     close(f.book.unwrap(), 990e12 / 3200e9, 1e-12, "309");
-    close(f.exact.unwrap(), 309.375 * 31.0 / 32.0, 1e-12, "exact: 299.7");
+    close(
+        f.exact.unwrap(),
+        309.375 * 31.0 / 32.0,
+        1e-12,
+        "exact: 299.7",
+    );
     assert!(pp.tokens_per_chip > f.exact.unwrap());
     assert!(pp.links.iter().all(|l| l.exposed == 0.0), "all hidden");
 }
@@ -985,10 +1261,20 @@ fn gpu_megatron_batches_and_bounds() {
     assert!(a70.tokens_per_chip > dp.exact.unwrap());
     let a314 = run_mp(8.0, 8.0, 48.0, 1536.0 * 4096.0);
     assert_eq!((a314.chips, a314.tokens_per_chip), (3072.0, 2048.0));
-    close(crit(&a314, MeshAxis::Dp).book.unwrap(), 309.375, 1e-12, "300");
+    close(
+        crit(&a314, MeshAxis::Dp).book.unwrap(),
+        309.375,
+        1e-12,
+        "300",
+    );
     let mut c = gpu(mlp_arch(8192.0, 28_672.0), 1e7, mesh(1024.0, 1.0, 1.0));
     c.hw.peak = 9.89e14;
-    close(crit(&run(&c), MeshAxis::Dp).book.unwrap(), 2472.5, 1e-12, "2,472");
+    close(
+        crit(&run(&c), MeshAxis::Dp).book.unwrap(),
+        2472.5,
+        1e-12,
+        "2,472",
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1028,16 +1314,46 @@ fn parts_add_up_for_every_preset() {
 #[test]
 fn checkpointing_policies() {
     let base = llama70(4_194_304.0, mesh(1.0, 2048.0, 4.0));
-    let a = |r: Remat| run(&TrainConfig { remat: r, ..base.clone() });
+    let a = |r: Remat| {
+        run(&TrainConfig {
+            remat: r,
+            ..base.clone()
+        })
+    };
     let none = a(Remat::None);
     let block = a(Remat::Block);
     let dots = a(Remat::Matmuls);
     assert_eq!(none.flops.recompute, 0.0);
-    close(block.flops.recompute, block.flops.model / 3.0 - 2.0 * 8192.0 * 128_256.0, 1e-12, "the forward pass less the LM head");
-    close((block.flops.model + block.flops.recompute) / block.flops.six_n, 8.0 / 6.0, 0.02, "6N → 8N");
-    close(dots.flops.recompute, block.flops.attention / 3.0, 1e-12, "4BT²NH (causal: half)");
-    close(none.memory.activations / block.memory.activations, 20.0, 1e-12, "20 against 1");
-    close(block.mfu, block.flops.model / block.flops.hardware, 1e-12, "MFU excludes recompute");
+    close(
+        block.flops.recompute,
+        block.flops.model / 3.0 - 2.0 * 8192.0 * 128_256.0,
+        1e-12,
+        "the forward pass less the LM head",
+    );
+    close(
+        (block.flops.model + block.flops.recompute) / block.flops.six_n,
+        8.0 / 6.0,
+        0.02,
+        "6N → 8N",
+    );
+    close(
+        dots.flops.recompute,
+        block.flops.attention / 3.0,
+        1e-12,
+        "4BT²NH (causal: half)",
+    );
+    close(
+        none.memory.activations / block.memory.activations,
+        20.0,
+        1e-12,
+        "20 against 1",
+    );
+    close(
+        block.mfu,
+        block.flops.model / block.flops.hardware,
+        1e-12,
+        "MFU excludes recompute",
+    );
     close(block.hfu, 1.0, 1e-12, "compute-bound: HFU 1");
     // The largest batch that fits is where memory reaches the HBM.
     let m = block.memory;
@@ -1060,7 +1376,10 @@ fn critical_batch_is_where_the_bound_changes() {
     let b = a.critical_b.unwrap();
     let fs = crit(&a, MeshAxis::Fsdp).exact.unwrap();
     assert_eq!(b, fs);
-    for (f, bound) in [(1.0 + 1e-9, TrainBound::Compute), (1.0 - 1e-9, TrainBound::Comms(MeshAxis::Fsdp))] {
+    for (f, bound) in [
+        (1.0 + 1e-9, TrainBound::Compute),
+        (1.0 - 1e-9, TrainBound::Comms(MeshAxis::Fsdp)),
+    ] {
         let x = run(&TrainConfig {
             batch: b * f * a.chips,
             ..c.clone()
@@ -1068,7 +1387,12 @@ fn critical_batch_is_where_the_bound_changes() {
         assert_eq!(x.bound, bound, "at {f}");
     }
     // With the hop latency the exact value sits a little above the latency-free one.
-    let free = crit(&run(&llama70(4_194_304.0, mesh(1.0, 8960.0, 1.0))), MeshAxis::Fsdp).exact.unwrap();
+    let free = crit(
+        &run(&llama70(4_194_304.0, mesh(1.0, 8960.0, 1.0))),
+        MeshAxis::Fsdp,
+    )
+    .exact
+    .unwrap();
     assert!(fs >= free);
 }
 
@@ -1094,28 +1418,54 @@ fn pipeline_bubble_and_schedules() {
         ..c(Schedule::OneFOneB, 16.0)
     });
     close(a.bubble_fraction, 3.0 / 19.0, 1e-12, "(p − 1)/(m + p − 1)");
-    let send: f64 = a.collectives.iter().filter(|x| x.axis == MeshAxis::Pp).map(|x| x.time_each).next().unwrap();
-    close(a.t_bubble, a.t_math * 3.0 / 16.0 + 2.0 * 3.0 * send, 1e-12, "bubble");
-    let zb = run(&TrainConfig { mlp_only: false, ..c(Schedule::ZeroBubble, 16.0) });
+    let send: f64 = a
+        .collectives
+        .iter()
+        .filter(|x| x.axis == MeshAxis::Pp)
+        .map(|x| x.time_each)
+        .next()
+        .unwrap();
+    close(
+        a.t_bubble,
+        a.t_math * 3.0 / 16.0 + 2.0 * 3.0 * send,
+        1e-12,
+        "bubble",
+    );
+    let zb = run(&TrainConfig {
+        mlp_only: false,
+        ..c(Schedule::ZeroBubble, 16.0)
+    });
     assert_eq!(zb.t_bubble, 0.0);
-    let gp = run(&TrainConfig { mlp_only: false, ..c(Schedule::Gpipe, 16.0) });
-    close(gp.memory.activations / a.memory.activations, 16.0 / 4.0, 1e-12, "m against min(m, p)");
+    let gp = run(&TrainConfig {
+        mlp_only: false,
+        ..c(Schedule::Gpipe, 16.0)
+    });
+    close(
+        gp.memory.activations / a.memory.activations,
+        16.0 / 4.0,
+        1e-12,
+        "m against min(m, p)",
+    );
 }
 
 /// Text fields: every field reads back what it shows; bad text is refused with the field's
 /// name, leaving the config unchanged.
 #[test]
 fn fields_round_trip_and_refuse() {
-    let mut c = TrainConfig::default();
-    c.arch = preset("deepseek-v3");
-    c.mesh.ep = 8.0;
+    let d = TrainConfig::default();
+    let mut c = TrainConfig {
+        arch: preset("deepseek-v3"),
+        mesh: Mesh { ep: 8.0, ..d.mesh },
+        ..d
+    };
     for f in train_fields() {
         let Some(text) = c.get(f.key) else {
             assert!(matches!(f.key, "sharp"), "{} has no text", f.key);
             continue;
         };
         let mut d = c.clone();
-        d.set(f.key, &text).unwrap_or_else(|e| panic!("{}={text}: {e}", f.key));
+        d.set(f.key, &text)
+            .unwrap_or_else(|e| panic!("{}={text}: {e}", f.key));
         assert_eq!(d, c, "{} = {text}", f.key);
         for bad in ["", "-1", "NaN", "1e999", "x", "0.5"] {
             let mut d = c.clone();
@@ -1125,11 +1475,17 @@ fn fields_round_trip_and_refuse() {
                 assert!(m.starts_with(&format!("{}=", f.key)), "{m}");
             }
         }
-        if let TrainFieldKind::Number { optional: false, .. } = f.kind {
+        if let TrainFieldKind::Number {
+            optional: false, ..
+        } = f.kind
+        {
             assert!(c.clone().set(f.key, "").is_err(), "{} empty", f.key);
         }
     }
-    assert!(matches!(c.clone().set("nope", "1"), Err(Error::UnknownField { .. })));
+    assert!(matches!(
+        c.clone().set("nope", "1"),
+        Err(Error::UnknownField { .. })
+    ));
     c.set("opt", "sgd").unwrap();
     assert_eq!(c.optimizer, Optimizer::Sgd);
     c.set("preset", "llama3-8b").unwrap();
@@ -1141,7 +1497,10 @@ fn fields_round_trip_and_refuse() {
     assert_eq!(c.get("net").unwrap(), "h100");
     assert_eq!(c.get("sharp").unwrap(), "no");
     assert!(c.clone().set("net", "l4").is_err());
-    assert!(c.clone().set("dcn", "1G").is_err(), "no DCN on a GPU fabric");
+    assert!(
+        c.clone().set("dcn", "1G").is_err(),
+        "no DCN on a GPU fabric"
+    );
 }
 
 /// Invalid configs are errors naming the field, never panics.
@@ -1149,18 +1508,112 @@ fn fields_round_trip_and_refuse() {
 fn invalid_configs_name_the_field() {
     let base = TrainConfig::default();
     let cases: Vec<(&str, TrainConfig)> = vec![
-        ("batch", TrainConfig { batch: 0.0, ..base.clone() }),
-        ("seq", TrainConfig { seq: 1.5, ..base.clone() }),
-        ("tp", TrainConfig { mesh: Mesh { tp: 0.0, ..base.mesh }, ..base.clone() }),
-        ("ep", TrainConfig { mesh: Mesh { ep: 2.0, ..base.mesh }, ..base.clone() }),
-        ("pp", TrainConfig { mesh: Mesh { pp: 81.0, ..base.mesh }, ..base.clone() }),
-        ("dp", TrainConfig { mesh: Mesh { dp: 1e6, fsdp: 1e6, ..base.mesh }, ..base.clone() }),
-        ("microbatches", TrainConfig { mesh: Mesh { microbatches: f64::NAN, ..base.mesh }, ..base.clone() }),
-        ("mfu", TrainConfig { mfu: Some(1.5), ..base.clone() }),
-        ("price", TrainConfig { price: Some(-1.0), ..base.clone() }),
-        ("peak", TrainConfig { hw: Hardware { peak: f64::INFINITY, ..base.hw.clone() }, ..base.clone() }),
-        ("remat", TrainConfig { remat: Remat::Saved(0.0), ..base.clone() }),
-        ("fsdp", TrainConfig { mesh: Mesh { fsdp: 16_384.0, ..base.mesh }, ..base.clone() }),
+        (
+            "batch",
+            TrainConfig {
+                batch: 0.0,
+                ..base.clone()
+            },
+        ),
+        (
+            "seq",
+            TrainConfig {
+                seq: 1.5,
+                ..base.clone()
+            },
+        ),
+        (
+            "tp",
+            TrainConfig {
+                mesh: Mesh {
+                    tp: 0.0,
+                    ..base.mesh
+                },
+                ..base.clone()
+            },
+        ),
+        (
+            "ep",
+            TrainConfig {
+                mesh: Mesh {
+                    ep: 2.0,
+                    ..base.mesh
+                },
+                ..base.clone()
+            },
+        ),
+        (
+            "pp",
+            TrainConfig {
+                mesh: Mesh {
+                    pp: 81.0,
+                    ..base.mesh
+                },
+                ..base.clone()
+            },
+        ),
+        (
+            "dp",
+            TrainConfig {
+                mesh: Mesh {
+                    dp: 1e6,
+                    fsdp: 1e6,
+                    ..base.mesh
+                },
+                ..base.clone()
+            },
+        ),
+        (
+            "microbatches",
+            TrainConfig {
+                mesh: Mesh {
+                    microbatches: f64::NAN,
+                    ..base.mesh
+                },
+                ..base.clone()
+            },
+        ),
+        (
+            "mfu",
+            TrainConfig {
+                mfu: Some(1.5),
+                ..base.clone()
+            },
+        ),
+        (
+            "price",
+            TrainConfig {
+                price: Some(-1.0),
+                ..base.clone()
+            },
+        ),
+        (
+            "peak",
+            TrainConfig {
+                hw: Hardware {
+                    peak: f64::INFINITY,
+                    ..base.hw.clone()
+                },
+                ..base.clone()
+            },
+        ),
+        (
+            "remat",
+            TrainConfig {
+                remat: Remat::Saved(0.0),
+                ..base.clone()
+            },
+        ),
+        (
+            "fsdp",
+            TrainConfig {
+                mesh: Mesh {
+                    fsdp: 16_384.0,
+                    ..base.mesh
+                },
+                ..base.clone()
+            },
+        ),
     ];
     for (field, c) in cases {
         match analyze_train(&c) {
@@ -1169,13 +1622,28 @@ fn invalid_configs_name_the_field() {
         }
     }
     // A torus fabric without DCN cannot cross pods.
-    let mut c = TrainConfig { mesh: Mesh { dp: 16.0, ..base.mesh }, ..base.clone() };
+    let mut c = TrainConfig {
+        mesh: Mesh {
+            dp: 16.0,
+            ..base.mesh
+        },
+        ..base.clone()
+    };
     if let Fabric::Torus(t) = &mut c.hw.fabric {
         t.dcn = None;
     }
-    assert!(matches!(analyze_train(&c), Err(Error::MissingResource { .. })));
+    assert!(matches!(
+        analyze_train(&c),
+        Err(Error::MissingResource { .. })
+    ));
     // Explicit networks: none given for a degree above 1.
-    let c = TrainConfig { hw: Hardware { fabric: Fabric::unknown(), ..base.hw.clone() }, ..base };
+    let c = TrainConfig {
+        hw: Hardware {
+            fabric: Fabric::unknown(),
+            ..base.hw.clone()
+        },
+        ..base
+    };
     assert!(matches!(analyze_train(&c), Err(Error::InvalidField { .. })));
 }
 
@@ -1186,7 +1654,11 @@ fn invalid_configs_name_the_field() {
 fn plot_against_chips() {
     let c = book(mlp_arch(8192.0, 32768.0), 2e6, mesh(1.0, 64.0, 1.0));
     let p = train_plot(&c, PlotAxis::Chips, 16.0, 8192.0, 24).unwrap();
-    let fsdp = p.curves.iter().find(|x| x.strategy == PlotStrategy::Fsdp).unwrap();
+    let fsdp = p
+        .curves
+        .iter()
+        .find(|x| x.strategy == PlotStrategy::Fsdp)
+        .unwrap();
     let x = fsdp.crossover.unwrap();
     assert!(x > 2e6 / 900.0 && x < 2e6 / 800.0, "{x}");
     for pt in &fsdp.points {
@@ -1200,9 +1672,130 @@ fn plot_against_chips() {
     };
     let a = run(&big);
     let p = train_plot(&big, PlotAxis::BatchPerChip, 1.0, 1e5, 11).unwrap();
-    let cfg = p.curves.iter().find(|x| x.strategy == PlotStrategy::Config).unwrap();
+    let cfg = p
+        .curves
+        .iter()
+        .find(|x| x.strategy == PlotStrategy::Config)
+        .unwrap();
     assert_eq!(cfg.oom_boundary, a.memory.max_tokens_per_chip);
-    assert!(cfg.points.iter().all(|p| !p.fits), "70B replicated: never fits");
+    assert!(
+        cfg.points.iter().all(|p| !p.fits),
+        "70B replicated: never fits"
+    );
     assert!(train_plot(&big, PlotAxis::Chips, 10.0, 5.0, 11).is_err());
     assert!(train_plot(&big, PlotAxis::Chips, 1.0, 5.0, 1).is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties.
+// ---------------------------------------------------------------------------------------
+
+use common::train::{check_analysis, random_config};
+use common::Rng;
+use proptest::prelude::*;
+
+/// A field corrupted to a bad value, and the field the error must name.
+fn corrupt(c: &mut TrainConfig, which: usize, bad: f64) -> &'static str {
+    match which {
+        0 => {
+            c.batch = bad;
+            "batch"
+        }
+        1 => {
+            c.seq = bad;
+            "seq"
+        }
+        2 => {
+            c.mesh.dp = bad;
+            "dp"
+        }
+        3 => {
+            c.mesh.fsdp = bad;
+            "fsdp"
+        }
+        4 => {
+            c.mesh.tp = bad;
+            "tp"
+        }
+        5 => {
+            c.mesh.pp = bad;
+            "pp"
+        }
+        6 => {
+            c.mesh.microbatches = bad;
+            "microbatches"
+        }
+        7 => {
+            c.hw.peak = bad;
+            "peak"
+        }
+        8 => {
+            c.hw.hbm = bad;
+            "hbm"
+        }
+        9 => {
+            c.hw.hbm_bw = bad;
+            "hbm_bw"
+        }
+        10 => {
+            c.tokens = Some(bad);
+            "tokens"
+        }
+        11 => {
+            c.mfu = Some(bad);
+            "mfu"
+        }
+        12 => {
+            c.remat = Remat::Saved(bad);
+            "remat"
+        }
+        _ => {
+            c.arch.layers = bad;
+            "layers"
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any config analyses without panicking: an error, or an analysis whose numbers are all
+    /// finite with `t_math ≤ t_lower ≤ t_upper`, MFU in (0, 1], consistent memory and
+    /// critical batches; its plot against the batch per chip also holds.
+    #[test]
+    fn random_configs_are_total_and_finite(seed in any::<u64>()) {
+        let c = random_config(&mut Rng::new(seed));
+        match analyze_train(&c) {
+            Ok(a) => {
+                prop_assert!(c.validate().is_ok());
+                if let Err(e) = check_analysis(&a) {
+                    return Err(TestCaseError::fail(format!("{e}\n{c:?}")));
+                }
+                let p = train_plot(&c, PlotAxis::BatchPerChip, 1.0, 1e5, 5).unwrap();
+                for curve in &p.curves {
+                    for pt in &curve.points {
+                        prop_assert!(pt.t_lower.is_finite() && pt.t_lower >= pt.t_math * (1.0 - 1e-12));
+                        prop_assert!(pt.mfu > 0.0 && pt.mfu <= 1.0 + 1e-9);
+                    }
+                }
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+
+    /// A field set to zero, a negative, NaN, an infinity, a fraction where whole numbers are
+    /// needed or something absurdly large is an error naming that field.
+    #[test]
+    fn invalid_fields_are_errors(which in 0usize..14, bad in prop::sample::select(vec![0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.5, 1e40])) {
+        let mut c = TrainConfig::default();
+        let field = corrupt(&mut c, which, bad);
+        // A half is a fine MFU and a fine count of checkpoints per layer.
+        if bad == 0.5 && matches!(field, "mfu" | "remat") {
+            return Ok(());
+        }
+        match analyze_train(&c) {
+            Err(Error::InvalidField { field: f, .. }) => prop_assert_eq!(f, field),
+            other => prop_assert!(false, "{field}={bad}: {other:?}"),
+        }
+    }
 }

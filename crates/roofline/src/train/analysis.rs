@@ -97,6 +97,8 @@ pub struct TrainCollective {
     pub formula: String,
     /// The book's section.
     pub section: String,
+    /// One collective's worked derivation ([`collective_time`](crate::collective_time)).
+    pub derivation: Vec<String>,
 }
 
 /// One strategy's links over the step.
@@ -495,6 +497,7 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
             latency_bound: r.latency_bound,
             formula: r.formula.into(),
             section: r.section.into(),
+            derivation: r.derivation.clone(),
         });
         d.push(format!(
             "{} {} {} of the {} ({}): V = {}, {} per step × {} = {} ({}; {})",
@@ -512,7 +515,11 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
             fs(each),
             fs(term.count * each),
             r.formula,
-            if r.latency_bound { "latency-bound" } else { "bandwidth-bound" }
+            if r.latency_bound {
+                "latency-bound"
+            } else {
+                "bandwidth-bound"
+            }
         ));
     }
     let links = link_times(&model, &t, &mut d);
@@ -933,7 +940,11 @@ fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Criti
             "Critical batch per chip, {}: {}; the book's rule: {} ({section})",
             axis.name(),
             match (regime, exact) {
-                (Regime::Below, Some(x)) => format!("binds below b* = {} tokens per chip (B = {})", sig(x), sig(x * model.chips)),
+                (Regime::Below, Some(x)) => format!(
+                    "binds below b* = {} tokens per chip (B = {})",
+                    sig(x),
+                    sig(x * model.chips)
+                ),
                 (Regime::Never, _) => "never binds".into(),
                 _ => "binds at every batch".into(),
             },
@@ -1013,7 +1024,11 @@ fn optimal_fsdp(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Option
         Fabric::Torus(t) => {
             let on = |x: f64| if x > 1.0 { 1.0 } else { 0.0 };
             let auto_x = (t.dims - 1.0 - on(mesh.ep) - on(mesh.pp)).max(1.0);
-            let mx = if cfg.axes.mx > 0.0 { cfg.axes.mx } else { auto_x };
+            let mx = if cfg.axes.mx > 0.0 {
+                cfg.axes.mx
+            } else {
+                auto_x
+            };
             let my = if cfg.axes.my > 0.0 { cfg.axes.my } else { 1.0 };
             let w = 2.0 * t.link;
             Some((w * mx, w * my, format!("M_X/M_Y = {}/{}", nn(mx), nn(my))))
@@ -1048,7 +1063,11 @@ fn optimal_fsdp(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Option
                 bmin,
             )
         }
-        None => (None, "no tensor- and FSDP-parallel split to compare".into(), None),
+        None => (
+            None,
+            "no tensor- and FSDP-parallel split to compare".into(),
+            None,
+        ),
     };
     d.push(format!(
         "Optimal FSDP ({SEC_FSDP}): {book_rule}; on the model the fastest split of the {} chips is fsdp {} × tp {}: {}{}{}",
@@ -1103,7 +1122,10 @@ fn notes(cfg: &TrainConfig, model: &Model, memory: &Memory) -> Vec<String> {
         ));
     }
     if let Some(net) = &model.placement.dcn {
-        out.push(format!("data parallelism crosses the data-center network: {}", net.note));
+        out.push(format!(
+            "data parallelism crosses the data-center network: {}",
+            net.note
+        ));
     }
     if cfg.arch.moe.is_some() {
         out.push("experts are taken as evenly loaded (uniform routing), every local expert's weights read".into());

@@ -103,7 +103,12 @@ impl FromStr for Schedule {
             "1f1b" => Schedule::OneFOneB,
             "gpipe" => Schedule::Gpipe,
             "zb" | "zerobubble" | "zero-bubble" | "dualpipe" => Schedule::ZeroBubble,
-            _ => return Err(parse_err(s, "expected a pipeline schedule: 1f1b, gpipe or zb")),
+            _ => {
+                return Err(parse_err(
+                    s,
+                    "expected a pipeline schedule: 1f1b, gpipe or zb",
+                ))
+            }
         })
     }
 }
@@ -262,9 +267,16 @@ impl Mesh {
         if parts.is_empty() {
             parts.push("one chip".into());
         }
-        let mut s = format!("{} = {} chips", parts.join(" × "), format_exact(self.chips()));
+        let mut s = format!(
+            "{} = {} chips",
+            parts.join(" × "),
+            format_exact(self.chips())
+        );
         if self.microbatches > 1.0 {
-            s.push_str(&format!(", {} microbatches", format_exact(self.microbatches)));
+            s.push_str(&format!(
+                ", {} microbatches",
+                format_exact(self.microbatches)
+            ));
         }
         s
     }
@@ -404,7 +416,9 @@ impl Default for TrainConfig {
     /// remat, Adam, 15T tokens.
     fn default() -> Self {
         TrainConfig {
-            arch: arch_preset("llama3-70b").map(|p| p.arch).unwrap_or_default(),
+            arch: arch_preset("llama3-70b")
+                .map(|p| p.arch)
+                .unwrap_or_default(),
             batch: 4.0 * 1024.0 * 1024.0,
             seq: 4096.0,
             causal: true,
@@ -451,7 +465,14 @@ impl TrainConfig {
     /// * `peak`, `hbm`, `hbm_bw` from 1 to 1e30; the fabric (see [`Fabric::validate`]).
     pub fn validate(&self) -> Result<(), Error> {
         self.arch.validate()?;
-        check("batch", self.batch, 1.0, MAX_TOKENS, false, "a number of tokens")?;
+        check(
+            "batch",
+            self.batch,
+            1.0,
+            MAX_TOKENS,
+            false,
+            "a number of tokens",
+        )?;
         whole("seq", self.seq, MAX_SEQ, "a whole sequence length")?;
         let m = &self.mesh;
         for (f, x) in [
@@ -501,10 +522,7 @@ impl TrainConfig {
                 return Err(invalid(
                     "ep",
                     m.ep,
-                    format!(
-                        "must divide the {} experts",
-                        format_exact(moe.experts)
-                    ),
+                    format!("must divide the {} experts", format_exact(moe.experts)),
                 ))
             }
             _ => {}
@@ -514,7 +532,14 @@ impl TrainConfig {
             ("my", self.axes.my),
             ("mz", self.axes.mz),
         ] {
-            check(f, x, 0.0, 16.0, true, "a whole number of torus axes (0: automatic)")?;
+            check(
+                f,
+                x,
+                0.0,
+                16.0,
+                true,
+                "a whole number of torus axes (0: automatic)",
+            )?;
         }
         if let Remat::Saved(k) = self.remat {
             if !(k.is_finite() && k > 0.0 && k <= MAX_SAVED) {
@@ -538,7 +563,14 @@ impl TrainConfig {
         }
         check("peak", self.hw.peak, 1.0, MAX_RATE, false, "a FLOP rate")?;
         check("hbm", self.hw.hbm, 1.0, 1e30, false, "a size in bytes")?;
-        check("hbm_bw", self.hw.hbm_bw, 1.0, MAX_RATE, false, "a bandwidth in bytes/s")?;
+        check(
+            "hbm_bw",
+            self.hw.hbm_bw,
+            1.0,
+            MAX_RATE,
+            false,
+            "a bandwidth in bytes/s",
+        )?;
         self.hw.fabric.validate()
     }
 

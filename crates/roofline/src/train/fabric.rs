@@ -204,9 +204,11 @@ pub(crate) struct Placement {
 impl Placement {
     /// Every placed axis.
     pub fn all(&self) -> impl Iterator<Item = &AxisNet> {
-        [&self.dp, &self.dcn, &self.fsdp, &self.tp, &self.pp, &self.ep]
-            .into_iter()
-            .flatten()
+        [
+            &self.dp, &self.dcn, &self.fsdp, &self.tp, &self.pp, &self.ep,
+        ]
+        .into_iter()
+        .flatten()
     }
 }
 
@@ -299,8 +301,22 @@ impl Fabric {
         match self {
             Fabric::Torus(t) => {
                 bw("ici", t.link)?;
-                check("dims", t.dims, 1.0, 16.0, true, "a whole number of torus axes")?;
-                check("pod", t.pod, 1.0, MAX_CHIPS, true, "a whole number of chips")?;
+                check(
+                    "dims",
+                    t.dims,
+                    1.0,
+                    16.0,
+                    true,
+                    "a whole number of torus axes",
+                )?;
+                check(
+                    "pod",
+                    t.pod,
+                    1.0,
+                    MAX_CHIPS,
+                    true,
+                    "a whole number of chips",
+                )?;
                 lat("latency", t.latency)?;
                 if let Some(d) = t.dcn {
                     bw("dcn", d)?;
@@ -308,7 +324,14 @@ impl Fabric {
                 lat("dcn_latency", t.dcn_latency)?;
             }
             Fabric::Switched(s) => {
-                check("node", s.node, 1.0, MAX_CHIPS, true, "a whole number of GPUs")?;
+                check(
+                    "node",
+                    s.node,
+                    1.0,
+                    MAX_CHIPS,
+                    true,
+                    "a whole number of GPUs",
+                )?;
                 bw("egress", s.egress)?;
                 if let Some(n) = s.nic {
                     bw("nic", n)?;
@@ -394,7 +417,13 @@ fn largest_divisor_at_most(n: f64, limit: f64) -> f64 {
 fn describe_torus(axes: &[crate::collective::TorusAxis], link: f64) -> String {
     let shape = axes
         .iter()
-        .map(|a| format!("{}{}", format_exact(a.size), if a.wrap { "" } else { " (no wraparound)" }))
+        .map(|a| {
+            format!(
+                "{}{}",
+                format_exact(a.size),
+                if a.wrap { "" } else { " (no wraparound)" }
+            )
+        })
         .collect::<Vec<_>>()
         .join("x");
     format!(
@@ -425,10 +454,14 @@ pub(crate) fn torus_shape(n: f64, m: usize, wrap: WrapRule) -> Vec<f64> {
 }
 
 /// The torus of `d` chips over `m` hardware axes.
-fn torus_axis(t: &TorusFabric, axis: MeshAxis, d: f64, m: f64) -> Result<AxisNet, Error> {
+fn torus_axis(t: &TorusFabric, axis: MeshAxis, d: f64, m: f64, x: bool) -> Result<AxisNet, Error> {
     let shape = torus_shape(d, m as usize, t.wrap);
     let axes = t.wrap.axes(&shape);
-    let note = describe_torus(&axes, t.link);
+    let note = if x {
+        describe_torus(&axes, t.link)
+    } else {
+        String::new()
+    };
     let network = Network::new(Topology::Torus {
         axes,
         link: t.link,
@@ -445,7 +478,12 @@ fn torus_axis(t: &TorusFabric, axis: MeshAxis, d: f64, m: f64) -> Result<AxisNet
     })
 }
 
-fn place_torus(mesh: &Mesh, counts: &AxisCounts, t: &TorusFabric) -> Result<Placement, Error> {
+fn place_torus(
+    mesh: &Mesh,
+    counts: &AxisCounts,
+    t: &TorusFabric,
+    x: bool,
+) -> Result<Placement, Error> {
     let others = mesh.fsdp * mesh.tp * mesh.pp * mesh.ep;
     if others > t.pod {
         return Err(Error::InvalidField {
@@ -474,16 +512,16 @@ fn place_torus(mesh: &Mesh, counts: &AxisCounts, t: &TorusFabric) -> Result<Plac
         ..Placement::default()
     };
     if dp_ici > 1.0 {
-        p.dp = Some(torus_axis(t, MeshAxis::Dp, dp_ici, mx)?);
+        p.dp = Some(torus_axis(t, MeshAxis::Dp, dp_ici, mx, x)?);
     }
     if mesh.fsdp > 1.0 {
-        p.fsdp = Some(torus_axis(t, MeshAxis::Fsdp, mesh.fsdp, mx)?);
+        p.fsdp = Some(torus_axis(t, MeshAxis::Fsdp, mesh.fsdp, mx, x)?);
     }
     if mesh.tp > 1.0 {
-        p.tp = Some(torus_axis(t, MeshAxis::Tp, mesh.tp, my)?);
+        p.tp = Some(torus_axis(t, MeshAxis::Tp, mesh.tp, my, x)?);
     }
     if mesh.ep > 1.0 {
-        p.ep = Some(torus_axis(t, MeshAxis::Ep, mesh.ep, mz)?);
+        p.ep = Some(torus_axis(t, MeshAxis::Ep, mesh.ep, mz, x)?);
     }
     if mesh.pp > 1.0 {
         let network = Network::new(Topology::line(2.0, t.link)).with_latency(t.latency);
@@ -492,10 +530,14 @@ fn place_torus(mesh: &Mesh, counts: &AxisCounts, t: &TorusFabric) -> Result<Plac
             network,
             scale: 1.0,
             m: 1.0,
-            note: format!(
-                "one ICI link between adjacent stages, {} per direction",
-                fr(t.link)
-            ),
+            note: if x {
+                format!(
+                    "one ICI link between adjacent stages, {} per direction",
+                    fr(t.link)
+                )
+            } else {
+                String::new()
+            },
         });
     }
     if dp_dcn > 1.0 {
@@ -515,12 +557,16 @@ fn place_torus(mesh: &Mesh, counts: &AxisCounts, t: &TorusFabric) -> Result<Plac
             network,
             scale: 1.0 / dp_ici,
             m: 0.0,
-            note: format!(
-                "{} slices of {} chips over the data-center network, each chip egressing {} (training.md, \"Scaling Across Pods\")",
-                format_exact(dp_dcn),
-                format_exact(mesh.chips() / dp_dcn),
-                fr(w)
-            ),
+            note: if x {
+                format!(
+                    "{} slices of {} chips over the data-center network, each chip egressing {} (training.md, \"Scaling Across Pods\")",
+                    format_exact(dp_dcn),
+                    format_exact(mesh.chips() / dp_dcn),
+                    fr(w)
+                )
+            } else {
+                String::new()
+            },
         });
     }
     Ok(p)
@@ -595,6 +641,7 @@ fn switched_axis(
     axis: MeshAxis,
     d: f64,
     inner: f64,
+    x: bool,
 ) -> Result<AxisNet, Error> {
     let span = d * inner;
     let (network, scale, note) = if span <= s.node {
@@ -607,16 +654,23 @@ fn switched_axis(
             })
             .with_latency(s.latency),
             1.0,
-            format!(
-                "{} GPUs of a node of {}, each egressing {} over NVLink",
-                format_exact(d),
-                format_exact(s.node),
-                fr(s.egress)
-            ),
+            if x {
+                format!(
+                    "{} GPUs of a node of {}, each egressing {} over NVLink",
+                    format_exact(d),
+                    format_exact(s.node),
+                    fr(s.egress)
+                )
+            } else {
+                String::new()
+            },
         )
     } else {
         let levels = cluster_levels(s, span, axis.as_str())?;
-        let note = format!(
+        let note = if !x {
+            String::new()
+        } else {
+            format!(
             "{} GPUs over {} (the {} inside it: each level's bandwidth × max(Y, S)/S with Y = {})",
             format_exact(span),
             levels
@@ -630,7 +684,8 @@ fn switched_axis(
                 "no strategy nested"
             },
             format_exact(inner)
-        );
+            )
+        };
         (
             Network::new(Topology::Cluster {
                 levels,
@@ -652,7 +707,7 @@ fn switched_axis(
     })
 }
 
-fn place_switched(mesh: &Mesh, s: &SwitchedFabric) -> Result<Placement, Error> {
+fn place_switched(mesh: &Mesh, s: &SwitchedFabric, x: bool) -> Result<Placement, Error> {
     let mut p = Placement {
         dp_ici: mesh.dp,
         ..Placement::default()
@@ -667,9 +722,9 @@ fn place_switched(mesh: &Mesh, s: &SwitchedFabric) -> Result<Placement, Error> {
     ] {
         if d > 1.0 {
             let net = if axis == MeshAxis::Pp {
-                pipeline_hop(s, inner)?
+                pipeline_hop(s, inner, x)?
             } else {
-                switched_axis(s, axis, d, inner)?
+                switched_axis(s, axis, d, inner, x)?
             };
             match axis {
                 MeshAxis::Tp => p.tp = Some(net),
@@ -685,7 +740,7 @@ fn place_switched(mesh: &Mesh, s: &SwitchedFabric) -> Result<Placement, Error> {
 }
 
 /// The hop between adjacent stages, `inner` GPUs apart.
-fn pipeline_hop(s: &SwitchedFabric, inner: f64) -> Result<AxisNet, Error> {
+fn pipeline_hop(s: &SwitchedFabric, inner: f64, x: bool) -> Result<AxisNet, Error> {
     let (network, note) = if 2.0 * inner <= s.node {
         (
             Network::new(Topology::Node {
@@ -695,7 +750,14 @@ fn pipeline_hop(s: &SwitchedFabric, inner: f64) -> Result<AxisNet, Error> {
                 sharp: false,
             })
             .with_latency(s.latency),
-            format!("adjacent stages in one node, over NVLink at {}", fr(s.egress)),
+            if x {
+                format!(
+                    "adjacent stages in one node, over NVLink at {}",
+                    fr(s.egress)
+                )
+            } else {
+                String::new()
+            },
         )
     } else {
         let nic = s
@@ -717,7 +779,14 @@ fn pipeline_hop(s: &SwitchedFabric, inner: f64) -> Result<AxisNet, Error> {
                 inner: 1.0,
             })
             .with_latency(s.net_latency),
-            format!("adjacent stages in different nodes, at the GPU's NIC {}", fr(nic)),
+            if x {
+                format!(
+                    "adjacent stages in different nodes, at the GPU's NIC {}",
+                    fr(nic)
+                )
+            } else {
+                String::new()
+            },
         )
     };
     network.validate()?;
@@ -730,7 +799,7 @@ fn pipeline_hop(s: &SwitchedFabric, inner: f64) -> Result<AxisNet, Error> {
     })
 }
 
-fn place_explicit(mesh: &Mesh, a: &AxisNetworks) -> Result<Placement, Error> {
+fn place_explicit(mesh: &Mesh, a: &AxisNetworks, x: bool) -> Result<Placement, Error> {
     let mut p = Placement {
         dp_ici: mesh.dp,
         ..Placement::default()
@@ -769,7 +838,11 @@ fn place_explicit(mesh: &Mesh, a: &AxisNetworks) -> Result<Placement, Error> {
                 ),
             });
         }
-        let note = crate::collective::formulas::describe(&network.topology);
+        let note = if x {
+            crate::collective::formulas::describe(&network.topology)
+        } else {
+            String::new()
+        };
         let net = AxisNet {
             axis,
             network,
@@ -788,16 +861,18 @@ fn place_explicit(mesh: &Mesh, a: &AxisNetworks) -> Result<Placement, Error> {
     Ok(p)
 }
 
-/// Places the mesh's strategies on the fabric (see the module docs).
+/// Places the mesh's strategies on the fabric (see the module docs); `explain` writes each
+/// network's description.
 pub(crate) fn place(
     mesh: &Mesh,
     counts: &AxisCounts,
     fabric: &Fabric,
+    explain: bool,
 ) -> Result<Placement, Error> {
     match fabric {
-        Fabric::Torus(t) => place_torus(mesh, counts, t),
-        Fabric::Switched(s) => place_switched(mesh, s),
-        Fabric::Explicit(a) => place_explicit(mesh, a),
+        Fabric::Torus(t) => place_torus(mesh, counts, t, explain),
+        Fabric::Switched(s) => place_switched(mesh, s, explain),
+        Fabric::Explicit(a) => place_explicit(mesh, a, explain),
     }
 }
 
@@ -812,11 +887,23 @@ mod tests {
         assert_eq!(split_axes(4096.0, 3), vec![16.0, 16.0, 16.0]);
         assert_eq!(split_axes(7.0, 3), vec![7.0]);
         assert_eq!(split_axes(1.0, 3), vec![1.0]);
-        assert_eq!(torus_shape(192.0, 3, WrapRule::FullCube), vec![12.0, 4.0, 4.0]);
+        assert_eq!(
+            torus_shape(192.0, 3, WrapRule::FullCube),
+            vec![12.0, 4.0, 4.0]
+        );
         assert_eq!(split_axes(192.0, 3), vec![8.0, 6.0, 4.0]);
-        assert_eq!(torus_shape(8960.0, 3, WrapRule::FullCube), vec![28.0, 20.0, 16.0]);
-        assert_eq!(torus_shape(64.0, 3, WrapRule::FullCube), vec![4.0, 4.0, 4.0]);
-        assert_eq!(torus_shape(16.0, 3, WrapRule::FullCube), vec![4.0, 2.0, 2.0]);
+        assert_eq!(
+            torus_shape(8960.0, 3, WrapRule::FullCube),
+            vec![28.0, 20.0, 16.0]
+        );
+        assert_eq!(
+            torus_shape(64.0, 3, WrapRule::FullCube),
+            vec![4.0, 4.0, 4.0]
+        );
+        assert_eq!(
+            torus_shape(16.0, 3, WrapRule::FullCube),
+            vec![4.0, 2.0, 2.0]
+        );
         assert_eq!(largest_divisor_at_most(16.0, 5.0), 4.0);
         assert_eq!(largest_divisor_at_most(13.0, 5.0), 1.0);
         assert_eq!(largest_divisor_at_most(4.0, 5.0), 4.0);

@@ -5,7 +5,9 @@
 //! Constraints between fields (`ep` dividing the experts, ...) are checked by
 //! [`TrainConfig::validate`], so a URL's fields may arrive in any order.
 
-use super::config::{Optimizer, Remat, Schedule, TrainConfig, MAX_MICROBATCHES, MAX_PRICE, MAX_SEQ, MAX_TOKENS};
+use super::config::{
+    Optimizer, Remat, Schedule, TrainConfig, MAX_MICROBATCHES, MAX_PRICE, MAX_SEQ, MAX_TOKENS,
+};
 use super::fabric::Fabric;
 use crate::arch::{arch_preset, arch_presets, MAX_DIM};
 use crate::collective::{check, MAX_CHIPS, MAX_RATE};
@@ -87,7 +89,13 @@ const fn num(
     }
 }
 
-const fn opt(key: &'static str, label: &'static str, min: f64, max: f64, help: &'static str) -> TrainField {
+const fn opt(
+    key: &'static str,
+    label: &'static str,
+    min: f64,
+    max: f64,
+    help: &'static str,
+) -> TrainField {
     TrainField {
         key,
         label,
@@ -115,7 +123,12 @@ const fn choice(
     }
 }
 
-const fn dtype(key: &'static str, label: &'static str, optional: bool, help: &'static str) -> TrainField {
+const fn dtype(
+    key: &'static str,
+    label: &'static str,
+    optional: bool,
+    help: &'static str,
+) -> TrainField {
     TrainField {
         key,
         label,
@@ -227,7 +240,11 @@ fn number(key: &str, text: &str, min: f64, max: f64, integer: bool) -> Result<f6
         Error::Parse { reason, .. } => field_err(key, text, reason),
         other => other,
     })?;
-    let what = if integer { "a whole number" } else { "a number" };
+    let what = if integer {
+        "a whole number"
+    } else {
+        "a number"
+    };
     let x = check(key, x, min, max, integer, what)?;
     // No minus sign on a zero.
     Ok(if x == 0.0 { 0.0 } else { x })
@@ -401,7 +418,13 @@ impl TrainConfig {
                     "gated" => c.arch.gated = v,
                     _ => match &mut c.hw.fabric {
                         Fabric::Switched(s) => s.sharp = v,
-                        _ => return Err(field_err(key, text, "SHARP applies to switched (GPU) networks only")),
+                        _ => {
+                            return Err(field_err(
+                                key,
+                                text,
+                                "SHARP applies to switched (GPU) networks only",
+                            ))
+                        }
                     },
                 }
             }
@@ -417,7 +440,9 @@ impl TrainConfig {
             TrainFieldKind::Network => {
                 let t = text.trim().to_ascii_lowercase();
                 c.hw.fabric = Fabric::preset(&t).map_err(|e| match e {
-                    Error::InvalidField { .. } => field_err(key, text, "not a chip with a network preset"),
+                    Error::InvalidField { .. } => {
+                        field_err(key, text, "not a chip with a network preset")
+                    }
                     Error::MissingResource { what, .. } => {
                         field_err(key, text, format!("this chip has no {what}"))
                     }
@@ -442,7 +467,11 @@ impl TrainConfig {
             "vocab" => a.vocab = v,
             "experts" | "top_k" | "expert_ffn" => {
                 let m = a.moe.as_mut().ok_or_else(|| {
-                    field_err(key, text, "the model is dense: pick a mixture-of-experts preset first")
+                    field_err(
+                        key,
+                        text,
+                        "the model is dense: pick a mixture-of-experts preset first",
+                    )
                 })?;
                 match key {
                     "experts" => m.experts = v,
@@ -465,7 +494,11 @@ impl TrainConfig {
             "price" => self.price = x,
             "mfu" => {
                 if x == Some(0.0) {
-                    return Err(field_err(key, text, "must be above 0 and at most 1, or none"));
+                    return Err(field_err(
+                        key,
+                        text,
+                        "must be above 0 and at most 1, or none",
+                    ));
                 }
                 self.mfu = x
             }
@@ -474,7 +507,13 @@ impl TrainConfig {
             "hbm_bw" => self.hw.hbm_bw = v,
             "dcn" => match &mut self.hw.fabric {
                 Fabric::Torus(t) => t.dcn = x,
-                _ => return Err(field_err(key, text, "the data-center network applies to torus (TPU) networks only")),
+                _ => {
+                    return Err(field_err(
+                        key,
+                        text,
+                        "the data-center network applies to torus (TPU) networks only",
+                    ))
+                }
             },
             _ => {}
         }

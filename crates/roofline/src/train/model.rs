@@ -74,7 +74,11 @@ pub(crate) struct Term {
 impl Term {
     /// One instance's time at `r` times the model's batch.
     pub fn one(&self, r: f64) -> f64 {
-        let v = if self.scales { self.bytes * r } else { self.bytes };
+        let v = if self.scales {
+            self.bytes * r
+        } else {
+            self.bytes
+        };
         let bw = self.kappa * v;
         match self.combine {
             Combine::Max => bw.max(self.latency),
@@ -425,8 +429,13 @@ pub(crate) struct Times {
     pub bound: super::TrainBound,
 }
 
+/// Distinct collectives analysed so far (explaining): `(axis, kind, V)` → the analysis.
+type Seen = Vec<(MeshAxis, CollectiveKind, f64, CollectiveResult)>;
+
+#[allow(clippy::too_many_arguments)]
 fn add(
     terms: &mut Vec<Term>,
+    seen: &mut Seen,
     net: &AxisNet,
     explain: bool,
     spec: (CollectiveKind, &'static str, &'static str, Phase, Window),
@@ -440,10 +449,28 @@ fn add(
     }
     let v = group_bytes * net.scale;
     let (kappa, latency, combine, result) = if explain {
-        let r = collective_time(kind, v, &net.network)?;
+        let known = seen
+            .iter()
+            .find(|x| x.0 == net.axis && x.1 == kind && x.2 == v)
+            .map(|x| x.3.clone());
+        let r = match known {
+            Some(r) => r,
+            None => {
+                let r = collective_time(kind, v, &net.network)?;
+                seen.push((net.axis, kind, v, r.clone()));
+                r
+            }
+        };
         (r.seconds_per_byte, r.t_latency, r.combine, Some(r))
     } else {
-        crate::collective::check("bytes", v, 0.0, crate::collective::MAX_BYTES, false, "a size in bytes")?;
+        crate::collective::check(
+            "bytes",
+            v,
+            0.0,
+            crate::collective::MAX_BYTES,
+            false,
+            "a size in bytes",
+        )?;
         let c = coefficients(kind, &net.network.topology, false);
         (c.kappa, c.hops * net.network.latency, c.combine, None)
     };
@@ -460,10 +487,7 @@ fn add(
         kappa,
         latency,
         combine,
-        critical_path: matches!(
-            net.axis,
-            MeshAxis::Tp | MeshAxis::Ep | MeshAxis::Pp
-        ),
+        critical_path: matches!(net.axis, MeshAxis::Tp | MeshAxis::Ep | MeshAxis::Pp),
         result,
     });
     Ok(())
@@ -474,7 +498,7 @@ impl Model {
     pub fn build(cfg: &TrainConfig, explain: bool) -> Result<Model, Error> {
         let mesh = &cfg.mesh;
         let a = &cfg.arch;
-        let placement = place(mesh, &cfg.axes, &cfg.hw.fabric)?;
+        let placement = place(mesh, &cfg.axes, &cfg.hw.fabric, explain)?;
         let parts = parts(a, cfg.seq, cfg.causal, cfg.remat, cfg.mlp_only);
         let n = mesh.chips();
         let b0 = cfg.batch / n;
@@ -493,6 +517,7 @@ impl Model {
         let recompute: f64 = parts.iter().map(|p| p.layers * p.recompute).sum();
 
         let mut terms = Vec::new();
+        let mut seen: Seen = Vec::new();
         let pl = &placement;
         for p in &parts {
             let c = p.layers / pp;
@@ -500,41 +525,275 @@ impl Model {
             let name = p.name;
             if let Some(net) = &pl.fsdp {
                 use CollectiveKind::*;
-                add(&mut terms, net, explain, (AllGather, name, "weights", Phase::Forward, Window::Forward), sp * grp, c * m, false)?;
-                add(&mut terms, net, explain, (AllGather, name, "weights", Phase::Backward, Window::Backward), sp * grp, c * m, false)?;
-                add(&mut terms, net, explain, (ReduceScatter, name, "gradients", Phase::Backward, Window::Backward), sg * grp, c * m, false)?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (AllGather, name, "weights", Phase::Forward, Window::Forward),
+                    sp * grp,
+                    c * m,
+                    false,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        AllGather,
+                        name,
+                        "weights",
+                        Phase::Backward,
+                        Window::Backward,
+                    ),
+                    sp * grp,
+                    c * m,
+                    false,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        ReduceScatter,
+                        name,
+                        "gradients",
+                        Phase::Backward,
+                        Window::Backward,
+                    ),
+                    sg * grp,
+                    c * m,
+                    false,
+                )?;
             }
             for net in [&pl.dp, &pl.dcn].into_iter().flatten() {
-                add(&mut terms, net, explain, (CollectiveKind::AllReduce, name, "gradients", Phase::Backward, Window::LastBackward), sg * grp / fsdp, c, false)?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        CollectiveKind::AllReduce,
+                        name,
+                        "gradients",
+                        Phase::Backward,
+                        Window::LastBackward,
+                    ),
+                    sg * grp / fsdp,
+                    c,
+                    false,
+                )?;
             }
             if let Some(net) = &pl.ep {
-                add(&mut terms, net, explain, (CollectiveKind::AllReduce, name, "dense gradients", Phase::Backward, Window::LastBackward), sg * p.dense / tp / fsdp, c, false)?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        CollectiveKind::AllReduce,
+                        name,
+                        "dense gradients",
+                        Phase::Backward,
+                        Window::LastBackward,
+                    ),
+                    sg * p.dense / tp / fsdp,
+                    c,
+                    false,
+                )?;
                 let v = ep * t_mb * k * d * sa / tp;
                 let per = c * m * p.a2a;
                 let re = c * m * p.a2a_recompute;
-                add(&mut terms, net, explain, (CollectiveKind::AllToAll, name, "tokens to experts", Phase::Forward, Window::Forward), v, per, true)?;
-                add(&mut terms, net, explain, (CollectiveKind::AllToAll, name, "tokens to experts", Phase::Backward, Window::Backward), v, per, true)?;
-                add(&mut terms, net, explain, (CollectiveKind::AllToAll, name, "tokens to experts", Phase::Recompute, Window::Backward), v, re, true)?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        CollectiveKind::AllToAll,
+                        name,
+                        "tokens to experts",
+                        Phase::Forward,
+                        Window::Forward,
+                    ),
+                    v,
+                    per,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        CollectiveKind::AllToAll,
+                        name,
+                        "tokens to experts",
+                        Phase::Backward,
+                        Window::Backward,
+                    ),
+                    v,
+                    per,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        CollectiveKind::AllToAll,
+                        name,
+                        "tokens to experts",
+                        Phase::Recompute,
+                        Window::Backward,
+                    ),
+                    v,
+                    re,
+                    true,
+                )?;
             }
             if let Some(net) = &pl.tp {
                 use CollectiveKind::*;
                 let v = sa * t_mb * d;
                 let half = c * m * p.tp_colls / 2.0;
                 let re = c * m * p.tp_recompute / 2.0;
-                add(&mut terms, net, explain, (AllGather, name, "activations", Phase::Forward, Window::Forward), v, half, true)?;
-                add(&mut terms, net, explain, (ReduceScatter, name, "activations", Phase::Forward, Window::Forward), v, half, true)?;
-                add(&mut terms, net, explain, (AllGather, name, "activation gradients", Phase::Backward, Window::Backward), v, half, true)?;
-                add(&mut terms, net, explain, (ReduceScatter, name, "activation gradients", Phase::Backward, Window::Backward), v, half, true)?;
-                add(&mut terms, net, explain, (AllGather, name, "activations", Phase::Recompute, Window::Backward), v, re, true)?;
-                add(&mut terms, net, explain, (ReduceScatter, name, "activations", Phase::Recompute, Window::Backward), v, re, true)?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        AllGather,
+                        name,
+                        "activations",
+                        Phase::Forward,
+                        Window::Forward,
+                    ),
+                    v,
+                    half,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        ReduceScatter,
+                        name,
+                        "activations",
+                        Phase::Forward,
+                        Window::Forward,
+                    ),
+                    v,
+                    half,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        AllGather,
+                        name,
+                        "activation gradients",
+                        Phase::Backward,
+                        Window::Backward,
+                    ),
+                    v,
+                    half,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        ReduceScatter,
+                        name,
+                        "activation gradients",
+                        Phase::Backward,
+                        Window::Backward,
+                    ),
+                    v,
+                    half,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        AllGather,
+                        name,
+                        "activations",
+                        Phase::Recompute,
+                        Window::Backward,
+                    ),
+                    v,
+                    re,
+                    true,
+                )?;
+                add(
+                    &mut terms,
+                    &mut seen,
+                    net,
+                    explain,
+                    (
+                        ReduceScatter,
+                        name,
+                        "activations",
+                        Phase::Recompute,
+                        Window::Backward,
+                    ),
+                    v,
+                    re,
+                    true,
+                )?;
             }
         }
         let mut pp_send = None;
         if let Some(net) = &pl.pp {
             let v = sa * t_mb * d / tp;
             pp_send = Some(terms.len());
-            add(&mut terms, net, explain, (CollectiveKind::Send, "stage", "activations", Phase::Forward, Window::Forward), v, m, true)?;
-            add(&mut terms, net, explain, (CollectiveKind::Send, "stage", "activation gradients", Phase::Backward, Window::Backward), v, m, true)?;
+            add(
+                &mut terms,
+                &mut seen,
+                net,
+                explain,
+                (
+                    CollectiveKind::Send,
+                    "stage",
+                    "activations",
+                    Phase::Forward,
+                    Window::Forward,
+                ),
+                v,
+                m,
+                true,
+            )?;
+            add(
+                &mut terms,
+                &mut seen,
+                net,
+                explain,
+                (
+                    CollectiveKind::Send,
+                    "stage",
+                    "activation gradients",
+                    Phase::Backward,
+                    Window::Backward,
+                ),
+                v,
+                m,
+                true,
+            )?;
             if terms.len() == pp_send.unwrap_or(0) {
                 pp_send = None;
             }
@@ -573,7 +832,11 @@ impl Model {
             grads: sg * p_local,
             master: sm * p_local / z1,
             optimizer: states * so * p_local / z1,
-            fsdp_buffers: if fsdp > 1.0 { 2.0 * sp * max_layer } else { 0.0 },
+            fsdp_buffers: if fsdp > 1.0 {
+                2.0 * sp * max_layer
+            } else {
+                0.0
+            },
             activations: sa * act * tok_chip * inflight,
             working: if cfg.remat == Remat::None {
                 0.0
@@ -673,16 +936,22 @@ impl Model {
                 Window::LastBackward => last += x,
             }
         }
-        let frac = |x: f64, w: f64| if x <= 0.0 { 0.0 } else if w > 0.0 { x / w } else { f64::INFINITY };
+        let frac = |x: f64, w: f64| {
+            if x <= 0.0 {
+                0.0
+            } else if w > 0.0 {
+                x / w
+            } else {
+                f64::INFINITY
+            }
+        };
         LinkEval {
             load: frac(f, t_fwd)
                 .max(frac(back + last, t_bwd))
                 .max(frac(last, t_bwd / self.m)),
             all: f + back + last,
             phase_f: t_fwd.max(f),
-            phase_b: t_bwd
-                .max(back + last)
-                .max(t_bwd - t_bwd / self.m + last),
+            phase_b: t_bwd.max(back + last).max(t_bwd - t_bwd / self.m + last),
         }
     }
 

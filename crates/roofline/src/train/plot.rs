@@ -320,11 +320,15 @@ fn batch_curve(cfg: &TrainConfig, s: PlotStrategy, xs: &[f64]) -> TrainCurve {
     let crossover = models
         .iter()
         .filter_map(|(_, m)| comms_critical(m))
-        .fold(None, |acc: Option<f64>, x| Some(acc.map_or(x, |y| y.min(x))));
+        .fold(None, |acc: Option<f64>, x| {
+            Some(acc.map_or(x, |y| y.min(x)))
+        });
     let oom_boundary = models
         .iter()
         .filter_map(|(_, m)| fit_boundary(m, cfg.hw.hbm))
-        .fold(None, |acc: Option<f64>, x| Some(acc.map_or(x, |y| y.max(x))));
+        .fold(None, |acc: Option<f64>, x| {
+            Some(acc.map_or(x, |y| y.max(x)))
+        });
     TrainCurve {
         strategy: s,
         label: label(s, cfg),
