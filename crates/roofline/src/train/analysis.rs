@@ -82,7 +82,8 @@ pub struct TrainCollective {
     pub window: Window,
     /// How many per step per chip.
     pub count: f64,
-    /// `V` of one, bytes.
+    /// The array one group gathers, reduces or exchanges, bytes (an AllToAll's summed over
+    /// the group, as [`collective_time`](crate::collective_time)'s `V`).
     pub bytes: f64,
     /// One's time.
     pub time_each: f64,
@@ -490,7 +491,7 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
             phase: term.phase,
             window: term.window,
             count: term.count,
-            bytes: term.bytes,
+            bytes: term.array_bytes,
             time_each: each,
             time: term.count * each,
             critical_path: term.critical_path,
@@ -510,7 +511,15 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
                 Phase::Backward => "backward",
                 Phase::Recompute => "recompute",
             },
-            fb(term.bytes),
+            if term.array_bytes == term.bytes {
+                fb(term.bytes)
+            } else {
+                format!(
+                    "{} (the cluster formula's V = {} with the inner axis)",
+                    fb(term.array_bytes),
+                    fb(term.bytes)
+                )
+            },
             sig(term.count),
             fs(each),
             fs(term.count * each),
@@ -877,6 +886,15 @@ fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Criti
         let (book, rule, section): (Option<f64>, String, &str) = match axis {
             MeshAxis::Dp | MeshAxis::Dcn => {
                 let x = sg / 2.0 * g * c / (w * mesh.tp * mesh.pp * mesh.fsdp);
+                let waits = if model.m > 1.0 {
+                    format!(
+                        "; the model's reduction also waits for all {} microbatches' gradients and hides only in the last one's backward pass (gpus.md: \"significant non-overlapped communication time\"), {}× the book's form",
+                        nn(model.m),
+                        nn(model.m)
+                    )
+                } else {
+                    String::new()
+                };
                 (
                     Some(x),
                     format!(
@@ -888,7 +906,7 @@ fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Criti
                         fr(w),
                         nn(mesh.tp * mesh.pp * mesh.fsdp),
                         sig(x)
-                    ),
+                    ) + &waits,
                     if axis == MeshAxis::Dcn { SEC_DCN } else { SEC_DP },
                 )
             }

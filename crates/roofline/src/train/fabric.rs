@@ -670,21 +670,21 @@ fn switched_axis(
         let note = if !x {
             String::new()
         } else {
-            format!(
-            "{} GPUs over {} (the {} inside it: each level's bandwidth × max(Y, S)/S with Y = {})",
-            format_exact(span),
-            levels
+            let levels = levels
                 .iter()
                 .map(|l| format!("{} @ {}", format_exact(l.degree), fr(l.bandwidth)))
                 .collect::<Vec<_>>()
-                .join(" / "),
+                .join(" / ");
             if inner > 1.0 {
-                "strategies nested"
+                format!(
+                    "{} GPUs over {levels}, with the {} GPUs of the strategies nested inside it: each level's bandwidth × max(Y, S)/S, Y = {}",
+                    format_exact(span),
+                    format_exact(inner),
+                    format_exact(inner)
+                )
             } else {
-                "no strategy nested"
-            },
-            format_exact(inner)
-            )
+                format!("{} GPUs over {levels}", format_exact(span))
+            }
         };
         (
             Network::new(Topology::Cluster {

@@ -51,7 +51,7 @@ pub enum TrainFieldKind {
     Flag,
     /// An architecture preset id ([`arch_presets`]), or `custom` (read only).
     ArchPreset,
-    /// A chip preset id with a network ([`network_presets`](crate::collective::network_presets)).
+    /// A chip preset id with a network ([`network_presets`](crate::collective::network_presets())).
     Network,
 }
 

@@ -58,8 +58,11 @@ pub(crate) struct Term {
     pub window: Window,
     /// Instances per step per chip.
     pub count: f64,
-    /// `V` of one instance at the model's batch.
+    /// `V` of one instance at the model's batch, as [`collective_time`] takes it.
     pub bytes: f64,
+    /// The array one group gathers, reduces or exchanges (`bytes` without a cluster's inner
+    /// factor).
+    pub array_bytes: f64,
     /// Whether `V` is proportional to the batch (activations) or not (weights).
     pub scales: bool,
     pub kappa: f64,
@@ -483,6 +486,10 @@ fn add(
         window,
         count,
         bytes: v,
+        array_bytes: match &net.network.topology {
+            crate::collective::Topology::Cluster { inner, .. } => v / inner,
+            _ => v,
+        },
         scales,
         kappa,
         latency,
