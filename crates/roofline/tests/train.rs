@@ -1799,3 +1799,20 @@ proptest! {
         }
     }
 }
+
+/// A config survives a JSON round trip (the app's export and import), custom remat and GPU
+/// fabric included.
+#[test]
+fn config_json_round_trip() {
+    let mut c = TrainConfig {
+        remat: Remat::Saved(4.0),
+        ..gpu(preset("deepseek-v3"), 1e7, mesh(2.0, 64.0, 8.0))
+    };
+    c.precision.master = None;
+    let text = serde_json::to_string(&c).unwrap();
+    let back: TrainConfig = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, c);
+    let d = TrainConfig::default();
+    let back: TrainConfig = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+    assert_eq!(back, d);
+}

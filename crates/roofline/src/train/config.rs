@@ -338,7 +338,7 @@ pub struct AxisCounts {
 
 /// The chip's numbers, as plain numbers (the caller reads them from its chip), and its
 /// network.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hardware {
     /// Peak FLOPs/s per chip in the compute dtype (`C`).
     pub peak: f64,
@@ -365,7 +365,7 @@ impl Hardware {
 }
 
 /// A training run: what is trained, on what batch, sharded how, on which chips.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
     /// The architecture.
     pub arch: Arch,

@@ -256,7 +256,8 @@ fn yn(b: bool) -> String {
 
 impl TrainConfig {
     /// The field `key` as text ([`train_fields`] lists the keys); `None` for an unknown key,
-    /// or an MoE field of a dense model.
+    /// an MoE field of a dense model, or a network field the fabric does not have (`sharp`
+    /// off a switched fabric, `dcn` off a torus).
     ///
     /// ```
     /// use roofline::train::TrainConfig;
