@@ -16,6 +16,8 @@
 //!   ([`parts`]), each on its own roofline, summed by [`analyze_workload`] → [`Workload`]
 //!   (step time, tokens/s, memory fit, which part binds on what).
 //! * [`scenario`]: [`Scenario`], the serialisable state of the app.
+//! * [`profile`]: measured profiles (plain CSV, Nsight Compute CSV, PyTorch traces) imported
+//!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -48,6 +50,7 @@ pub mod dtype;
 pub mod error;
 pub mod op;
 mod ops;
+pub mod profile;
 pub mod scenario;
 pub mod sweep;
 pub mod units;
