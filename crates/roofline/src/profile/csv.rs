@@ -365,7 +365,7 @@ impl PlainCsv {
                     if !cell.is_empty() {
                         let c =
                             parse_quantity(cell).map_err(|e| format!("line {line}: count: {e}"))?;
-                        if !(c >= 1.0 && c <= 1e15 && c.fract() == 0.0) {
+                        if !((1.0..=1e15).contains(&c) && c.fract() == 0.0) {
                             return Err(format!(
                                 "line {line}: count `{}`: must be a whole number from 1 to 1e15",
                                 crate::error::clip_text(cell, 40)

@@ -144,6 +144,31 @@ fn valid_number(t: &[u8]) -> bool {
     i == t.len()
 }
 
+/// The index of the first `"` or `\\` in `s`, eight bytes at a time (the classic "has a zero
+/// byte" bit trick on `s ^ 0x22…` and `s ^ 0x5c…`): strings (kernel names of hundreds of
+/// characters) are most of a trace.
+fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    let mut i = 0;
+    while i + 8 <= s.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        let hit = zero(x ^ (LO * u64::from(b'"'))) | zero(x ^ (LO * u64::from(b'\\')));
+        if hit != 0 {
+            // The lowest flagged byte is a true match (borrows only run upwards).
+            return Some(i + (hit.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    s[i..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')
+        .map(|p| i + p)
+}
+
 fn hex(b: u8) -> Option<u32> {
     (b as char).to_digit(16)
 }
@@ -318,7 +343,7 @@ impl Tokenizer {
                 St::Str { key } => {
                     // Fast path: copy up to the next quote or backslash.
                     let rest = &chunk[i..];
-                    match rest.iter().position(|&c| c == b'"' || c == b'\\') {
+                    match find_quote_or_backslash(rest) {
                         None => {
                             if self.high.is_some() {
                                 self.flush_high();
@@ -403,12 +428,19 @@ impl Tokenizer {
                     }
                 }
                 St::Num => {
-                    if matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
-                        if self.buf.len() > 400 {
+                    let run = chunk[i..]
+                        .iter()
+                        .position(|&c| !matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+                        .unwrap_or(chunk.len() - i);
+                    if run > 0 {
+                        if self.buf.len() + run > 400 {
                             return self.err(i, "a number longer than 400 characters");
                         }
-                        self.buf.push(b);
-                    } else if b == b'I' && self.buf == b"-" {
+                        self.buf.extend_from_slice(&chunk[i..i + run]);
+                        i += run;
+                        continue;
+                    }
+                    if b == b'I' && self.buf == b"-" {
                         self.st = St::Lit {
                             word: 4,
                             pos: 1,
@@ -442,7 +474,14 @@ impl Tokenizer {
                         };
                     }
                 }
-                _ if matches!(b, b' ' | b'\t' | b'\n' | b'\r') => {}
+                _ if matches!(b, b' ' | b'\t' | b'\n' | b'\r') => {
+                    // Runs of indentation: skip them in one go.
+                    i += 1;
+                    while i < chunk.len() && matches!(chunk[i], b' ' | b'\t' | b'\n' | b'\r') {
+                        i += 1;
+                    }
+                    continue;
+                }
                 St::Value => self.start_value(sink, i, b)?,
                 St::ValueOrEnd => {
                     if b == b']' {
@@ -637,6 +676,26 @@ mod tests {
             "[ { K:a N:1 } ]"
         );
         assert!(tokens(b"{\"t\":[{\"a\":1},", 64).is_err());
+    }
+
+    #[test]
+    fn the_quote_finder_agrees_with_a_plain_search() {
+        let mut text: Vec<u8> = Vec::new();
+        for i in 0..300u32 {
+            text.push([b'a', 0x80, 0xff, 0x21, 0x23, 0x5b, 0x5d, 0x01, 0x00][(i * 7 % 9) as usize]);
+        }
+        for at in 0..text.len() {
+            for q in [b'"', b'\\'] {
+                let mut t = text.clone();
+                t[at] = q;
+                for start in [0, 1, 5, 9] {
+                    let s = &t[start.min(at)..];
+                    let want = s.iter().position(|&c| c == b'"' || c == b'\\');
+                    assert_eq!(find_quote_or_backslash(s), want, "at {at} start {start}");
+                }
+            }
+        }
+        assert_eq!(find_quote_or_backslash(&text), None);
     }
 
     #[test]

@@ -228,10 +228,14 @@ impl Profile {
 /// keeping the order of first appearance.
 pub fn merge_same(kernels: &[Kernel]) -> Vec<Kernel> {
     let mut out: Vec<Kernel> = Vec::new();
-    let mut index: std::collections::HashMap<
-        (&str, Option<&str>, Option<&str>, Option<&str>, Format),
-        usize,
-    > = std::collections::HashMap::new();
+    type Key<'a> = (
+        &'a str,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Format,
+    );
+    let mut index: std::collections::HashMap<Key<'_>, usize> = std::collections::HashMap::new();
     for k in kernels {
         let key = (
             k.name.as_str(),
@@ -274,7 +278,7 @@ enum State {
     Lines(Preamble),
     Plain(csv::CsvReader, csv::PlainCsv),
     Ncu(csv::CsvReader, ncu::NcuCsv, Format),
-    Trace(trace::TraceReader),
+    Trace(Box<trace::TraceReader>),
     Failed(Error),
 }
 
@@ -384,7 +388,7 @@ impl Importer {
                 let base = *dropped + (buf.len() - body.len() + first) as u64;
                 let body = body[first..].to_vec();
                 self.state = if matches!(body[0], b'{' | b'[') {
-                    State::Trace(trace::TraceReader::new(base))
+                    State::Trace(Box::new(trace::TraceReader::new(base)))
                 } else {
                     State::Lines(Preamble::default())
                 };

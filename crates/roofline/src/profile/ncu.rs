@@ -112,7 +112,8 @@ pub(crate) fn unit_scale(unit: &str) -> Option<f64> {
     base(c.as_str()).then_some(scale)
 }
 
-/// A metric value as ncu prints it: `5,318,969,728.00` (thousands separators), `n/a`.
+/// A metric value as ncu prints it: `5,318,969,728.00` (thousands separators), `n/a`. The
+/// metrics read are counts, sizes and durations: a negative value is refused like `n/a`.
 fn number(text: &str) -> Option<f64> {
     let t = text.trim();
     let v: f64 = if t.contains(',') {
@@ -120,7 +121,7 @@ fn number(text: &str) -> Option<f64> {
     } else {
         t.parse().ok()?
     };
-    v.is_finite().then_some(v)
+    (v.is_finite() && v >= 0.0).then_some(v)
 }
 
 /// Whether a metric is one this importer reads (others are not kept).
@@ -309,7 +310,7 @@ fn kernel(l: &Launch, format: Format, notes: &mut Notes) -> Option<Kernel> {
     } else {
         match inst {
             None => Ok(None),
-            Some(i) if i == 0.0 => Ok(Some(0.0)),
+            Some(0.0) => Ok(Some(0.0)),
             Some(i) => match tensor_flops_per_instruction(&l.name, l.cc) {
                 Ok((per, why)) => {
                     k.flops_estimate = Some(format!(
@@ -615,6 +616,7 @@ mod tests {
         assert_eq!(number("n/a"), None);
         assert_eq!(number(""), None);
         assert_eq!(number("inf"), None);
+        assert_eq!(number("-67,108,864"), None);
     }
 
     #[test]

@@ -969,7 +969,7 @@ mod tests {
     use super::*;
 
     fn ev_with(name: &str, dims: &str, types: &[&str]) -> Ev {
-        let mut r = TraceReader::new();
+        let mut r = TraceReader::new(0);
         let text = format!(
             r#"[{{"ph":"X","cat":"cpu_op","name":"{name}","ts":0,"dur":1,"args":{{"Input Dims":{dims},"Input type":[{}]}}}}]"#,
             types
