@@ -522,13 +522,14 @@ fn malformed_inputs_get_clear_messages() {
         (b"name,flops,bytes,time\ngemm,1e9,1e6,\n", "line 2: `gemm` has no time"),
         (b"name,flops,bytes,time\ngemm,1e9,1e6,0\n", "has no time"),
         (b"name,flops,bytes,time\ngemm,1e9,1e6,12 parsecs\n", "line 2: time `12 parsecs`"),
-        (b"name,flops,bytes,time\ngemm,5 s,1e6,1ms\n", "a s where FLOP was expected"),
+        (b"name,flops,bytes,time\ngemm,5 s,1e6,1ms\n", "flops `5 s`: is in s, where FLOP (or no unit) is expected"),
         (b"name,flops,bytes,time\ngemm,-5,1e6,1ms\n", "0 or more"),
         (b"name,flops,bytes,time\ngemm,NaN,1e6,1ms\n", "line 2: flops"),
         (b"name,flops,bytes,time,count\ngemm,1,1,1ms,2.5\n", "whole number"),
         (b"name,flops,bytes,time\n,1,1,1ms\n", "name is empty"),
         (b"name,flops,bytes,time\n\"gemm,1,1,1ms\n", "unclosed"),
         (b"{\"foo\": 1}", "without a `traceEvents`"),
+        (b"\x1f\x8b\x08\x00\x00\x00", "gzip-compressed"),
         (b"{\"traceEvents\": []}", "no GPU kernels"),
         (
             b"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 2}]}",
@@ -619,6 +620,10 @@ fn calibration_text_round_trips() {
     assert_eq!(Calibration::parse(&c.to_string()).unwrap(), c);
     assert_eq!(Calibration::parse("1:1:0").unwrap(), Calibration::NONE);
     assert!(Calibration::NONE.is_none());
+    // A derate is a calibration of the compute term alone.
+    let d = Calibration::from_derate(0.85).unwrap();
+    assert_eq!(d.to_string(), "0.85:1:0");
+    assert!(Calibration::from_derate(0.0).is_err());
     assert_eq!(
         Calibration::parse(" 0.5 : 0.25 : 2 ms ").unwrap().overhead,
         2e-3

@@ -96,6 +96,11 @@ impl Calibration {
         }
     }
 
+    /// Today's derate as a calibration: compute efficiency `derate`, memory 1, no overhead.
+    pub fn from_derate(derate: f64) -> Result<Calibration, Error> {
+        Calibration::new(derate, 1.0, 0.0)
+    }
+
     /// Whether this is the plain roofline.
     pub fn is_none(&self) -> bool {
         *self == Calibration::NONE

@@ -316,7 +316,7 @@ fn value(cell: &str, scale: f64, want: Unit, what: &str, line: u64) -> Result<Op
                 Some(u) if u == want => v,
                 Some(u) => {
                     return Err(bad(&format!(
-                        "a {} where {} was expected",
+                        "is in {}, where {} (or no unit) is expected",
                         u.symbol(),
                         want.symbol()
                     )))

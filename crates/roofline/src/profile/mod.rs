@@ -268,7 +268,7 @@ pub fn merge_same(kernels: &[Kernel]) -> Vec<Kernel> {
 }
 
 /// Bytes of lines read while looking for a header before giving up.
-const MAX_PREAMBLE: usize = 1 << 20;
+const MAX_PREAMBLE: usize = 8 << 20;
 
 enum State {
     /// Nothing but whitespace (and a byte-order mark) so far: the bytes kept, and how many
@@ -377,6 +377,12 @@ impl Importer {
                 let bom: &[u8] = b"\xEF\xBB\xBF";
                 if buf.len() < 3 && bom.starts_with(buf) {
                     return Ok(());
+                }
+                if buf.starts_with(b"\x1f\x8b") {
+                    return Err(fail(
+                        None,
+                        "a gzip-compressed file (a `.json.gz` trace?): decompress it first".into(),
+                    ));
                 }
                 let body = buf.strip_prefix(bom).unwrap_or(buf);
                 let Some(first) = body.iter().position(|b| !b.is_ascii_whitespace()) else {
