@@ -22,6 +22,8 @@
 //!   latent attention, sliding windows): parameters, KV-cache bytes, FLOPs per token; read
 //!   from a Hugging Face `config.json` ([`Arch::from_hf_config`]) or the zoo
 //!   ([`arch_presets`]).
+//! * [`profile`]: measured profiles (plain CSV, Nsight Compute CSV, PyTorch traces) imported
+//!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -56,6 +58,7 @@ pub mod dtype;
 pub mod error;
 pub mod op;
 mod ops;
+pub mod profile;
 pub mod scenario;
 pub mod sweep;
 pub mod units;
