@@ -31,10 +31,6 @@ id_enum! {
         /// 4-bit float, 0.5 byte.
         Fp4 = "fp4",
     }
-    /// All dtypes, in display order.
-    ALL: [_; 9];
-    /// The id: `fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8 int4 fp4`.
-    as_str;
 }
 
 impl DType {
@@ -155,10 +151,6 @@ id_enum! {
         /// fp4 peak.
         Fp4 = "fp4",
     }
-    /// All keys.
-    ALL: [_; 8];
-    /// The id, equal to the matching chip field id (`bf16`, `int8`, ...).
-    as_str;
 }
 
 #[cfg(test)]

@@ -664,8 +664,11 @@ fn derivation_serde_and_url() {
     let d = url::decode("?chip=h100&op=llm:preset=llama3-70b,tp=2,link=nvlink&sweep=b:1..256");
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario.ops[0].get("layers").unwrap(), "80");
-    let series = d.scenario.series();
-    assert!(series.iter().all(|s| s.is_ok()));
+    let s = &d.scenario;
+    assert!(s
+        .ops
+        .iter()
+        .all(|o| sweep(o, &s.chips[0], &s.options, &s.sweep).is_ok()));
 }
 
 #[test]

@@ -4,8 +4,22 @@
 //! Where texts disagree, `shared/reference/README.md` decides: v5e HBM 8.2e11 (question 1
 //! uses 8.1e11 → 486 and B > 243), H100 dense bf16 9.89e14 → ridge 295 (298 with 1e15).
 
-use roofline::units::format_si;
+use roofline::units::format_quantity;
 use roofline::*;
+
+/// A LayerNorm-like elementwise op on `n` bf16 elements with intensity 5 (the notes' table:
+/// "LayerNorm ~5"): 20 FLOPs per element, 1 input, 1 output, so intensity = 20 / ((1+1)·2) = 5.
+fn layernorm(n: f64) -> Op {
+    Op::labeled(
+        "LayerNorm",
+        OpKind::Elementwise(Elementwise {
+            n,
+            flops: 20.0,
+            inputs: 1.0,
+            t: DType::Bf16,
+        }),
+    )
+}
 
 const V5E_BF16: f64 = 1.97e14;
 const V5E_INT8: f64 = 3.94e14;
@@ -162,7 +176,7 @@ fn typical_intensities_table() {
         assert!(rel(a.intensity, b) < 0.04, "B={b}: {}", a.intensity);
         assert_eq!(a.bound, bound, "B={b}");
     }
-    let ln = run(&Op::layernorm(1e6), &chip);
+    let ln = run(&layernorm(1e6), &chip);
     assert_eq!(ln.intensity, 5.0);
     let dot = run(&Op::default_for("dot").unwrap(), &chip);
     assert!((dot.intensity - 0.5).abs() < 1e-3);
@@ -446,13 +460,13 @@ fn one_teraflop_times() {
     }));
     let h100 = run(&op, &preset("h100").unwrap());
     assert_close(h100.t_math, 1e12 / 9.89e14, 1e-15, "H100 time");
-    assert_eq!(format_si(h100.t_math, Unit::Seconds), "1.01 ms");
+    assert_eq!(format_quantity(h100.t_math, Unit::Seconds), "1.01 ms");
     let mut v6e_91 = Chip::custom("TPU v6e (chapter figure)");
     v6e_91.set(ChipField::Bf16, 9.1e14).unwrap();
     v6e_91.set(ChipField::Hbm, 1.6e12).unwrap();
     let v6e = run(&op, &v6e_91);
     assert_close(v6e.t_math, 1e12 / 9.1e14, 1e-15, "v6e time");
-    assert_eq!(format_si(v6e.t_math, Unit::Seconds), "1.1 ms");
+    assert_eq!(format_quantity(v6e.t_math, Unit::Seconds), "1.1 ms");
     // Derated: the footnote's "80-85%" on GPUs.
     let opts = Options {
         derate: 0.8,
@@ -469,7 +483,7 @@ fn upper_at_most_twice_lower() {
     let chip = v5e();
     let mut ops = vec![
         Op::default_for("dot").unwrap(),
-        Op::layernorm(1e6),
+        layernorm(1e6),
         Op::default_for("bmm").unwrap(),
         Op::default_for("custom").unwrap(),
     ];
