@@ -67,11 +67,6 @@ impl DType {
         }
     }
 
-    /// Whether this is an integer type.
-    pub fn is_int(self) -> bool {
-        matches!(self, DType::Int8 | DType::Int4)
-    }
-
     /// Precision rank used to pick the wider of two inputs (fp32 > tf32 > bf16 = fp16 > fp8 >
     /// int8 > fp4 > int4).
     fn rank(self) -> u8 {

@@ -4,8 +4,9 @@
 use crate::analysis::Options;
 use crate::chip::{preset, Chip};
 use crate::dtype::DType;
+use crate::error::Error;
 use crate::op::{Matmul, Op, OpKind};
-use crate::sweep::SweepSpec;
+use crate::sweep::{sweep, SweepCurve, SweepSpec};
 use serde::{Deserialize, Serialize};
 
 /// Which plot the app draws.
@@ -98,5 +99,20 @@ impl Default for Scenario {
             embed: false,
             theme: None,
         }
+    }
+}
+
+impl Scenario {
+    /// Sweeps every op on every chip, chip-major (`[chip0×op0, chip0×op1, ..., chip1×op0,
+    /// ...]`).
+    pub fn sweeps(&self) -> Vec<Result<SweepCurve, Error>> {
+        self.chips
+            .iter()
+            .flat_map(|c| {
+                self.ops
+                    .iter()
+                    .map(move |o| sweep(o, c, &self.options, &self.sweep))
+            })
+            .collect()
     }
 }

@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: one format's decoder and encoder side by side, so a key's
+//! reading and writing are reviewed together (the golden URLs pin both).
+//!
 //! The versioned scenario URL: [`decode`] a query string into a [`Scenario`] (with notices
 //! about what was ignored), [`encode`] a scenario into a canonical, readable query.
 //!

@@ -3,6 +3,13 @@
 use roofline::units::{format_bytes_binary, format_sig, parse_quantity_unit};
 use roofline::*;
 
+/// `chip` with one numeric field changed (validated like the form).
+fn with(chip: &Chip, field: ChipField, value: f64) -> Result<Chip, Error> {
+    let mut c = chip.clone();
+    c.set(field, value)?;
+    Ok(c)
+}
+
 /// A LayerNorm-like elementwise op on `n` bf16 elements with intensity 5 (the notes' table:
 /// "LayerNorm ~5"): 20 FLOPs per element, 1 input, 1 output, so intensity = 20 / ((1+1)·2) = 5.
 fn layernorm(n: f64) -> Op {
@@ -152,13 +159,13 @@ fn chip_catalog() {
 fn chip_editing() {
     let v5e = preset("tpu-v5e").unwrap();
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e31] {
-        let e = v5e.with(ChipField::Hbm, bad).unwrap_err();
+        let e = with(&v5e, ChipField::Hbm, bad).unwrap_err();
         assert!(e.to_string().starts_with("hbm="), "{e}");
     }
-    assert!(v5e.with(ChipField::Links, 2.5).is_err());
-    assert!(v5e.with(ChipField::Links, 0.0).is_err());
+    assert!(with(&v5e, ChipField::Links, 2.5).is_err());
+    assert!(with(&v5e, ChipField::Links, 0.0).is_err());
     assert!(v5e.without(ChipField::Hbm).is_err());
-    let mut c = v5e.with(ChipField::Hbm, 8.1e11).unwrap();
+    let mut c = with(&v5e, ChipField::Hbm, 8.1e11).unwrap();
     assert!(c.is_edited());
     assert_eq!(
         c.source(ChipField::Hbm),
@@ -466,11 +473,8 @@ fn scenario_default_and_serde() {
     let json = serde_json::to_string(&sc).unwrap();
     assert_eq!(serde_json::from_str::<Scenario>(&json).unwrap(), sc);
     assert_eq!(serde_json::from_str::<Scenario>("{}").unwrap(), sc);
-    assert!(sc
-        .ops
-        .iter()
-        .all(|o| sweep(o, &sc.chips[0], &sc.options, &sc.sweep).is_ok()));
-    assert_eq!(sc.chips.len() * sc.ops.len(), 2);
+    assert!(sc.sweeps().iter().all(|s| s.is_ok()));
+    assert_eq!(sc.sweeps().len(), 2);
     // Analyses serialise too.
     let a = analyze(&sc.ops[0], &sc.chips[0], &sc.options).unwrap();
     let back: Analysis = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();

@@ -664,11 +664,8 @@ fn derivation_serde_and_url() {
     let d = url::decode("?chip=h100&op=llm:preset=llama3-70b,tp=2,link=nvlink&sweep=b:1..256");
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario.ops[0].get("layers").unwrap(), "80");
-    let s = &d.scenario;
-    assert!(s
-        .ops
-        .iter()
-        .all(|o| sweep(o, &s.chips[0], &s.options, &s.sweep).is_ok()));
+    let series = d.scenario.sweeps();
+    assert!(series.iter().all(|s| s.is_ok()));
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub enum Interconnect {
 /// Optional values are `None` when the chip has no such unit or no trustworthy published
 /// figure; the analysis then fails with a typed error (e.g. `no int8 peak on TPU v6e`), never
 /// falling back to another value. Create one with [`preset`], [`Chip::custom`], and edit with
-/// [`Chip::with`] / [`Chip::set_str`].
+/// [`Chip::set`] / [`Chip::set_str`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chip {
     /// Display name (`TPU v5e`, `H100 SXM`).
@@ -265,15 +265,6 @@ impl Chip {
         Ok(())
     }
 
-    /// A copy with one numeric field changed (validated: positive finite, 1 to 1e30;
-    /// `links` an integer 1 to 1024). The copy keeps its `preset_id`, so it reports
-    /// [`Chip::is_edited`].
-    pub fn with(&self, field: ChipField, value: f64) -> Result<Chip, Error> {
-        let mut c = self.clone();
-        c.set(field, value)?;
-        Ok(c)
-    }
-
     /// A copy with an optional field removed (`hbm`, `hbm_cap` and `name` are required and
     /// give an error).
     pub fn without(&self, field: ChipField) -> Result<Chip, Error> {
@@ -387,12 +378,6 @@ impl Chip {
             key: key.as_str().into(),
             chip: self.name.clone(),
         })
-    }
-
-    /// Critical (ridge) intensity against HBM: `peak(dtype) / hbm` FLOPs per byte
-    /// (TPU v5e bf16: 1.97e14 / 8.2e11 = 240.24).
-    pub fn ridge(&self, dtype: DType) -> Result<f64, Error> {
-        Ok(self.peak(dtype)? / self.hbm)
     }
 
     /// Bandwidth to one peer over the scale-up network, bytes/s per direction.
