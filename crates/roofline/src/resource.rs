@@ -4,37 +4,26 @@
 use crate::dtype::PeakKey;
 use serde::{Deserialize, Serialize};
 
-/// A resource bytes move over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Resource {
-    /// HBM (device memory).
-    Hbm,
-    /// On-chip memory (VMEM).
-    Onchip,
-    /// The host link.
-    Pcie,
-    /// TPU inter-chip interconnect.
-    Ici,
-    /// NVLink.
-    Nvlink,
-    /// Data-center network.
-    Dcn,
+id_enum! {
+    /// A resource bytes move over (ids `hbm`, `onchip`, `pcie`, `ici`, `nvlink`, `dcn`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum Resource {
+        /// HBM (device memory).
+        Hbm = "hbm",
+        /// On-chip memory (VMEM).
+        Onchip = "onchip",
+        /// The host link.
+        Pcie = "pcie",
+        /// TPU inter-chip interconnect.
+        Ici = "ici",
+        /// NVLink.
+        Nvlink = "nvlink",
+        /// Data-center network.
+        Dcn = "dcn",
+    }
 }
 
 impl Resource {
-    /// The id (`hbm`, `onchip`, `pcie`, `ici`, `nvlink`, `dcn`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Resource::Hbm => "hbm",
-            Resource::Onchip => "onchip",
-            Resource::Pcie => "pcie",
-            Resource::Ici => "ici",
-            Resource::Nvlink => "nvlink",
-            Resource::Dcn => "dcn",
-        }
-    }
-
     /// A display label (`HBM`, `on-chip memory`, `PCIe`, `ICI`, `NVLink`, `DCN`).
     pub fn label(self) -> &'static str {
         match self {
@@ -69,26 +58,16 @@ impl Resource {
     }
 }
 
-/// What limits an operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// `T_math ≥ T_comms` (ties count as compute-bound).
-    Compute,
-    /// HBM or on-chip memory binds.
-    Memory,
-    /// A link (PCIe, ICI, NVLink, DCN) binds.
-    Network,
-}
-
-impl Bound {
-    /// `compute`, `memory` or `network`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Bound::Compute => "compute",
-            Bound::Memory => "memory",
-            Bound::Network => "network",
-        }
+id_enum! {
+    /// What limits an operation (ids `compute`, `memory`, `network`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum Bound {
+        /// `T_math ≥ T_comms` (ties count as compute-bound).
+        Compute = "compute",
+        /// HBM or on-chip memory binds.
+        Memory = "memory",
+        /// A link (PCIe, ICI, NVLink, DCN) binds.
+        Network = "network",
     }
 }
 
