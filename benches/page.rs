@@ -173,7 +173,7 @@ mod native {
             ),
             (
                 "first load: sweeps (2 × 511 points)",
-                time_ns(|| first.series()),
+                time_ns(|| first.sweeps()),
             ),
             (
                 "first load: sweep chart model",
@@ -185,7 +185,7 @@ mod native {
             ),
             (
                 "heavy: sweeps (24 × 1024 points)",
-                time_ns(|| heavy.series()),
+                time_ns(|| heavy.sweeps()),
             ),
             (
                 "heavy: sweep chart model",

@@ -6,7 +6,7 @@ use roofline::analysis::{analyze, Analysis, Bound, FlopConvention};
 use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
-use roofline::units::{format_exact, format_si, format_sig, Unit};
+use roofline::units::{format_exact, format_quantity, format_sig, Unit};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -15,16 +15,20 @@ use crate::charts::{
     SweepChart, Theme, VLine,
 };
 
-/// Operation kinds offered in the forms: (kind id, label).
-pub const OP_KINDS: &[(&str, &str)] = &[
-    ("matmul", "matmul X[B,D]·W[D,F]"),
-    ("bmm", "per-example-weight matmul"),
-    ("dot", "dot product"),
-    ("elementwise", "elementwise"),
-    ("custom", "custom FLOPs / bytes"),
-    ("llm", "Transformer step (LLM)"),
-    ("model", "aggregate model (ResNet-50, …)"),
-];
+/// Operation kinds offered in the forms: (kind id, label), in the core's kind-table order
+/// (derived from [`roofline::OpKind::KINDS`], which also gives each kind's family).
+pub const OP_KINDS: &[(&str, &str)] = &OP_KIND_PAIRS;
+
+const OP_KIND_PAIRS: [(&str, &str); roofline::OpKind::IDS.len()] = {
+    let kinds = roofline::OpKind::KINDS;
+    let mut out = [("", ""); roofline::OpKind::IDS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = (kinds[i].id, kinds[i].label);
+        i += 1;
+    }
+    out
+};
 
 /// What the sweep plot shows on its y axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,7 +92,7 @@ pub fn pretty(v: f64, unit: Unit) -> String {
     if !v.is_finite() {
         return "—".into();
     }
-    format_si(v, unit)
+    format_quantity(v, unit)
 }
 
 impl ChartModel {
@@ -307,7 +311,7 @@ struct CachedSweep {
 
 /// A series and the analysis at the operation's own values (for its peak and critical lines).
 type Swept = (
-    Result<roofline::sweep::Series, roofline::Error>,
+    Result<roofline::sweep::SweepCurve, roofline::Error>,
     Result<Analysis, roofline::Error>,
 );
 
@@ -501,7 +505,7 @@ fn part_series(
     s: &Scenario,
     op: &Op,
     chip: &roofline::chip::Chip,
-    series: &roofline::sweep::Series,
+    series: &roofline::sweep::SweepCurve,
     idx: usize,
 ) {
     const GROUPS: [&str; 3] = [

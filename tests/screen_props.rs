@@ -670,7 +670,7 @@ fn the_checker_catches_non_finite_numbers() {
         format!("{}", f64::NAN),
         format!("T = {} s", f64::INFINITY),
         format!("{}%", -f64::INFINITY),
-        roofline::format_si(f64::INFINITY, roofline::Unit::Seconds),
+        roofline::format_quantity(f64::INFINITY, roofline::Unit::Seconds),
         roofline::units::format_sig(f64::NAN, 3),
         "Infinity".into(),
         "x=inf,".into(),

@@ -245,3 +245,21 @@ fn json_export_matches_serde_json() {
         assert_eq!(a, b, "{}", roofline::url::encode(s));
     }
 }
+
+/// The form offers exactly the core's operation kinds, in the kind table's order, each with
+/// the table's label, and every offered kind makes a default operation.
+#[test]
+fn form_kinds_are_the_cores_kind_table() {
+    let ids: Vec<&str> = view::OP_KINDS.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, roofline::OpKind::IDS.to_vec());
+    for ((id, label), k) in view::OP_KINDS.iter().zip(roofline::OpKind::KINDS) {
+        assert_eq!((*id, *label), (k.id, k.label));
+        assert!(!k.family.is_empty(), "{id}");
+        assert_eq!(roofline::Op::default_for(id).unwrap().kind_id(), *id);
+    }
+    assert_eq!(
+        view::OP_KINDS[0].0,
+        "matmul",
+        "the default kind comes first"
+    );
+}

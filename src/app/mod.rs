@@ -168,14 +168,16 @@ pub fn App() -> impl IntoView {
         cb.forget();
     }
     let dark = Signal::derive(move || match theme {
-        Some(roofline::scenario::Theme::Dark) => true,
-        Some(roofline::scenario::Theme::Light) => false,
+        Some(roofline::scenario::ColorScheme::Dark) => true,
+        Some(roofline::scenario::ColorScheme::Light) => false,
         None => os_dark.get(),
     });
     if let Some(root) = document().document_element() {
         match theme {
-            Some(roofline::scenario::Theme::Dark) => root.set_attribute("data-theme", "dark").ok(),
-            Some(roofline::scenario::Theme::Light) => {
+            Some(roofline::scenario::ColorScheme::Dark) => {
+                root.set_attribute("data-theme", "dark").ok()
+            }
+            Some(roofline::scenario::ColorScheme::Light) => {
                 root.set_attribute("data-theme", "light").ok()
             }
             None => None,

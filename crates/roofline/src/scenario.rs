@@ -1,12 +1,12 @@
 //! A scenario: everything the app shows (chips, operations, sweep, plot kind, options,
 //! display flags). Plain serde data, meant to be encoded in a URL.
 
-use crate::analysis::{analyze, Analysis, Options};
+use crate::analysis::Options;
 use crate::chip::{preset, Chip};
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::op::{Matmul, Op, OpKind};
-use crate::sweep::{sweep, Series, SweepSpec};
+use crate::sweep::{sweep, SweepCurve, SweepSpec};
 use serde::{Deserialize, Serialize};
 
 /// Which plot the app draws.
@@ -43,10 +43,10 @@ impl PlotKind {
     }
 }
 
-/// Colour theme override.
+/// Colour scheme override (the page's light or dark theme).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Theme {
+pub enum ColorScheme {
     /// Light.
     Light,
     /// Dark.
@@ -69,8 +69,8 @@ pub struct Scenario {
     pub options: Options,
     /// Embedded mode (no chrome).
     pub embed: bool,
-    /// Theme override; `None` follows the system.
-    pub theme: Option<Theme>,
+    /// Colour scheme override; `None` follows the system.
+    pub theme: Option<ColorScheme>,
 }
 
 impl Default for Scenario {
@@ -103,17 +103,9 @@ impl Default for Scenario {
 }
 
 impl Scenario {
-    /// Analyses every op on every chip at its current values, chip-major
-    /// (`[chip0×op0, chip0×op1, ..., chip1×op0, ...]`).
-    pub fn analyses(&self) -> Vec<Result<Analysis, Error>> {
-        self.chips
-            .iter()
-            .flat_map(|c| self.ops.iter().map(move |o| analyze(o, c, &self.options)))
-            .collect()
-    }
-
-    /// Sweeps every op on every chip, in the same order as [`Scenario::analyses`].
-    pub fn series(&self) -> Vec<Result<Series, Error>> {
+    /// Sweeps every op on every chip, chip-major (`[chip0×op0, chip0×op1, ..., chip1×op0,
+    /// ...]`).
+    pub fn sweeps(&self) -> Vec<Result<SweepCurve, Error>> {
         self.chips
             .iter()
             .flat_map(|c| {

@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: one format's decoder and encoder side by side, so a key's
+//! reading and writing are reviewed together (the golden URLs pin both).
+//!
 //! The versioned scenario URL: [`decode`] a query string into a [`Scenario`] (with notices
 //! about what was ignored), [`encode`] a scenario into a canonical, readable query.
 //!
@@ -43,10 +46,11 @@
 //! assert_eq!(url::decode("").scenario, Scenario::default());
 //! ```
 
-use crate::analysis::FlopConvention;
 use crate::chip::{preset, preset_ids, Chip, ChipField, Interconnect};
-use crate::op::{FieldSpec, Op, OpKind};
-use crate::scenario::{PlotKind, Scenario, Theme};
+use crate::field::FieldSpec;
+use crate::op::{Op, OpKind};
+use crate::options::FlopConvention;
+use crate::scenario::{ColorScheme, PlotKind, Scenario};
 use crate::sweep::SweepSpec;
 use crate::units::{format_exact, parse_quantity};
 use std::borrow::Cow;
@@ -559,7 +563,7 @@ pub fn decode(query: &str) -> Decoded {
             },
             "derate" => {
                 let t = v();
-                match crate::analysis::parse_derate(&t) {
+                match crate::options::parse_derate(&t) {
                     Ok(derate) => s.options.derate = derate,
                     Err(_) => notes.push(format!(
                         "derate={}: must be the achievable fraction of peak (a number from 0.01 to 1)",
@@ -573,8 +577,8 @@ pub fn decode(query: &str) -> Decoded {
                 _ => notes.push(format!("embed={}: must be 1 or 0", show(&v()))),
             },
             "theme" => match v().to_ascii_lowercase().as_str() {
-                "light" => s.theme = Some(Theme::Light),
-                "dark" => s.theme = Some(Theme::Dark),
+                "light" => s.theme = Some(ColorScheme::Light),
+                "dark" => s.theme = Some(ColorScheme::Dark),
                 "auto" | "system" => s.theme = None,
                 _ => notes.push(format!("theme={}: must be light or dark", show(&v()))),
             },
@@ -758,8 +762,8 @@ pub fn encode(s: &Scenario) -> String {
         out.push_str("&embed=1");
     }
     match s.theme {
-        Some(Theme::Light) => out.push_str("&theme=light"),
-        Some(Theme::Dark) => out.push_str("&theme=dark"),
+        Some(ColorScheme::Light) => out.push_str("&theme=light"),
+        Some(ColorScheme::Dark) => out.push_str("&theme=dark"),
         None => {}
     }
     out

@@ -14,8 +14,8 @@ use common::{golden_urls, Rng};
 use proptest::prelude::*;
 use roofline::url::{decode, encode};
 use roofline::{
-    preset, preset_ids, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention, Interconnect,
-    Op, OpKind, Options, PlotKind, Scenario, SweepSpec, Theme,
+    preset, preset_ids, Chip, ChipField, ColorScheme, DType, FieldSpec, FieldType, FlopConvention,
+    Interconnect, Op, OpKind, Options, PlotKind, Scenario, SweepSpec,
 };
 
 /// Text pieces for names and labels: URL delimiters, markup, spaces, unicode.
@@ -187,7 +187,7 @@ fn scenario(seed: u64) -> Scenario {
             },
         },
         embed: r.chance(3),
-        theme: r.pick(&[None, Some(Theme::Light), Some(Theme::Dark)]),
+        theme: r.pick(&[None, Some(ColorScheme::Light), Some(ColorScheme::Dark)]),
     }
 }
 

@@ -917,7 +917,7 @@ fn attribute(s: TraceSink) -> TraceResult {
         "{} GPU kernels, {} in all: {attributed} matched to the operators that launched them, \
          {unowned} listed under their own names",
         s.gpu.len(),
-        crate::units::format_si(total, crate::units::Unit::Seconds)
+        crate::units::format_quantity(total, crate::units::Unit::Seconds)
     )];
     if s.steps > 0 {
         let plural = if s.steps == 1 { "" } else { "s" };
@@ -930,7 +930,7 @@ fn attribute(s: TraceSink) -> TraceResult {
         notes.push(format!(
             "{} memory copies and sets ({}) are not kernels and are left out",
             s.mem_events,
-            crate::units::format_si(s.mem_time * 1e-6, crate::units::Unit::Seconds)
+            crate::units::format_quantity(s.mem_time * 1e-6, crate::units::Unit::Seconds)
         ));
     }
     if zero_time > 0 {

@@ -1,14 +1,15 @@
-use super::{choice, coef_str, dtype, n, parse_choice, size};
-use crate::analysis::{Core, Resource};
+use super::behavior::{coef_str, n, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, get_plain, set_plain, FieldSpec, FieldType, OpModel};
+use crate::eval::Cost;
+use crate::field::{choice, dtype, number, parse_choice, size, FieldSpec};
+use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
 /// An aggregate model preset, with the source of its numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ModelPreset {
+pub struct AggregatePreset {
     /// The id (`resnet50`), the value of the `preset` field.
     pub id: &'static str,
     /// Display name.
@@ -23,7 +24,7 @@ pub struct ModelPreset {
     pub source: &'static str,
 }
 
-static PRESETS: [ModelPreset; 1] = [ModelPreset {
+static PRESETS: [AggregatePreset; 1] = [AggregatePreset {
     id: "resnet50",
     name: "ResNet-50",
     flops: 8.2e9,
@@ -41,7 +42,7 @@ static PRESETS: [ModelPreset; 1] = [ModelPreset {
 }];
 
 /// The aggregate model presets: `resnet50`.
-pub fn model_presets() -> &'static [ModelPreset] {
+pub fn aggregate_presets() -> &'static [AggregatePreset] {
     &PRESETS
 }
 
@@ -64,7 +65,7 @@ const PRESET_IDS: &[&str] = &["resnet50", "custom"];
 /// [`crate::Llm`]'s: `resnet50` when `flops`, `params` and `act` equal that preset's.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Model {
+pub struct Aggregate {
     /// FLOPs per input (2 per MAC).
     pub flops: f64,
     /// Parameter count.
@@ -77,11 +78,11 @@ pub struct Model {
     pub w: DType,
 }
 
-impl Default for Model {
+impl Default for Aggregate {
     /// ResNet-50, B=1, bf16.
     fn default() -> Self {
         let p = &PRESETS[0];
-        Model {
+        Aggregate {
             flops: p.flops,
             params: p.params,
             act: p.act,
@@ -91,65 +92,9 @@ impl Default for Model {
     }
 }
 
-static FIELDS: [FieldSpec; 6] = [
-    choice(
-        "preset",
-        "model",
-        PRESET_IDS,
-        "resnet50",
-        "model preset (fills FLOPs, parameters and activation bytes); editing those makes it custom",
-        "a model preset",
-    ),
-    size(
-        "b",
-        "B",
-        "1",
-        "batch B (inputs per step): FLOPs B·flops, bytes params·s_w + B·act",
-    ),
-    dtype(
-        "w",
-        "weights",
-        "bf16",
-        "weight dtype: s_w bytes per parameter; the FLOPs run at its peak",
-    ),
-    FieldSpec {
-        key: "flops",
-        label: "FLOPs per input",
-        ty: FieldType::Number,
-        default: "8.2e9",
-        help: "FLOPs per input, 2 per multiply-accumulate (ResNet-50: 4.1e9 MACs = 8.2e9 FLOPs)",
-        what: "a positive number of FLOPs",
-        min: 1.0,
-        max: 1e30,
-        none: None,
-    },
-    FieldSpec {
-        key: "params",
-        label: "parameters",
-        ty: FieldType::Number,
-        default: "2.56e7",
-        help: "parameter count: params·s_w bytes read once per batch",
-        what: "a positive number of parameters",
-        min: 1.0,
-        max: 1e18,
-        none: None,
-    },
-    FieldSpec {
-        key: "act",
-        label: "activation bytes per input",
-        ty: FieldType::Number,
-        default: "5.68e7",
-        help: "activation bytes read and written per input (0 = weights only, as MLSys·im)",
-        what: "a number of bytes",
-        min: 0.0,
-        max: 1e18,
-        none: None,
-    },
-];
-
-impl Model {
+impl Aggregate {
     /// The preset whose numbers equal this model's, if any.
-    pub fn preset(&self) -> Option<&'static ModelPreset> {
+    pub fn preset(&self) -> Option<&'static AggregatePreset> {
         PRESETS
             .iter()
             .find(|p| p.flops == self.flops && p.params == self.params && p.act == self.act)
@@ -160,69 +105,69 @@ impl Model {
         self.preset().map_or("custom", |p| p.id)
     }
 
+    /// Sets the `preset` field: a preset id fills FLOPs, parameters and activation bytes;
+    /// `custom` changes nothing.
+    fn set_preset(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        if let Some(p) = PRESETS.get(parse_choice(spec, text)?) {
+            self.flops = p.flops;
+            self.params = p.params;
+            self.act = p.act;
+        }
+        Ok(())
+    }
+
     /// Weight bytes: `params·s_w`.
     pub fn weight_bytes(&self) -> f64 {
         self.params * self.w.bytes()
     }
 }
 
-impl OpModel for Model {
-    fn id(&self) -> &'static str {
-        "model"
-    }
-    fn fields(&self) -> &'static [FieldSpec] {
-        &FIELDS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "preset" => Some(self.preset_id().into()),
-            k => get_plain(self, k),
-        }
-    }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "model")?;
-        match key {
-            "preset" => {
-                if let Some(p) = PRESETS.get(parse_choice(spec, text)?) {
-                    self.flops = p.flops;
-                    self.params = p.params;
-                    self.act = p.act;
-                }
-            }
-            _ => set_plain(self, spec, text)?,
-        }
-        Ok(())
-    }
-    fn dtype_field(&self, key: &str) -> Option<DType> {
-        (key == "w").then_some(self.w)
-    }
-    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
-        (key == "w").then_some(&mut self.w)
-    }
-    fn get_num(&self, key: &str) -> Option<f64> {
-        match key {
-            "b" => Some(self.b),
-            "flops" => Some(self.flops),
-            "params" => Some(self.params),
-            "act" => Some(self.act),
-            _ => None,
-        }
+impl OpBehavior for Aggregate {
+    op_fields! {
+        "preset" => derived(preset_id, set_preset): choice(
+            "model",
+            PRESET_IDS,
+            "resnet50",
+            "model preset (fills FLOPs, parameters and activation bytes); editing those makes it custom",
+            "a model preset",
+        ),
+        "b" => num(b): size(
+            "B",
+            "1",
+            "batch B (inputs per step): FLOPs B·flops, bytes params·s_w + B·act",
+        ),
+        "w" => dtype(w): dtype(
+            "weights",
+            "bf16",
+            "weight dtype: s_w bytes per parameter; the FLOPs run at its peak",
+        ),
+        "flops" => num(flops): number(
+            "FLOPs per input",
+            "8.2e9",
+            (1.0, 1e30),
+            "a positive number of FLOPs",
+            "FLOPs per input, 2 per multiply-accumulate (ResNet-50: 4.1e9 MACs = 8.2e9 FLOPs)",
+        ),
+        "params" => num(params): number(
+            "parameters",
+            "2.56e7",
+            (1.0, 1e18),
+            "a positive number of parameters",
+            "parameter count: params·s_w bytes read once per batch",
+        ),
+        "act" => num(act): number(
+            "activation bytes per input",
+            "5.68e7",
+            (0.0, 1e18),
+            "a number of bytes",
+            "activation bytes read and written per input (0 = weights only, as MLSys·im)",
+        ),
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
     }
-    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-        match key {
-            "b" => self.b = x,
-            "flops" => self.flops = x,
-            "params" => self.params = x,
-            "act" => self.act = x,
-            _ => return false,
-        }
-        true
-    }
-    fn core(&self, chip: &Chip) -> Result<Core, Error> {
-        let mut c = Core::at_peak(self.b * self.flops, self.w, chip)?;
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
+        let mut c = Cost::at_peak(self.b * self.flops, self.w, chip)?;
         let wb = self.weight_bytes();
         let ab = self.b * self.act;
         c.push(Resource::Hbm, wb + ab, chip.hbm);

@@ -1,49 +1,16 @@
-use super::{coef_str, dtype, n, size};
-use crate::analysis::{Core, Resource, Tiled};
+use super::behavior::{coef_str, n, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, get_plain, set_plain, FieldSpec, FieldType, OpModel};
-use crate::units::format_exact;
+use crate::eval::{Cost, Tiled};
+use crate::field::{choice, dtype, integer, opt_dtype, opt_integer, size, MAX_DIM};
+use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
-use std::str::FromStr;
 
-macro_rules! choice_enum {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $id:literal),+ $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-        pub enum $name {
-            $($(#[$vm])* #[serde(rename = $id)] $var),+
-        }
-        impl $name {
-            /// All ids, in form order.
-            pub const IDS: &'static [&'static str] = &[$($id),+];
-            /// The id.
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$var => $id),+ }
-            }
-        }
-        impl FromStr for $name {
-            type Err = Error;
-            fn from_str(s: &str) -> Result<Self, Error> {
-                let l = s.trim().to_ascii_lowercase();
-                match l.as_str() {
-                    $($id => Ok($name::$var),)+
-                    _ => Err(Error::parse(s, format!("expected one of {}", Self::IDS.join(", ")))),
-                }
-            }
-        }
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
-choice_enum! {
+id_enum! {
     /// Which dimension a sharded matmul is split along (ids `d`, `b`, `f`).
-    Split {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum Split {
         /// Split the contracting dimension D: partial sums are all-reduced over the link.
         #[default]
         D = "d",
@@ -54,9 +21,10 @@ choice_enum! {
     }
 }
 
-choice_enum! {
+id_enum! {
     /// The link a sharded matmul communicates over (ids `ici`, `nvlink`, `pcie`, `dcn`).
-    Link {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum Link {
         /// TPU ICI: [`Chip::peer_bandwidth`].
         #[default]
         Ici = "ici",
@@ -69,9 +37,10 @@ choice_enum! {
     }
 }
 
-choice_enum! {
+id_enum! {
     /// Where the weights are read from (ids `hbm`, `onchip`, `pcie`).
-    WeightSource {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum WeightSource {
         /// HBM (the default).
         #[default]
         Hbm = "hbm",
@@ -213,87 +182,6 @@ impl Default for Matmul {
 
 const DEFAULT_TILE: f64 = 512.0;
 
-const fn tile(key: &'static str, label: &'static str, help: &'static str) -> FieldSpec {
-    FieldSpec {
-        key,
-        label,
-        ty: FieldType::Integer,
-        default: "off",
-        help,
-        what: "a positive tile size",
-        min: 1.0,
-        max: super::MAX_DIM,
-        none: Some("off"),
-    }
-}
-
-static FIELDS: [FieldSpec; 14] = [
-    size("b", "B", "1", "batch B (tokens per replica): FLOPs 2·B·D·F, intensity ≈ B in bf16"),
-    size("d", "D", "4096", "contracting dimension D"),
-    size("f", "F", "4096", "output dimension F"),
-    dtype("x", "x dtype", "bf16", "activations X[B,D]: s_x·B·D bytes"),
-    dtype("w", "w dtype", "bf16", "weights W[D,F]: s_w·D·F bytes"),
-    dtype("out", "out dtype", "bf16", "output Z[B,F]: s_out·B·F bytes written"),
-    FieldSpec {
-        key: "compute",
-        label: "compute dtype",
-        ty: FieldType::DType,
-        default: "auto",
-        help: "dtype whose peak the FLOPs run at; auto: int8×int8 → int8, fp8×fp8 → fp8, else the wider input",
-        what: "a dtype or auto",
-        min: 0.0,
-        max: 0.0,
-        none: Some("auto"),
-    },
-    FieldSpec {
-        key: "shards",
-        label: "chips",
-        ty: FieldType::Integer,
-        default: "1",
-        help: "number of chips n the matmul is split over: per-chip FLOPs 2·B·D·F/n",
-        what: "a whole number of chips",
-        min: 1.0,
-        max: 1e6,
-        none: None,
-    },
-    FieldSpec {
-        key: "split",
-        label: "split along",
-        ty: FieldType::Choice(Split::IDS),
-        default: "d",
-        help: "d: partial sums all-reduced over the link (2·(n−1)/n·s_out·B·F bytes); b or f: no communication",
-        what: "a dimension",
-        min: 0.0,
-        max: 0.0,
-        none: None,
-    },
-    FieldSpec {
-        key: "link",
-        label: "link",
-        ty: FieldType::Choice(Link::IDS),
-        default: "ici",
-        help: "link for the all-reduce: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
-        what: "a link",
-        min: 0.0,
-        max: 0.0,
-        none: None,
-    },
-    FieldSpec {
-        key: "from",
-        label: "weights from",
-        ty: FieldType::Choice(WeightSource::IDS),
-        default: "hbm",
-        help: "where the s_w·D·F weight bytes come from: hbm, onchip (VMEM) or pcie (host)",
-        what: "a weight source",
-        min: 0.0,
-        max: 0.0,
-        none: None,
-    },
-    tile("bm", "tile bm", "tile rows bm (off = no tiling): tiled intensity ≈ bm·bn/(bm+bn)"),
-    tile("bk", "tile bk", "tile depth bk (off = no tiling)"),
-    tile("bn", "tile bn", "tile columns bn (off = no tiling)"),
-];
-
 impl Matmul {
     /// The compute dtype: `compute`, or [`DType::compute_default`]`(x, w)`.
     pub fn compute_dtype(&self) -> DType {
@@ -329,6 +217,28 @@ impl Matmul {
         }
     }
 
+    /// Tile size `i` (0: bm, 1: bk, 2: bn), when tiles are set.
+    fn tile(&self, i: usize) -> Option<f64> {
+        self.tiles.map(|t| [t.0, t.1, t.2][i])
+    }
+
+    /// Sets tile size `i`; the other two default to 512 when no tiles were set.
+    fn set_tile(&mut self, i: usize, x: f64) {
+        let mut t = self
+            .tiles
+            .unwrap_or((DEFAULT_TILE, DEFAULT_TILE, DEFAULT_TILE));
+        match i {
+            0 => t.0 = x,
+            1 => t.1 = x,
+            _ => t.2 = x,
+        }
+        self.tiles = Some(t);
+    }
+
+    fn clear_tiles(&mut self) {
+        self.tiles = None;
+    }
+
     fn syms(&self) -> (&'static str, &'static str, &'static str) {
         match (self.sharded(), self.split) {
             (false, _) => ("B", "D", "F"),
@@ -339,106 +249,84 @@ impl Matmul {
     }
 }
 
-impl OpModel for Matmul {
-    fn id(&self) -> &'static str {
-        "matmul"
-    }
-    fn fields(&self) -> &'static [FieldSpec] {
-        &FIELDS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "compute" => Some(self.compute.map_or("auto", DType::as_str).into()),
-            "split" => Some(self.split.as_str().into()),
-            "link" => Some(self.link.as_str().into()),
-            "from" => Some(self.from.as_str().into()),
-            "bm" | "bk" | "bn" => Some(self.get_num(key).map_or("off".into(), format_exact)),
-            k => get_plain(self, k),
-        }
-    }
-    fn dtype_field(&self, key: &str) -> Option<DType> {
-        match key {
-            "x" => Some(self.x),
-            "w" => Some(self.w),
-            "out" => Some(self.out),
-            _ => None,
-        }
-    }
-    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
-        match key {
-            "x" => Some(&mut self.x),
-            "w" => Some(&mut self.w),
-            "out" => Some(&mut self.out),
-            _ => None,
-        }
-    }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "matmul")?;
-        let t = text.trim();
-        let choice_err = |_| Error::invalid(key, t, spec.reason());
-        match key {
-            "compute" => {
-                self.compute = if t.is_empty() || t.eq_ignore_ascii_case("auto") {
-                    None
-                } else {
-                    Some(spec.parse_dtype(t)?)
-                }
-            }
-            "split" => self.split = t.parse().map_err(choice_err)?,
-            "link" => self.link = t.parse().map_err(choice_err)?,
-            "from" => self.from = t.parse().map_err(choice_err)?,
-            "bm" | "bk" | "bn"
-                if t.is_empty()
-                    || t.eq_ignore_ascii_case("off")
-                    || t.eq_ignore_ascii_case("none") =>
-            {
-                self.tiles = None
-            }
-            _ => set_plain(self, spec, t)?,
-        }
-        Ok(())
-    }
-    fn get_num(&self, key: &str) -> Option<f64> {
-        match key {
-            "b" => Some(self.b),
-            "d" => Some(self.d),
-            "f" => Some(self.f),
-            "shards" => Some(self.shards),
-            "bm" => self.tiles.map(|t| t.0),
-            "bk" => self.tiles.map(|t| t.1),
-            "bn" => self.tiles.map(|t| t.2),
-            _ => None,
-        }
+impl OpBehavior for Matmul {
+    op_fields! {
+        "b" => num(b): size(
+            "B",
+            "1",
+            "batch B (tokens per replica): FLOPs 2·B·D·F, intensity ≈ B in bf16",
+        ),
+        "d" => num(d): size("D", "4096", "contracting dimension D"),
+        "f" => num(f): size("F", "4096", "output dimension F"),
+        "x" => dtype(x): dtype("x dtype", "bf16", "activations X[B,D]: s_x·B·D bytes"),
+        "w" => dtype(w): dtype("w dtype", "bf16", "weights W[D,F]: s_w·D·F bytes"),
+        "out" => dtype(out): dtype("out dtype", "bf16", "output Z[B,F]: s_out·B·F bytes written"),
+        "compute" => opt_dtype(compute): opt_dtype(
+            "compute dtype",
+            "auto",
+            "a dtype or auto",
+            "dtype whose peak the FLOPs run at; auto: int8×int8 → int8, fp8×fp8 → fp8, else the wider input",
+        ),
+        "shards" => num(shards): integer(
+            "chips",
+            "1",
+            (1.0, 1e6),
+            "a whole number of chips",
+            "number of chips n the matmul is split over: per-chip FLOPs 2·B·D·F/n",
+        ),
+        "split" => choice(split): choice(
+            "split along",
+            Split::IDS,
+            "d",
+            "d: partial sums all-reduced over the link (2·(n−1)/n·s_out·B·F bytes); b or f: no communication",
+            "a dimension",
+        ),
+        "link" => choice(link): choice(
+            "link",
+            Link::IDS,
+            "ici",
+            "link for the all-reduce: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
+            "a link",
+        ),
+        "from" => choice(from): choice(
+            "weights from",
+            WeightSource::IDS,
+            "hbm",
+            "where the s_w·D·F weight bytes come from: hbm, onchip (VMEM) or pcie (host)",
+            "a weight source",
+        ),
+        "bm" => opt_num(tile, set_tile, clear_tiles, 0): opt_integer(
+            "tile bm",
+            "off",
+            (1.0, MAX_DIM),
+            "a positive tile size",
+            "tile rows bm (off = no tiling): tiled intensity ≈ bm·bn/(bm+bn)",
+        ),
+        "bk" => opt_num(tile, set_tile, clear_tiles, 1): opt_integer(
+            "tile bk",
+            "off",
+            (1.0, MAX_DIM),
+            "a positive tile size",
+            "tile depth bk (off = no tiling)",
+        ),
+        "bn" => opt_num(tile, set_tile, clear_tiles, 2): opt_integer(
+            "tile bn",
+            "off",
+            (1.0, MAX_DIM),
+            "a positive tile size",
+            "tile columns bn (off = no tiling)",
+        ),
     }
     fn is_affine(&self, key: &str) -> bool {
         key != "shards"
     }
-    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-        let mut t = self
-            .tiles
-            .unwrap_or((DEFAULT_TILE, DEFAULT_TILE, DEFAULT_TILE));
-        match key {
-            "b" => self.b = x,
-            "d" => self.d = x,
-            "f" => self.f = x,
-            "shards" => self.shards = x,
-            "bm" => t.0 = x,
-            "bk" => t.1 = x,
-            "bn" => t.2 = x,
-            _ => return false,
-        }
-        if matches!(key, "bm" | "bk" | "bn") {
-            self.tiles = Some(t);
-        }
-        true
-    }
-    fn core(&self, chip: &Chip) -> Result<Core, Error> {
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let (bl, dl, fl) = self.local_dims();
         let (sx, sw, so) = (self.x.bytes(), self.w.bytes(), self.out.bytes());
         let xb = sx * bl * dl;
         let wb = sw * dl * fl;
         let zb = so * bl * fl;
-        let mut c = Core::at_peak(2.0 * bl * dl * fl, self.compute_dtype(), chip)?;
+        let mut c = Cost::at_peak(2.0 * bl * dl * fl, self.compute_dtype(), chip)?;
         let w_bw = self.from.bandwidth(chip)?;
         if self.from == WeightSource::Hbm {
             c.push(Resource::Hbm, xb + wb + zb, chip.hbm);

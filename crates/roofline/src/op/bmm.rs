@@ -1,9 +1,10 @@
-use super::{dtype, frac_str, n, size};
-use crate::analysis::{Core, Resource};
+use super::behavior::{frac_str, n, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{FieldSpec, OpModel};
+use crate::eval::Cost;
+use crate::field::{dtype, size};
+use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
 /// Per-example weights (question 4): `x[B,D] ·_D w[B,D,F] → out[B,F]`.
@@ -44,30 +45,6 @@ impl Default for Bmm {
     }
 }
 
-static FIELDS: [FieldSpec; 6] = [
-    size(
-        "b",
-        "B",
-        "1",
-        "batch B: one [D,F] weight matrix per example",
-    ),
-    size("d", "D", "4096", "contracting dimension D"),
-    size("f", "F", "4096", "output dimension F"),
-    dtype("x", "x dtype", "bf16", "activations x[B,D]: s_x·B·D bytes"),
-    dtype(
-        "w",
-        "w dtype",
-        "bf16",
-        "per-example weights w[B,D,F]: s_w·B·D·F bytes",
-    ),
-    dtype(
-        "out",
-        "out dtype",
-        "bf16",
-        "output out[B,F]: s_out·B·F bytes",
-    ),
-];
-
 impl Bmm {
     /// The compute dtype (default rule of `x × w`).
     pub fn compute_dtype(&self) -> DType {
@@ -75,52 +52,25 @@ impl Bmm {
     }
 }
 
-impl OpModel for Bmm {
-    fn id(&self) -> &'static str {
-        "bmm"
-    }
-    fn fields(&self) -> &'static [FieldSpec] {
-        &FIELDS
-    }
-    fn dtype_field(&self, key: &str) -> Option<DType> {
-        match key {
-            "x" => Some(self.x),
-            "w" => Some(self.w),
-            "out" => Some(self.out),
-            _ => None,
-        }
-    }
-    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
-        match key {
-            "x" => Some(&mut self.x),
-            "w" => Some(&mut self.w),
-            "out" => Some(&mut self.out),
-            _ => None,
-        }
-    }
-    fn get_num(&self, key: &str) -> Option<f64> {
-        match key {
-            "b" => Some(self.b),
-            "d" => Some(self.d),
-            "f" => Some(self.f),
-            _ => None,
-        }
+impl OpBehavior for Bmm {
+    op_fields! {
+        "b" => num(b): size("B", "1", "batch B: one [D,F] weight matrix per example"),
+        "d" => num(d): size("D", "4096", "contracting dimension D"),
+        "f" => num(f): size("F", "4096", "output dimension F"),
+        "x" => dtype(x): dtype("x dtype", "bf16", "activations x[B,D]: s_x·B·D bytes"),
+        "w" => dtype(w): dtype(
+            "w dtype",
+            "bf16",
+            "per-example weights w[B,D,F]: s_w·B·D·F bytes",
+        ),
+        "out" => dtype(out): dtype("out dtype", "bf16", "output out[B,F]: s_out·B·F bytes"),
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
     }
-    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-        match key {
-            "b" => self.b = x,
-            "d" => self.d = x,
-            "f" => self.f = x,
-            _ => return false,
-        }
-        true
-    }
-    fn core(&self, chip: &Chip) -> Result<Core, Error> {
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let (b, d, f) = (self.b, self.d, self.f);
-        let mut c = Core::at_peak(2.0 * b * d * f, self.compute_dtype(), chip)?;
+        let mut c = Cost::at_peak(2.0 * b * d * f, self.compute_dtype(), chip)?;
         let read = self.x.bytes() * b * d + self.w.bytes() * b * d * f;
         c.hbm_io(read, self.out.bytes() * b * f, chip.hbm);
         Ok(c)

@@ -1,9 +1,10 @@
-use super::{dtype, n, size, vector_or_peak};
-use crate::analysis::{Core, Resource};
+use super::behavior::{n, vector_or_peak, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{FieldSpec, FieldType, OpModel};
+use crate::eval::Cost;
+use crate::field::{dtype, integer, number, size};
+use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
 /// An elementwise operation over `n` elements with `inputs` operands and one output.
@@ -11,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// * FLOPs = `flops · n`
 /// * bytes = `(inputs + 1) · s · n` (read `inputs·s·n`, write `s·n`)
 /// * intensity = `flops / ((inputs + 1)·s)`, constant in `n` (LayerNorm-like: 20 FLOPs,
-///   1 input, bf16 → 20 / (2·2) = 5; see [`crate::Op::layernorm`])
+///   1 input, bf16 → 20 / (2·2) = 5; the notes' "LayerNorm ~5")
 ///
 /// Runs on the vector unit (`vpu`) when the chip has one, else at the peak of `t`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -38,75 +39,36 @@ impl Default for Elementwise {
     }
 }
 
-static FIELDS: [FieldSpec; 4] = [
-    size(
-        "n",
-        "elements",
-        "16777216",
-        "number of elements n: FLOPs f·n, bytes (k+1)·s·n",
-    ),
-    FieldSpec {
-        key: "flops",
-        label: "FLOPs per element",
-        ty: FieldType::Number,
-        default: "1",
-        help: "FLOPs per element f (an add is 1; LayerNorm-like ≈ 20 for intensity 5 in bf16)",
-        what: "a positive number of FLOPs per element",
-        min: 1e-3,
-        max: 1e6,
-        none: None,
-    },
-    FieldSpec {
-        key: "inputs",
-        label: "inputs",
-        ty: FieldType::Integer,
-        default: "2",
-        help: "number of input operands k read per element (one output is written)",
-        what: "a number of input operands",
-        min: 0.0,
-        max: 64.0,
-        none: None,
-    },
-    dtype("t", "dtype", "bf16", "element dtype (s bytes each)"),
-];
-
-impl OpModel for Elementwise {
-    fn id(&self) -> &'static str {
-        "elementwise"
-    }
-    fn fields(&self) -> &'static [FieldSpec] {
-        &FIELDS
-    }
-    fn dtype_field(&self, key: &str) -> Option<DType> {
-        (key == "t").then_some(self.t)
-    }
-    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
-        (key == "t").then_some(&mut self.t)
-    }
-    fn get_num(&self, key: &str) -> Option<f64> {
-        match key {
-            "n" => Some(self.n),
-            "flops" => Some(self.flops),
-            "inputs" => Some(self.inputs),
-            _ => None,
-        }
+impl OpBehavior for Elementwise {
+    op_fields! {
+        "n" => num(n): size(
+            "elements",
+            "16777216",
+            "number of elements n: FLOPs f·n, bytes (k+1)·s·n",
+        ),
+        "flops" => num(flops): number(
+            "FLOPs per element",
+            "1",
+            (1e-3, 1e6),
+            "a positive number of FLOPs per element",
+            "FLOPs per element f (an add is 1; LayerNorm-like ≈ 20 for intensity 5 in bf16)",
+        ),
+        "inputs" => num(inputs): integer(
+            "inputs",
+            "2",
+            (0.0, 64.0),
+            "a number of input operands",
+            "number of input operands k read per element (one output is written)",
+        ),
+        "t" => dtype(t): dtype("dtype", "bf16", "element dtype (s bytes each)"),
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
     }
-    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-        match key {
-            "n" => self.n = x,
-            "flops" => self.flops = x,
-            "inputs" => self.inputs = x,
-            _ => return false,
-        }
-        true
-    }
-    fn core(&self, chip: &Chip) -> Result<Core, Error> {
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let s = self.t.bytes();
         let (unit, peak) = vector_or_peak(chip, self.t)?;
-        let mut c = Core::new(self.flops * self.n, self.t, unit, peak);
+        let mut c = Cost::new(self.flops * self.n, self.t, unit, peak);
         c.hbm_io(self.inputs * s * self.n, s * self.n, chip.hbm);
         Ok(c)
     }

@@ -1,9 +1,10 @@
-use super::{dtype, frac_str, n, size, vector_or_peak};
-use crate::analysis::{Core, Resource};
+use super::behavior::{frac_str, n, vector_or_peak, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{FieldSpec, OpModel};
+use crate::eval::Cost;
+use crate::field::{dtype, size};
+use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
 /// Dot product `x·y: t[N]·t[N] → t[1]`.
@@ -31,47 +32,18 @@ impl Default for Dot {
     }
 }
 
-static FIELDS: [FieldSpec; 2] = [
-    size(
-        "n",
-        "N",
-        "4096",
-        "vector length N: FLOPs 2N−1, bytes 2·s·N + s",
-    ),
-    dtype("t", "dtype", "bf16", "element dtype (s bytes each)"),
-];
-
-impl OpModel for Dot {
-    fn id(&self) -> &'static str {
-        "dot"
-    }
-    fn fields(&self) -> &'static [FieldSpec] {
-        &FIELDS
-    }
-    fn dtype_field(&self, key: &str) -> Option<DType> {
-        (key == "t").then_some(self.t)
-    }
-    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
-        (key == "t").then_some(&mut self.t)
-    }
-    fn get_num(&self, key: &str) -> Option<f64> {
-        (key == "n").then_some(self.n)
+impl OpBehavior for Dot {
+    op_fields! {
+        "n" => num(n): size("N", "4096", "vector length N: FLOPs 2N−1, bytes 2·s·N + s"),
+        "t" => dtype(t): dtype("dtype", "bf16", "element dtype (s bytes each)"),
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
     }
-    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-        if key == "n" {
-            self.n = x;
-            true
-        } else {
-            false
-        }
-    }
-    fn core(&self, chip: &Chip) -> Result<Core, Error> {
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let s = self.t.bytes();
         let (unit, peak) = vector_or_peak(chip, self.t)?;
-        let mut c = Core::new(2.0 * self.n - 1.0, self.t, unit, peak);
+        let mut c = Cost::new(2.0 * self.n - 1.0, self.t, unit, peak);
         c.hbm_io(2.0 * s * self.n, s, chip.hbm);
         Ok(c)
     }

@@ -1,11 +1,12 @@
-//! The preset catalog. Every number carries a source note; absent values say why.
+//! The preset catalog, pure data read by [`super`]: every number carries a source note;
+//! absent values say why.
 //!
 //! Book figures ("scaling book") come from "How to Scale Your Model" (JAX scaling book):
 //! part 1 "All About Rooflines" (in `shared/reference/`) and part 2 "How to Think About TPUs".
 //! Where the book is silent, the vendor's published dense figure is used and the vendor page
 //! named. Capacities written "GB" by a vendor are read as decimal (1e9 bytes); "MiB" as binary.
 
-use crate::chip::{Chip, ChipField, Interconnect};
+use super::Interconnect;
 
 /// One value with its source note.
 #[derive(Debug, Clone, Copy)]
@@ -46,60 +47,6 @@ pub(crate) struct PresetDef {
     pub ici: Spec,
     pub links: Spec,
     pub dcn: Spec,
-}
-
-impl PresetDef {
-    pub fn spec(&self, f: ChipField) -> Spec {
-        match f {
-            ChipField::Name => Spec {
-                v: None,
-                src: self.name_src,
-            },
-            ChipField::Fp32 => self.fp32,
-            ChipField::Tf32 => self.tf32,
-            ChipField::Bf16 => self.bf16,
-            ChipField::Fp16 => self.fp16,
-            ChipField::Fp8 => self.fp8,
-            ChipField::Int8 => self.int8,
-            ChipField::Int4 => self.int4,
-            ChipField::Fp4 => self.fp4,
-            ChipField::Vpu => self.vpu,
-            ChipField::Hbm => self.hbm,
-            ChipField::HbmCap => self.hbm_cap,
-            ChipField::Onchip => self.onchip,
-            ChipField::OnchipCap => self.onchip_cap,
-            ChipField::Pcie => self.pcie,
-            ChipField::Ici => self.ici,
-            ChipField::Links => self.links,
-            ChipField::Dcn => self.dcn,
-        }
-    }
-
-    pub fn chip(&self) -> Chip {
-        Chip {
-            name: self.name.to_string(),
-            preset_id: Some(self.id.to_string()),
-            interconnect: self.interconnect,
-            fp32: self.fp32.v,
-            tf32: self.tf32.v,
-            bf16: self.bf16.v,
-            fp16: self.fp16.v,
-            fp8: self.fp8.v,
-            int8: self.int8.v,
-            int4: self.int4.v,
-            fp4: self.fp4.v,
-            vpu: self.vpu.v,
-            // Every preset has both; 0 would be caught by the catalog test.
-            hbm: self.hbm.v.unwrap_or(0.0),
-            hbm_cap: self.hbm_cap.v.unwrap_or(0.0),
-            onchip: self.onchip.v,
-            onchip_cap: self.onchip_cap.v,
-            pcie: self.pcie.v,
-            ici: self.ici.v,
-            links: self.links.v,
-            dcn: self.dcn.v,
-        }
-    }
 }
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {
@@ -380,6 +327,7 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chip::{Chip, ChipField};
 
     #[test]
     fn every_field_has_a_source_and_valid_value() {

@@ -1,12 +1,12 @@
-use super::{choice, dtype, n, parse_choice, size};
-use crate::analysis::{Core, Resource};
+use super::behavior::{n, Composite, OpBehavior, Part};
+use super::{Custom, Elementwise, Link, Matmul, Op, OpKind, Split, WeightSource};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::op::{find_spec, get_plain, set_plain, FieldSpec, FieldType, Op, OpKind, OpModel};
-use crate::ops::{Custom, Elementwise, Link, Matmul, Split, WeightSource};
-use crate::units::{format_exact, format_si, Unit};
-use crate::workload::{Composite, Part};
+use crate::eval::Cost;
+use crate::field::{choice, dtype, integer, parse_choice, size, FieldSpec};
+use crate::resource::Resource;
+use crate::units::{format_exact, format_quantity, Unit};
 use serde::{Deserialize, Serialize};
 
 /// A transformer architecture preset, with the source of its numbers.
@@ -80,29 +80,18 @@ pub fn llm_presets() -> &'static [LlmPreset] {
     &PRESETS
 }
 
-/// Which step of inference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// One new token per sequence: `T = B` tokens per step; attention reads the KV cache of
-    /// `ctx` positions per sequence.
-    #[default]
-    Decode,
-    /// The whole prompt: `T = B·ctx` tokens per step; causal attention (query `i` sees keys
-    /// `1..=i`: `ctx·(ctx+1)/2` scores per sequence and head, about half the score matrix).
-    Prefill,
-}
-
-impl Phase {
-    /// All ids: `decode`, `prefill`.
-    pub const IDS: &'static [&'static str] = &["decode", "prefill"];
-
-    /// The id.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Decode => "decode",
-            Phase::Prefill => "prefill",
-        }
+id_enum! {
+    /// Which step of inference (ids `decode`, `prefill`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum Phase {
+        /// One new token per sequence: `T = B` tokens per step; attention reads the KV cache
+        /// of `ctx` positions per sequence.
+        #[default]
+        Decode = "decode",
+        /// The whole prompt: `T = B·ctx` tokens per step; causal attention (query `i` sees
+        /// keys `1..=i`: `ctx·(ctx+1)/2` scores per sequence and head, about half the score
+        /// matrix).
+        Prefill = "prefill",
     }
 }
 
@@ -207,84 +196,6 @@ impl Default for Llm {
     }
 }
 
-static FIELDS: [FieldSpec; 17] = [
-    choice(
-        "preset",
-        "model",
-        PRESET_IDS,
-        "llama3-8b",
-        "architecture preset (fills layers … vocab); editing any of those makes it custom",
-        "a model preset",
-    ),
-    size(
-        "b",
-        "B (sequences)",
-        "1",
-        "batch B in sequences: decode processes T = B tokens per step, prefill T = B·ctx",
-    ),
-    size(
-        "ctx",
-        "context",
-        "2048",
-        "context length S: KV-cache positions read per sequence in decode; prompt length in prefill",
-    ),
-    choice(
-        "phase",
-        "phase",
-        Phase::IDS,
-        "decode",
-        "decode: one new token per sequence (T = B); prefill: the whole prompt (T = B·ctx), causal attention",
-        "a phase",
-    ),
-    dtype("w", "weights", "bf16", "weight dtype: s_w bytes per parameter"),
-    dtype("x", "activations", "bf16", "activation dtype: s_x bytes per element"),
-    dtype("kv", "KV cache", "bf16", "KV-cache dtype: 2·L·K·h·S·s_kv bytes per sequence"),
-    FieldSpec {
-        key: "tp",
-        label: "tensor parallel",
-        ty: FieldType::Integer,
-        default: "1",
-        help: "tensor-parallel degree n: weights, heads and KV cache split n ways; 2 all-reduces of 2·(n−1)/n·s_x·T·D bytes per chip per layer",
-        what: "a whole number of chips",
-        min: 1.0,
-        max: 1e6,
-        none: None,
-    },
-    choice(
-        "link",
-        "link",
-        Link::IDS,
-        "ici",
-        "link for the tensor-parallel all-reduces: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
-        "a link",
-    ),
-    size("layers", "layers", "32", "transformer layers L: per-layer parts repeat L times"),
-    size("dmodel", "d_model", "4096", "model width D"),
-    size("ffn", "ffn", "14336", "MLP hidden width F"),
-    choice(
-        "gated",
-        "gated MLP",
-        YES_NO,
-        "yes",
-        "yes: gate, up and down matrices (SwiGLU, 3·D·F parameters); no: up and down (2·D·F)",
-        "yes or no",
-    ),
-    size("heads", "heads", "32", "query heads H"),
-    size(
-        "kv_heads",
-        "KV heads",
-        "8",
-        "key/value heads K (GQA: H/K query heads share one; attention intensity ≈ H/K in bf16)",
-    ),
-    size("head_dim", "head dim", "128", "head dimension h"),
-    size(
-        "vocab",
-        "vocabulary",
-        "128256",
-        "vocabulary V: LM head [D,V]; the embedding table is only gathered (T rows)",
-    ),
-];
-
 impl Llm {
     /// The preset whose architecture equals this one, if any.
     pub fn preset(&self) -> Option<&'static LlmPreset> {
@@ -316,6 +227,14 @@ impl Llm {
         self.kv_heads = p.kv_heads;
         self.head_dim = p.head_dim;
         self.vocab = p.vocab;
+    }
+
+    /// Sets the `preset` field: a preset id fills the architecture, `custom` changes nothing.
+    fn set_preset(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        if let Some(p) = PRESETS.get(parse_choice(spec, text)?) {
+            self.apply_preset(p);
+        }
+        Ok(())
     }
 
     /// Tokens processed per step: `B` (decode) or `B·ctx` (prefill).
@@ -479,99 +398,82 @@ impl Llm {
     }
 }
 
-impl OpModel for Llm {
-    fn id(&self) -> &'static str {
-        "llm"
+impl OpBehavior for Llm {
+    op_fields! {
+        "preset" => derived(preset_id, set_preset): choice(
+            "model",
+            PRESET_IDS,
+            "llama3-8b",
+            "architecture preset (fills layers … vocab); editing any of those makes it custom",
+            "a model preset",
+        ),
+        "b" => num(b): size(
+            "B (sequences)",
+            "1",
+            "batch B in sequences: decode processes T = B tokens per step, prefill T = B·ctx",
+        ),
+        "ctx" => num(ctx): size(
+            "context",
+            "2048",
+            "context length S: KV-cache positions read per sequence in decode; prompt length in prefill",
+        ),
+        "phase" => choice(phase): choice(
+            "phase",
+            Phase::IDS,
+            "decode",
+            "decode: one new token per sequence (T = B); prefill: the whole prompt (T = B·ctx), causal attention",
+            "a phase",
+        ),
+        "w" => dtype(w): dtype("weights", "bf16", "weight dtype: s_w bytes per parameter"),
+        "x" => dtype(x): dtype("activations", "bf16", "activation dtype: s_x bytes per element"),
+        "kv" => dtype(kv): dtype(
+            "KV cache",
+            "bf16",
+            "KV-cache dtype: 2·L·K·h·S·s_kv bytes per sequence",
+        ),
+        "tp" => num(tp): integer(
+            "tensor parallel",
+            "1",
+            (1.0, 1e6),
+            "a whole number of chips",
+            "tensor-parallel degree n: weights, heads and KV cache split n ways; 2 all-reduces of 2·(n−1)/n·s_x·T·D bytes per chip per layer",
+        ),
+        "link" => choice(link): choice(
+            "link",
+            Link::IDS,
+            "ici",
+            "link for the tensor-parallel all-reduces: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
+            "a link",
+        ),
+        "layers" => num(layers): size(
+            "layers",
+            "32",
+            "transformer layers L: per-layer parts repeat L times",
+        ),
+        "dmodel" => num(dmodel): size("d_model", "4096", "model width D"),
+        "ffn" => num(ffn): size("ffn", "14336", "MLP hidden width F"),
+        "gated" => yes_no(gated): choice(
+            "gated MLP",
+            YES_NO,
+            "yes",
+            "yes: gate, up and down matrices (SwiGLU, 3·D·F parameters); no: up and down (2·D·F)",
+            "yes or no",
+        ),
+        "heads" => num(heads): size("heads", "32", "query heads H"),
+        "kv_heads" => num(kv_heads): size(
+            "KV heads",
+            "8",
+            "key/value heads K (GQA: H/K query heads share one; attention intensity ≈ H/K in bf16)",
+        ),
+        "head_dim" => num(head_dim): size("head dim", "128", "head dimension h"),
+        "vocab" => num(vocab): size(
+            "vocabulary",
+            "128256",
+            "vocabulary V: LM head [D,V]; the embedding table is only gathered (T rows)",
+        ),
     }
-    fn fields(&self) -> &'static [FieldSpec] {
-        &FIELDS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        match key {
-            "preset" => Some(self.preset_id().into()),
-            "phase" => Some(self.phase.as_str().into()),
-            "gated" => Some(if self.gated { "yes" } else { "no" }.into()),
-            "link" => Some(self.link.as_str().into()),
-            k => get_plain(self, k),
-        }
-    }
-    fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
-        let spec = find_spec(&FIELDS, key, "llm")?;
-        match key {
-            "preset" => {
-                if let Some(p) = PRESETS.get(parse_choice(spec, text)?) {
-                    self.apply_preset(p);
-                }
-            }
-            "phase" => {
-                self.phase = match parse_choice(spec, text)? {
-                    0 => Phase::Decode,
-                    _ => Phase::Prefill,
-                }
-            }
-            "gated" => self.gated = parse_choice(spec, text)? == 0,
-            "link" => {
-                let t = text.trim();
-                self.link = t
-                    .parse()
-                    .map_err(|_| Error::invalid(key, t, spec.reason()))?
-            }
-            _ => set_plain(self, spec, text)?,
-        }
-        Ok(())
-    }
-    fn dtype_field(&self, key: &str) -> Option<DType> {
-        match key {
-            "w" => Some(self.w),
-            "x" => Some(self.x),
-            "kv" => Some(self.kv),
-            _ => None,
-        }
-    }
-    fn dtype_field_mut(&mut self, key: &str) -> Option<&mut DType> {
-        match key {
-            "w" => Some(&mut self.w),
-            "x" => Some(&mut self.x),
-            "kv" => Some(&mut self.kv),
-            _ => None,
-        }
-    }
-    fn get_num(&self, key: &str) -> Option<f64> {
-        Some(match key {
-            "layers" => self.layers,
-            "dmodel" => self.dmodel,
-            "ffn" => self.ffn,
-            "heads" => self.heads,
-            "kv_heads" => self.kv_heads,
-            "head_dim" => self.head_dim,
-            "vocab" => self.vocab,
-            "b" => self.b,
-            "ctx" => self.ctx,
-            "tp" => self.tp,
-            _ => return None,
-        })
-    }
-    fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-        match key {
-            "layers" => self.layers = x,
-            "dmodel" => self.dmodel = x,
-            "ffn" => self.ffn = x,
-            "heads" => self.heads = x,
-            "kv_heads" => self.kv_heads = x,
-            "head_dim" => self.head_dim = x,
-            "vocab" => self.vocab = x,
-            "b" => self.b = x,
-            "ctx" => self.ctx = x,
-            "tp" => self.tp = x,
-            _ => return false,
-        }
-        true
-    }
-    fn core(&self, chip: &Chip) -> Result<Core, Error> {
-        crate::workload::sum_core(&self.composite_parts(), chip)
-    }
-    fn approx_intensity(&self, _binding: Resource, _conv: f64) -> Option<(f64, String)> {
-        None
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
+        self.composite_parts().summed_cost(chip)
     }
     fn describe(&self) -> String {
         let mut s = format!(
@@ -607,7 +509,7 @@ impl OpModel for Llm {
         out.push(format!(
             "Parameters: {} ({}), of which the embedding table's V·D = {} are only gathered (T rows per step).",
             format_exact(self.params()),
-            format_si(self.params(), Unit::Count),
+            format_quantity(self.params(), Unit::Count),
             format_exact(self.vocab * self.dmodel)
         ));
         out.push(match self.phase {
@@ -634,6 +536,9 @@ impl OpModel for Llm {
                 link = self.link.as_str().to_ascii_uppercase()
             ));
         }
+    }
+    fn critical_dim(&self) -> Option<&'static str> {
+        Some("b")
     }
     fn composite(&self) -> Option<Composite> {
         Some(self.composite_parts())

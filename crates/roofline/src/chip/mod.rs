@@ -5,152 +5,16 @@
 //! bytes. "Dense" means without 2:4 structured sparsity: vendors' sheets quoting sparse
 //! figures are halved (the H100's 1,979 bf16 TFLOPS "with sparsity" is 9.89e14 dense).
 
-use crate::catalog::{self, PresetDef};
+mod field;
+mod presets;
+
+pub use self::field::ChipField;
+
+use self::presets::{PresetDef, Spec};
 use crate::dtype::{DType, PeakKey};
 use crate::error::Error;
 use crate::units::{format_exact, parse_quantity_unit, Unit};
 use serde::{Deserialize, Serialize};
-use std::str::FromStr;
-
-id_enum! {
-    /// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8 int8 int4 fp4
-    /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn`.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-    pub enum ChipField {
-        /// Display name (text).
-        Name = "name",
-        /// Dense fp32 peak, FLOPs/s.
-        Fp32 = "fp32",
-        /// Dense tf32 peak, FLOPs/s.
-        Tf32 = "tf32",
-        /// Dense bf16 peak, FLOPs/s.
-        Bf16 = "bf16",
-        /// Dense fp16 peak, FLOPs/s.
-        Fp16 = "fp16",
-        /// Dense fp8 peak (e4m3 and e5m2), FLOPs/s.
-        Fp8 = "fp8",
-        /// Dense int8 peak, OPs/s.
-        Int8 = "int8",
-        /// Dense int4 peak, OPs/s.
-        Int4 = "int4",
-        /// Dense fp4 peak, FLOPs/s.
-        Fp4 = "fp4",
-        /// Vector unit (TPU VPU, GPU CUDA cores) FLOPs/s: runs dot products and elementwise ops.
-        Vpu = "vpu",
-        /// HBM (device memory) bandwidth, bytes/s.
-        Hbm = "hbm",
-        /// HBM capacity, bytes.
-        HbmCap = "hbm_cap",
-        /// On-chip memory (TPU VMEM, GPU shared memory) bandwidth, bytes/s.
-        Onchip = "onchip",
-        /// On-chip memory capacity, bytes.
-        OnchipCap = "onchip_cap",
-        /// Host link (PCIe) bandwidth, bytes/s per direction.
-        Pcie = "pcie",
-        /// Scale-up link (TPU ICI, NVLink, Infinity Fabric) bandwidth, bytes/s per direction per
-        /// link.
-        Ici = "ici",
-        /// Number of scale-up links per chip.
-        Links = "links",
-        /// Data-center network bandwidth, bytes/s per chip.
-        Dcn = "dcn",
-    }
-    /// Every field, name first.
-    ALL: [_; 18];
-    /// The id (`hbm_cap`, ...).
-    as_str;
-}
-
-impl ChipField {
-    /// A short human label (`HBM bandwidth`, `bf16 peak`, ...).
-    pub fn label(self) -> &'static str {
-        match self {
-            ChipField::Name => "name",
-            ChipField::Fp32 => "fp32 peak",
-            ChipField::Tf32 => "tf32 peak",
-            ChipField::Bf16 => "bf16 peak",
-            ChipField::Fp16 => "fp16 peak",
-            ChipField::Fp8 => "fp8 peak",
-            ChipField::Int8 => "int8 peak",
-            ChipField::Int4 => "int4 peak",
-            ChipField::Fp4 => "fp4 peak",
-            ChipField::Vpu => "vector unit",
-            ChipField::Hbm => "HBM bandwidth",
-            ChipField::HbmCap => "HBM capacity",
-            ChipField::Onchip => "on-chip memory bandwidth",
-            ChipField::OnchipCap => "on-chip memory capacity",
-            ChipField::Pcie => "PCIe bandwidth",
-            ChipField::Ici => "ICI/NVLink bandwidth per link",
-            ChipField::Links => "scale-up links",
-            ChipField::Dcn => "DCN bandwidth",
-        }
-    }
-
-    /// The unit of the field's value (`None` for `name`).
-    pub fn unit(self) -> Option<Unit> {
-        match self {
-            ChipField::Name => None,
-            ChipField::Fp32
-            | ChipField::Tf32
-            | ChipField::Bf16
-            | ChipField::Fp16
-            | ChipField::Fp8
-            | ChipField::Int8
-            | ChipField::Int4
-            | ChipField::Fp4
-            | ChipField::Vpu => Some(Unit::FlopRate),
-            ChipField::Hbm
-            | ChipField::Onchip
-            | ChipField::Pcie
-            | ChipField::Ici
-            | ChipField::Dcn => Some(Unit::ByteRate),
-            ChipField::HbmCap | ChipField::OnchipCap => Some(Unit::Bytes),
-            ChipField::Links => Some(Unit::Count),
-        }
-    }
-
-    /// Whether every chip has this field (`name`, `hbm`, `hbm_cap`); others may be absent.
-    pub fn is_required(self) -> bool {
-        matches!(self, ChipField::Name | ChipField::Hbm | ChipField::HbmCap)
-    }
-
-    /// The peak field matching a [`PeakKey`].
-    pub fn from_peak(key: PeakKey) -> ChipField {
-        match key {
-            PeakKey::Fp32 => ChipField::Fp32,
-            PeakKey::Tf32 => ChipField::Tf32,
-            PeakKey::Bf16 => ChipField::Bf16,
-            PeakKey::Fp16 => ChipField::Fp16,
-            PeakKey::Fp8 => ChipField::Fp8,
-            PeakKey::Int8 => ChipField::Int8,
-            PeakKey::Int4 => ChipField::Int4,
-            PeakKey::Fp4 => ChipField::Fp4,
-        }
-    }
-
-    /// The allowed range of a numeric field, `(min, max, integer)`.
-    fn range(self) -> (f64, f64, bool) {
-        match self {
-            ChipField::Links => (1.0, 1024.0, true),
-            _ => (1.0, 1e30, false),
-        }
-    }
-}
-
-impl FromStr for ChipField {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
-        let t = s.trim();
-        ChipField::ALL
-            .into_iter()
-            .find(|f| f.as_str() == t)
-            .ok_or_else(|| Error::UnknownField {
-                field: t.to_string(),
-                kind: "chip".into(),
-                expected: ChipField::ALL.map(|f| f.as_str()).join(", "),
-            })
-    }
-}
 
 /// How a chip's scale-up links reach a peer.
 ///
@@ -173,7 +37,7 @@ pub enum Interconnect {
 /// Optional values are `None` when the chip has no such unit or no trustworthy published
 /// figure; the analysis then fails with a typed error (e.g. `no int8 peak on TPU v6e`), never
 /// falling back to another value. Create one with [`preset`], [`Chip::custom`], and edit with
-/// [`Chip::with`] / [`Chip::set_str`].
+/// [`Chip::set`] / [`Chip::set_str`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chip {
     /// Display name (`TPU v5e`, `H100 SXM`).
@@ -238,17 +102,17 @@ pub struct Chip {
 /// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
 /// b200 mi300x l4`.
 pub fn presets() -> Vec<Chip> {
-    catalog::PRESETS.iter().map(PresetDef::chip).collect()
+    presets::PRESETS.iter().map(PresetDef::chip).collect()
 }
 
 /// The preset ids, in catalog order.
 pub fn preset_ids() -> Vec<&'static str> {
-    catalog::PRESETS.iter().map(|p| p.id).collect()
+    presets::PRESETS.iter().map(|p| p.id).collect()
 }
 
 /// The preset with this id (`tpu-v5e`, `h100`, ...), or `None`.
 pub fn preset(id: &str) -> Option<Chip> {
-    catalog::find(id.trim()).map(PresetDef::chip)
+    presets::find(id.trim()).map(PresetDef::chip)
 }
 
 impl Chip {
@@ -401,15 +265,6 @@ impl Chip {
         Ok(())
     }
 
-    /// A copy with one numeric field changed (validated: positive finite, 1 to 1e30;
-    /// `links` an integer 1 to 1024). The copy keeps its `preset_id`, so it reports
-    /// [`Chip::is_edited`].
-    pub fn with(&self, field: ChipField, value: f64) -> Result<Chip, Error> {
-        let mut c = self.clone();
-        c.set(field, value)?;
-        Ok(c)
-    }
-
     /// A copy with an optional field removed (`hbm`, `hbm_cap` and `name` are required and
     /// give an error).
     pub fn without(&self, field: ChipField) -> Result<Chip, Error> {
@@ -481,7 +336,7 @@ impl Chip {
     /// Where a value comes from: the preset's source note (vendor page or book passage), or a
     /// note that the value was edited, is a placeholder, or is absent. Never empty.
     pub fn source(&self, field: ChipField) -> &'static str {
-        if let Some(def) = self.preset_id.as_deref().and_then(catalog::find) {
+        if let Some(def) = self.preset_id.as_deref().and_then(presets::find) {
             let spec = def.spec(field);
             let same = match field {
                 ChipField::Name => self.name == def.name,
@@ -525,12 +380,6 @@ impl Chip {
         })
     }
 
-    /// Critical (ridge) intensity against HBM: `peak(dtype) / hbm` FLOPs per byte
-    /// (TPU v5e bf16: 1.97e14 / 8.2e11 = 240.24).
-    pub fn ridge(&self, dtype: DType) -> Result<f64, Error> {
-        Ok(self.peak(dtype)? / self.hbm)
-    }
-
     /// Bandwidth to one peer over the scale-up network, bytes/s per direction.
     ///
     /// * point-to-point (TPU ICI, Infinity Fabric): `ici` (one link reaches a neighbour; TPU
@@ -558,6 +407,63 @@ impl Chip {
     pub fn reset(&mut self) {
         if let Some(p) = self.preset_id.as_deref().and_then(preset) {
             *self = p;
+        }
+    }
+}
+
+/// Reading the catalog's pure data.
+impl PresetDef {
+    /// The value and source note of one field.
+    pub(crate) fn spec(&self, f: ChipField) -> Spec {
+        match f {
+            ChipField::Name => Spec {
+                v: None,
+                src: self.name_src,
+            },
+            ChipField::Fp32 => self.fp32,
+            ChipField::Tf32 => self.tf32,
+            ChipField::Bf16 => self.bf16,
+            ChipField::Fp16 => self.fp16,
+            ChipField::Fp8 => self.fp8,
+            ChipField::Int8 => self.int8,
+            ChipField::Int4 => self.int4,
+            ChipField::Fp4 => self.fp4,
+            ChipField::Vpu => self.vpu,
+            ChipField::Hbm => self.hbm,
+            ChipField::HbmCap => self.hbm_cap,
+            ChipField::Onchip => self.onchip,
+            ChipField::OnchipCap => self.onchip_cap,
+            ChipField::Pcie => self.pcie,
+            ChipField::Ici => self.ici,
+            ChipField::Links => self.links,
+            ChipField::Dcn => self.dcn,
+        }
+    }
+
+    /// The chip this preset defines.
+    pub(crate) fn chip(&self) -> Chip {
+        Chip {
+            name: self.name.to_string(),
+            preset_id: Some(self.id.to_string()),
+            interconnect: self.interconnect,
+            fp32: self.fp32.v,
+            tf32: self.tf32.v,
+            bf16: self.bf16.v,
+            fp16: self.fp16.v,
+            fp8: self.fp8.v,
+            int8: self.int8.v,
+            int4: self.int4.v,
+            fp4: self.fp4.v,
+            vpu: self.vpu.v,
+            // Every preset has both; 0 would be caught by the catalog test.
+            hbm: self.hbm.v.unwrap_or(0.0),
+            hbm_cap: self.hbm_cap.v.unwrap_or(0.0),
+            onchip: self.onchip.v,
+            onchip_cap: self.onchip_cap.v,
+            pcie: self.pcie.v,
+            ici: self.ici.v,
+            links: self.links.v,
+            dcn: self.dcn.v,
         }
     }
 }
