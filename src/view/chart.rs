@@ -4,7 +4,7 @@
 use roofline::units::{format_sig, Unit};
 
 use super::names::pretty;
-use crate::charts::{self, ChartGeometry, RooflineChart, SweepChart, Theme};
+use crate::charts::{self, ChartGeometry, ChartTheme, RooflineChart, SweepChart};
 
 /// The chart in front.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +143,11 @@ impl ChartModel {
         width: u32,
         height: u32,
     ) -> Result<String, String> {
-        let theme = if dark { Theme::dark() } else { Theme::light() };
+        let theme = if dark {
+            ChartTheme::dark()
+        } else {
+            ChartTheme::light()
+        };
         charts::render_svg_with::<B, _>(width, height, &theme, |root, theme| match self {
             ChartModel::Sweep(m) => charts::sweep::draw(root, m, theme),
             ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),

@@ -11,7 +11,7 @@ use roofline::units::{format_sig, Unit};
 
 use super::cache::PairCache;
 use super::names::{dim_word, name_of, op_name, pretty, series_name};
-use crate::charts::{HLine, Marker, Series, SweepChart, VLine};
+use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
 
 /// What the sweep plot shows on its y axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,7 +142,7 @@ pub fn sweep_chart_cached(
                 SweepMetric::Fraction => 100.0 * p.fraction,
                 SweepMetric::TokensPerS => tokens_at(op, &s.sweep.field, p.x) / p.t_lower,
             };
-            chart.series.push(Series {
+            chart.series.push(ChartSeries {
                 label: series_name(s, op, &chip.name),
                 points: series.points.iter().map(|p| (p.x, y_of(p))).collect(),
                 series_idx: idx,
@@ -284,7 +284,7 @@ fn part_series(
     }
     for (k, points) in curves.into_iter().enumerate() {
         if !points.is_empty() {
-            chart.series.push(Series {
+            chart.series.push(ChartSeries {
                 label: format!("{} · {}", op_name(op), GROUPS[k]),
                 points,
                 series_idx: idx + 1 + k,

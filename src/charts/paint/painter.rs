@@ -16,7 +16,7 @@ use plotters::style::{
 
 use super::*;
 use crate::charts::geometry::PixelRect;
-use crate::charts::theme::{sanitize_scale, Theme};
+use crate::charts::theme::{sanitize_scale, ChartTheme};
 
 /// Convert to backend integer pixels without ever overflowing.
 fn ip(v: f64) -> i32 {
@@ -49,7 +49,7 @@ pub(crate) fn rgba(c: RGBColor) -> RGBAColor {
 
 pub(crate) struct Painter<'a, DB: DrawingBackend> {
     pub area: &'a DrawingArea<DB, Shift>,
-    pub theme: &'a Theme,
+    pub theme: &'a ChartTheme,
     /// Device pixel ratio.
     pub s: f64,
     pub width: f64,
@@ -80,7 +80,7 @@ pub(crate) enum Weight {
 }
 
 impl<'a, DB: DrawingBackend> Painter<'a, DB> {
-    pub fn new(area: &'a DrawingArea<DB, Shift>, theme: &'a Theme) -> Self {
+    pub fn new(area: &'a DrawingArea<DB, Shift>, theme: &'a ChartTheme) -> Self {
         let (w, h) = area.dim_in_pixel();
         Self {
             area,
