@@ -2,9 +2,7 @@
 //! Run by `./dev test` after `trunk build --release`.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod support;
-
-use support::{close_to, num, Browser};
+use e2e_harness::{close_to, num, Browser};
 
 #[tokio::test(flavor = "current_thread")]
 async fn first_load_draws_the_question_3_plot_without_console_errors() {

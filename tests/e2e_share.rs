@@ -2,9 +2,7 @@
 //! in a blog post, exports, and hosting under a sub-path.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod support;
-
-use support::{close_to, num, root, Browser};
+use e2e_harness::{close_to, num, root, Browser};
 
 /// Golden URLs with numeric expectations of the first (op, chip): (url, metric, value).
 fn golden_numbers() -> Vec<(String, String, f64)> {

@@ -9,7 +9,7 @@ use plotters::prelude::IntoDrawingArea;
 use super::canvas_backend::CanvasBackend;
 use wasm_bindgen::JsCast;
 
-use crate::charts::{self, ChartGeometry, Theme};
+use crate::charts::{self, ChartGeometry, ChartTheme};
 use crate::view::ChartModel;
 
 /// The backend every chart is drawn through: the canvas on the page, SVG for the export.
@@ -55,7 +55,12 @@ pub fn draw_scaled(
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    let theme = if dark { Theme::dark() } else { Theme::light() }.with_scale(scale);
+    let theme = if dark {
+        ChartTheme::dark()
+    } else {
+        ChartTheme::light()
+    }
+    .with_scale(scale);
     let backend = CanvasBackend::new(canvas.clone()).ok_or("no 2d canvas context")?;
     // The type the SVG export draws through too (`ChartModel::to_svg_via`): one copy of the
     // chart code in the wasm.
