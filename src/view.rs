@@ -26,18 +26,8 @@ pub const OP_KINDS: &[(&str, &str)] = &[
     ("model", "aggregate model (ResNet-50, …)"),
 ];
 
-/// What the sweep plot shows on its y axis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepMetric {
-    /// Achieved FLOPs/s (the chapter's question-3 plot).
-    Achieved,
-    /// Time, T_lower (seconds).
-    Time,
-    /// Achieved / peak, in percent (model workloads add one curve per part).
-    Fraction,
-    /// Tokens per second of model workloads (other operations have no tokens).
-    TokensPerS,
-}
+/// What the sweep plot shows on its y axis: part of the scenario (`y=` in links).
+pub use roofline::scenario::SweepMetric;
 
 /// The chart in front.
 #[derive(Debug, Clone, PartialEq)]

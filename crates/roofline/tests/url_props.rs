@@ -12,8 +12,8 @@ mod common;
 
 use common::{golden_urls, Rng};
 use proptest::prelude::*;
-use roofline::url::{decode, encode};
 use roofline::scenario::{SweepAxes, SweepMetric};
+use roofline::url::{decode, encode};
 use roofline::{
     preset, preset_ids, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention, Interconnect,
     Op, OpKind, Options, PlotKind, Scenario, SweepSpec, Theme,
@@ -201,8 +201,8 @@ fn scenario(seed: u64) -> Scenario {
 const NOISE: &[&str] = &[
     "&", "=", ":", ",", "..", "%", "%2", "%2C", "%3A", "+", "#", "?", " ", "-", "e", "9", "0",
     "chip=", "op=", "sweep=", "label=", "name=", ":log", ":n=", "v=2", "h100", "custom", "matmul",
-    "&y=", "&log=", "time", "tokens", "xy",
-    "é", "\u{0}", "\n", "%FF", "%C3", "1e999", "-5", "none",
+    "&y=", "&log=", "time", "tokens", "xy", "é", "\u{0}", "\n", "%FF", "%C3", "1e999", "-5",
+    "none",
 ];
 
 /// Applies 1 to 6 random edits (insert, delete, replace, duplicate a span) on char boundaries.
