@@ -29,6 +29,8 @@ pub enum AppError {
     NoPlot,
     /// The chart could not be drawn (the drawing library's message).
     Draw(String),
+    /// An export failed, and why.
+    Export(Box<AppError>),
     /// A browser call failed: what the page was doing and the browser's message.
     Browser {
         /// What the page was doing (`copy the link`, `update the address bar`, ...).
@@ -74,6 +76,7 @@ impl fmt::Display for AppError {
             } => write!(f, "{field}={value}: {reason}"),
             AppError::NoPlot => write!(f, "no plot is shown"),
             AppError::Draw(d) => write!(f, "could not draw the chart: {d}"),
+            AppError::Export(e) => write!(f, "export failed: {e}"),
             AppError::Browser { action, detail } => {
                 write!(f, "could not {action}: {detail}")
             }
@@ -113,6 +116,10 @@ mod tests {
         assert_eq!(
             AppError::browser("copy the link", "NotAllowedError: denied").to_string(),
             "could not copy the link: NotAllowedError: denied"
+        );
+        assert_eq!(
+            AppError::Export(Box::new(AppError::NoPlot)).to_string(),
+            "export failed: no plot is shown"
         );
         assert_eq!(
             AppError::Draw("out of range".into()).to_string(),

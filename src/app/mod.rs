@@ -186,17 +186,18 @@ pub fn js_detail(e: &wasm_bindgen::JsValue) -> String {
         .unwrap_or_else(|| "the browser gave no reason".to_string())
 }
 
-/// The status line.
+/// The status line (in the page's actions; on its own in the embed).
 #[component]
-fn StatusLine(status: RwSignal<Option<String>>) -> impl IntoView {
+pub fn StatusLine() -> impl IntoView {
+    let status = ctx().status;
     view! {
-        <div class="status" role="status" data-status="true">
+        <span class="readout status" role="status" data-status="true">
             <Show when=move || status.with(Option::is_some)>
-                <span>{move || status.get().unwrap_or_default()}</span>
+                <span class="status-msg">{move || status.get().unwrap_or_default()}</span>
                 " "
                 <button class="small" data-dismiss="status" on:click=move |_| status.set(None)>"dismiss"</button>
             </Show>
-        </div>
+        </span>
     }
 }
 
@@ -368,7 +369,7 @@ pub fn App() -> impl IntoView {
                 "switch to the embed layout",
             );
         }
-        return view! { <share::EmbedView/> <StatusLine status=status/> }.into_any();
+        return view! { <share::EmbedView/> <StatusLine/> }.into_any();
     }
     share::sync_url_effect();
 
@@ -382,7 +383,6 @@ pub fn App() -> impl IntoView {
                 </span>
                 <share::ShareActions/>
             </header>
-            <StatusLine status=status/>
             <share::Notices notices=notices/>
             <div class="layout">
                 <div class="forms">

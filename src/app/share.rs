@@ -242,7 +242,7 @@ pub fn ShareActions() -> impl IntoView {
         };
         match r {
             Ok(()) => c.status.set(None),
-            Err(e) => report(e),
+            Err(e) => report(AppError::Export(Box::new(e))),
         }
     };
     view! {
@@ -262,6 +262,7 @@ pub fn ShareActions() -> impl IntoView {
                 <option value="csv">"CSV (sweep series)"</option>
                 <option value="json">"JSON (scenario + results)"</option>
             </select>
+            <super::StatusLine/>
             <Show when=move || embed_open.get()>
                 <EmbedDialog on_close=Callback::new(move |_| set_embed_open.set(false))/>
             </Show>
