@@ -13,18 +13,8 @@ use super::cache::PairCache;
 use super::names::{dim_word, name_of, op_name, pretty, series_name};
 use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
 
-/// What the sweep plot shows on its y axis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepMetric {
-    /// Achieved FLOPs/s (the chapter's question-3 plot).
-    Achieved,
-    /// Time, T_lower (seconds).
-    Time,
-    /// Achieved / peak, in percent (model workloads add one curve per part).
-    Fraction,
-    /// Tokens per second of model workloads (other operations have no tokens).
-    TokensPerS,
-}
+/// What the sweep plot shows on its y axis: part of the scenario (`y=` in links).
+pub use roofline::scenario::SweepMetric;
 
 /// Numeric fields of the scenario's operations that a sweep can vary: (key, label), no repeats.
 pub fn sweepable_fields(s: &Scenario) -> Vec<(&'static str, &'static str)> {
