@@ -28,6 +28,7 @@ mod common;
 
 use common::fuzz::{self, number_text, url_input};
 use common::{golden_urls, Rng};
+use roofline::scenario::SweepAxes;
 use roofline::url::decode;
 use roofline::{
     preset, preset_ids, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention, Op, OpKind,
@@ -472,6 +473,7 @@ fn edited(r: &mut Rng) -> Scenario {
         sweep: random_sweep(r, &ops),
         ops,
         plot: r.pick(&[PlotKind::Sweep, PlotKind::Roofline]),
+        axes: SweepAxes::default(),
         options: options(r),
         embed: r.chance(4),
         theme: None,
@@ -670,7 +672,7 @@ fn the_checker_catches_non_finite_numbers() {
         format!("{}", f64::NAN),
         format!("T = {} s", f64::INFINITY),
         format!("{}%", -f64::INFINITY),
-        roofline::format_si(f64::INFINITY, roofline::Unit::Seconds),
+        roofline::format_quantity(f64::INFINITY, roofline::Unit::Seconds),
         roofline::units::format_sig(f64::NAN, 3),
         "Infinity".into(),
         "x=inf,".into(),

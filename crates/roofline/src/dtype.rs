@@ -31,10 +31,6 @@ id_enum! {
         /// 4-bit float, 0.5 byte.
         Fp4 = "fp4",
     }
-    /// All dtypes, in display order.
-    ALL: [_; 9];
-    /// The id: `fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8 int4 fp4`.
-    as_str;
 }
 
 impl DType {
@@ -69,11 +65,6 @@ impl DType {
             DType::Int4 => PeakKey::Int4,
             DType::Fp4 => PeakKey::Fp4,
         }
-    }
-
-    /// Whether this is an integer type.
-    pub fn is_int(self) -> bool {
-        matches!(self, DType::Int8 | DType::Int4)
     }
 
     /// Precision rank used to pick the wider of two inputs (fp32 > tf32 > bf16 = fp16 > fp8 >
@@ -155,10 +146,6 @@ id_enum! {
         /// fp4 peak.
         Fp4 = "fp4",
     }
-    /// All keys.
-    ALL: [_; 8];
-    /// The id, equal to the matching chip field id (`bf16`, `int8`, ...).
-    as_str;
 }
 
 #[cfg(test)]

@@ -41,8 +41,13 @@ pub enum Error {
         expected: String,
     },
     /// The operation kind id is not known (`default_for("conv")`).
-    #[error("unknown operation kind `{0}`; kinds are: dot, elementwise, matmul, bmm, custom, llm, model")]
-    UnknownKind(String),
+    #[error("unknown operation kind `{kind}`; kinds are: {expected}")]
+    UnknownKind {
+        /// The unknown id.
+        kind: String,
+        /// The comma-separated list of kind ids (from the kind table, `crate::op`).
+        expected: String,
+    },
     /// The chip has no peak for the dtype the operation computes in.
     ///
     /// Displays as `no fp8 peak on A100 SXM`. The analysis never falls back to another

@@ -3,19 +3,25 @@
 //! A pure, browser-free roofline calculator after "All About Rooflines" (part 1 of the JAX
 //! scaling book). It compiles for `wasm32-unknown-unknown`: no threads, no clocks, no files.
 //!
-//! * [`units`]: quantities are `f64` in base units (FLOPs, bytes, seconds, FLOPs/s, bytes/s);
-//!   SI formatting and lenient parsing at the edge.
-//! * [`dtype`]: [`DType`] (sizes, peak keys).
-//! * [`chip`]: [`Chip`], [`ChipField`], the preset catalog ([`presets`], [`preset`]) with a
-//!   source note for every number ([`Chip::source`]).
-//! * [`op`]: [`Op`] / [`OpKind`] with generic string field access (forms, URLs, sweeps).
+//! Modules, from the bottom up (each imports only modules listed before it; see
+//! ARCHITECTURE.md, `tests/module_deps.rs` enforces it):
+//!
+//! * [`error`], [`units`] (quantities are `f64` in base units; SI formatting and lenient
+//!   parsing at the edge), [`dtype`] ([`DType`], [`PeakKey`]).
+//! * [`chip`]: [`Chip`], [`ChipField`], the preset catalog ([`presets`], [`preset`]; pure data
+//!   in `chip/presets.rs`) with a source note for every number ([`Chip::source`]).
+//! * [`resource`] ([`Resource`], [`Bound`], [`ExecUnit`]), [`options`] ([`Options`],
+//!   [`FlopConvention`]), [`eval`] (an operation's cost on a chip, its times, affine
+//!   interpolation, the one critical-point solver): the shared vocabulary.
+//! * [`field`]: [`FieldSpec`] and the declarative field lists of operation kinds.
+//! * [`op`]: the kind table ([`OpKind`], [`Op`]), one file per kind, with generic string field
+//!   access (forms, URLs, sweeps).
 //! * [`analysis`]: [`analyze`] → [`Analysis`] (times, bounds, intensity, ridge, exact critical
-//!   batch, step-by-step [`Analysis::derivation`]).
-//! * [`sweep`](mod@sweep): [`sweep()`] → [`Series`] with exact crossovers.
-//! * [`workload`]: model-level workloads — an `llm` step decomposed into core operations
-//!   ([`parts`]), each on its own roofline, summed by [`analyze_workload`] → [`Workload`]
-//!   (step time, tokens/s, memory fit, which part binds on what).
-//! * [`scenario`]: [`Scenario`], the serialisable state of the app.
+//!   batch, step-by-step [`Analysis::derivation`]); composites summed over their parts.
+//! * [`sweep`](mod@sweep): [`sweep()`] → [`SweepCurve`] with exact crossovers.
+//! * [`workload`]: a composite (`llm`) step part by part ([`parts`], [`analyze_workload`] →
+//!   [`Workload`]: step time, tokens/s, memory fit, which part binds on what).
+//! * [`scenario`]: [`Scenario`], the serialisable state of the app; [`url`]: its link form.
 //! * [`collective`]: collectives over TPU rings, lines and tori and GPU nodes and clusters,
 //!   and the four sharded-matmul cases of part 3 ([`collective_time`], [`sharded_matmul()`]).
 //! * [`arch`]: model architectures ([`Arch`]: dense or mixture of experts, GQA or multi-head
@@ -25,6 +31,8 @@
 //! * [`train`]: training on a mesh of chips (parts 5, 6 and 12): step time, MFU, memory per
 //!   chip, the critical batch per chip of each parallelism strategy beside the book's closed
 //!   forms, the best FSDP × TP split, days and cost of a token budget ([`analyze_train`]).
+//! * [`profile`]: measured profiles (plain CSV, Nsight Compute CSV, PyTorch traces) imported
+//!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -41,7 +49,7 @@
 //! op.set("b", "512").unwrap();
 //! let a = analyze(&op, &v5e, &Options::default()).unwrap();
 //! assert_eq!(a.bound, roofline::Bound::Compute);
-//! assert!((v5e.ridge(roofline::DType::Bf16).unwrap() - 240.24).abs() < 0.01);
+//! assert!((a.ridge - 240.24).abs() < 0.01); // 1.97e14 / 8.2e11
 //! ```
 
 #![deny(missing_docs)]
@@ -49,16 +57,20 @@
 
 #[macro_use]
 mod ids;
+#[macro_use]
+pub mod field;
 
 pub mod analysis;
 pub mod arch;
-mod catalog;
 pub mod chip;
 pub mod collective;
 pub mod dtype;
 pub mod error;
+pub mod eval;
 pub mod op;
-mod ops;
+pub mod options;
+pub mod profile;
+pub mod resource;
 pub mod scenario;
 pub mod sweep;
 pub mod train;
@@ -66,21 +78,22 @@ pub mod units;
 pub mod url;
 pub mod workload;
 
-pub use analysis::{
-    analyze, Analysis, Bound, CommTerm, ComputeInfo, Critical, ExecUnit, FlopConvention, Options,
-    Resource, Tiled,
-};
+pub use analysis::{analyze, Analysis, CommTerm, ComputeInfo, PartTime};
 pub use arch::{arch_preset, arch_presets, Arch, ArchPreset, ConfigReport};
 pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
 pub use collective::{collective_time, sharded_matmul, CollectiveKind, CollectiveResult};
 pub use dtype::{DType, PeakKey};
 pub use error::Error;
+pub use eval::{Critical, Tiled};
+pub use field::{FieldSpec, FieldType};
 pub use op::{
-    llm_presets, model_presets, Bmm, Custom, Dot, Elementwise, FieldSpec, FieldType, Link, Llm,
-    LlmPreset, Matmul, Model, ModelPreset, Op, OpKind, Phase, Split, WeightSource,
+    aggregate_presets, llm_presets, Aggregate, AggregatePreset, Bmm, Custom, Dot, Elementwise,
+    KindInfo, Link, Llm, LlmPreset, Matmul, Op, OpKind, Part, Phase, Split, WeightSource,
 };
-pub use scenario::{PlotKind, Scenario, Theme};
-pub use sweep::{sweep, Crossover, Series, SweepPoint, SweepSpec};
+pub use options::{FlopConvention, Options};
+pub use resource::{Bound, ExecUnit, Resource};
+pub use scenario::{ColorScheme, PlotKind, Scenario};
+pub use sweep::{sweep, Crossover, SweepCurve, SweepPoint, SweepSpec};
 pub use train::{analyze_train, TrainAnalysis, TrainConfig};
-pub use units::{format_exact, format_si, parse_quantity, Unit};
-pub use workload::{analyze_workload, parts, AllReduce, Part, PartTime, Workload};
+pub use units::{format_exact, format_quantity, parse_quantity, Unit};
+pub use workload::{analyze_workload, parts, AllReduce, Workload};

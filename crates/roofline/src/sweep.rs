@@ -9,12 +9,15 @@
 //! `Σ repeat·T_lower` is not affine in any field); its crossover is where the summed `T_math`
 //! overtakes the largest summed comm time.
 
-use crate::analysis::{check_inputs, cores_at_0_and, pow2_scale, Affine, Bound, Eval, Options};
+use crate::analysis::{check_inputs, costs_at_0_and, eval_op};
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::op::{find_spec, FieldType, Op, OpKind};
+use crate::eval::{pow2_scale, Affine, Eval};
+use crate::field::{find_spec, FieldType};
+use crate::op::{Op, OpKind};
+use crate::options::Options;
+use crate::resource::Bound;
 use crate::units::format_exact;
-use crate::workload::composite_eval;
 use serde::{Deserialize, Serialize};
 
 /// Largest number of points a sweep may ask for.
@@ -92,7 +95,7 @@ pub struct Crossover {
 
 /// The result of a sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Series {
+pub struct SweepCurve {
     /// The operation's title (label or description).
     pub label: String,
     /// The chip's name.
@@ -122,7 +125,7 @@ fn point(x: f64, ev: &Eval, conv: f64) -> SweepPoint {
 }
 
 /// Evaluates the op at a value of the swept field: by affine interpolation when the kind
-/// declares the field affine, else by recomputing the core.
+/// declares the field affine, else by recomputing the cost.
 enum Evaluator<'a> {
     Affine(Affine),
     /// Recomputed at every point (a composite kind: summed over its parts).
@@ -142,9 +145,9 @@ impl<'a> Evaluator<'a> {
         derate: f64,
         span: f64,
     ) -> Result<Self, Error> {
-        if kind.model().composite().is_none() && kind.model().is_affine(field) {
+        if kind.behavior().composite().is_none() && kind.behavior().is_affine(field) {
             let s = pow2_scale(span);
-            let (c0, c1) = cores_at_0_and(kind, field, s, chip)?;
+            let (c0, c1) = costs_at_0_and(kind, field, s, chip)?;
             Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, derate)))
         } else {
             Ok(Evaluator::Direct {
@@ -166,7 +169,7 @@ impl<'a> Evaluator<'a> {
                 derate,
             } => {
                 kind.set_num_raw(field, x);
-                composite_eval(kind, chip, *derate)
+                eval_op(kind, chip, *derate)
             }
         }
     }
@@ -209,7 +212,7 @@ fn grid(spec: &SweepSpec, integer: bool) -> Vec<f64> {
 /// Errors (never panics) when the inputs are invalid, the field is unknown or not numeric,
 /// an endpoint is outside the field's range, `points` is not in 2..=[`MAX_POINTS`], or a log
 /// sweep starts at 0.
-pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<Series, Error> {
+pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<SweepCurve, Error> {
     check_inputs(&op.kind, chip, opts)?;
     let fs = find_spec(op.fields(), &spec.field, op.kind_id())?;
     let err = |reason: String| Error::Sweep {
@@ -275,7 +278,7 @@ pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<S
         points.push(point(x, &ev, conv));
         prev = Some((x, ev));
     }
-    Ok(Series {
+    Ok(SweepCurve {
         label: op.title(),
         chip_name: chip.name.clone(),
         field: fs.key.to_string(),

@@ -3,7 +3,7 @@
 //! Inside the crate every quantity is an `f64` in base units: FLOPs, bytes, seconds,
 //! FLOPs/s, bytes/s. This module turns them into text and back:
 //!
-//! * [`format_si`]: pretty, 3 significant digits, decimal SI prefixes
+//! * [`format_quantity`]: pretty, 3 significant digits, decimal SI prefixes
 //!   (`1.97e14` FLOPs/s → `197 TFLOP/s`, `8.2e11` B/s → `820 GB/s`, `2.32e-5` s → `23.2 µs`).
 //! * [`format_exact`]: lossless, the shortest text that parses back to the same `f64`
 //!   (`1.97e14`, `4096`, `0.5`). `parse_quantity(&format_exact(x)) == Ok(x)` for every finite `x`.
@@ -19,7 +19,7 @@
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 
-/// The physical unit of a quantity (what [`format_si`] appends and [`parse_quantity_unit`]
+/// The physical unit of a quantity (what [`format_quantity`] appends and [`parse_quantity_unit`]
 /// recognises).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -41,7 +41,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// The symbol [`format_si`] appends (`FLOP/s`, `B/s`, ...; empty for [`Unit::Count`]).
+    /// The symbol [`format_quantity`] appends (`FLOP/s`, `B/s`, ...; empty for [`Unit::Count`]).
     pub fn symbol(self) -> &'static str {
         match self {
             Unit::Flops => "FLOP",
@@ -331,12 +331,12 @@ fn place_point(digits: &str, int_len: i32) -> String {
 
 /// Pretty formatting with 3 significant digits and a decimal SI prefix.
 ///
-/// `format_si(1.97e14, Unit::FlopRate) == "197 TFLOP/s"`,
-/// `format_si(8.2e11, Unit::ByteRate) == "820 GB/s"`, `format_si(1.6e12, Unit::ByteRate) ==
-/// "1.6 TB/s"`, `format_si(2.3236e-5, Unit::Seconds) == "23.2 µs"`,
-/// `format_si(4096.0, Unit::Count) == "4.1k"`. Zero gives `0 B`; non-finite values give `∞`
+/// `format_quantity(1.97e14, Unit::FlopRate) == "197 TFLOP/s"`,
+/// `format_quantity(8.2e11, Unit::ByteRate) == "820 GB/s"`, `format_quantity(1.6e12, Unit::ByteRate) ==
+/// "1.6 TB/s"`, `format_quantity(2.3236e-5, Unit::Seconds) == "23.2 µs"`,
+/// `format_quantity(4096.0, Unit::Count) == "4.1k"`. Zero gives `0 B`; non-finite values give `∞`
 /// or `NaN` with the unit. Lossy: use [`format_exact`] for round trips.
-pub fn format_si(x: f64, unit: Unit) -> String {
+pub fn format_quantity(x: f64, unit: Unit) -> String {
     let sep = if unit == Unit::Count { "" } else { " " };
     let sym = unit.symbol();
     let glue = |num: String, prefix: &str| -> String {
@@ -370,7 +370,7 @@ pub fn format_si(x: f64, unit: Unit) -> String {
 /// Formats a capacity with binary prefixes and 3 significant digits: `16 GiB`, `128 MiB`.
 pub fn format_bytes_binary(x: f64) -> String {
     if !x.is_finite() || x.abs() < 1024.0 {
-        return format_si(x, Unit::Bytes);
+        return format_quantity(x, Unit::Bytes);
     }
     const BIN: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
     let mut v = x.abs();
@@ -421,16 +421,16 @@ mod tests {
 
     #[test]
     fn pretty() {
-        assert_eq!(format_si(1.97e14, Unit::FlopRate), "197 TFLOP/s");
-        assert_eq!(format_si(8.2e11, Unit::ByteRate), "820 GB/s");
-        assert_eq!(format_si(1.6e12, Unit::ByteRate), "1.6 TB/s");
-        assert_eq!(format_si(2.3236e-5, Unit::Seconds), "23.2 µs");
-        assert_eq!(format_si(999.7, Unit::Bytes), "1 kB");
-        assert_eq!(format_si(16e9, Unit::Bytes), "16 GB");
-        assert_eq!(format_si(4096.0, Unit::Count), "4.1k");
-        assert_eq!(format_si(0.5, Unit::Count), "0.5");
-        assert_eq!(format_si(240.24, Unit::Intensity), "240 FLOP/B");
-        assert_eq!(format_si(1e30, Unit::Flops), "1e30 FLOP");
+        assert_eq!(format_quantity(1.97e14, Unit::FlopRate), "197 TFLOP/s");
+        assert_eq!(format_quantity(8.2e11, Unit::ByteRate), "820 GB/s");
+        assert_eq!(format_quantity(1.6e12, Unit::ByteRate), "1.6 TB/s");
+        assert_eq!(format_quantity(2.3236e-5, Unit::Seconds), "23.2 µs");
+        assert_eq!(format_quantity(999.7, Unit::Bytes), "1 kB");
+        assert_eq!(format_quantity(16e9, Unit::Bytes), "16 GB");
+        assert_eq!(format_quantity(4096.0, Unit::Count), "4.1k");
+        assert_eq!(format_quantity(0.5, Unit::Count), "0.5");
+        assert_eq!(format_quantity(240.24, Unit::Intensity), "240 FLOP/B");
+        assert_eq!(format_quantity(1e30, Unit::Flops), "1e30 FLOP");
         assert_eq!(
             format_bytes_binary(16.0 * 1024.0 * 1024.0 * 1024.0),
             "16 GiB"

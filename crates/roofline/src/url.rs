@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: one format's decoder and encoder side by side, so a key's
+//! reading and writing are reviewed together (the golden URLs pin both).
+//!
 //! The versioned scenario URL: [`decode`] a query string into a [`Scenario`] (with notices
 //! about what was ignored), [`encode`] a scenario into a canonical, readable query.
 //!
@@ -9,8 +12,12 @@
 //! chip=custom:name=<text>,<field>=<value>,... a chip from scratch
 //! op=<kind>[:<field>=<value>,...]             repeatable, in order; label=<text> on any op
 //! sweep=<field>:<from>..<to>[:log][:n=<points>]
-//! plot=sweep|roofline|both   flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
+//! plot=sweep|roofline|both   y=achieved|time|fraction|tokens   log=x|y|xy
+//! flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
 //! ```
+//!
+//! `y=` and `log=` (the sweep plot's y metric and log axes) were added to version 1 later;
+//! links without them show FLOPs/s on linear axes, as they always did.
 //!
 //! Chip fields are the [`ChipField`] ids (`value` read by [`Chip::set_str`]; `none`, `-` or an
 //! empty value removes an optional value) plus `interconnect=switch|point_to_point`. Limits: [`MAX_CHIPS`],
@@ -43,10 +50,11 @@
 //! assert_eq!(url::decode("").scenario, Scenario::default());
 //! ```
 
-use crate::analysis::FlopConvention;
 use crate::chip::{preset, preset_ids, Chip, ChipField, Interconnect};
-use crate::op::{FieldSpec, Op, OpKind};
-use crate::scenario::{PlotKind, Scenario, Theme};
+use crate::field::FieldSpec;
+use crate::op::{Op, OpKind};
+use crate::options::FlopConvention;
+use crate::scenario::{ColorScheme, PlotKind, Scenario, SweepAxes, SweepMetric};
 use crate::sweep::SweepSpec;
 use crate::units::{format_exact, parse_quantity};
 use std::borrow::Cow;
@@ -500,7 +508,7 @@ pub fn decode(query: &str) -> Decoded {
         let name = text(name_raw).trim().to_ascii_lowercase();
         let single = matches!(
             name.as_str(),
-            "v" | "sweep" | "plot" | "flops" | "derate" | "embed" | "theme"
+            "v" | "sweep" | "plot" | "y" | "log" | "flops" | "derate" | "embed" | "theme"
         );
         if single {
             if seen.contains(&name) {
@@ -552,6 +560,17 @@ pub fn decode(query: &str) -> Decoded {
                     show(&v())
                 )),
             },
+            "y" => match SweepMetric::parse(&v()) {
+                Some(m) => s.axes.y = m,
+                None => notes.push(format!(
+                    "y={}: must be achieved, time, fraction or tokens",
+                    show(&v())
+                )),
+            },
+            "log" => match SweepAxes::parse_log(&v()) {
+                Some((x, y)) => (s.axes.log_x, s.axes.log_y) = (x, y),
+                None => notes.push(format!("log={}: must be x, y or xy", show(&v()))),
+            },
             "flops" => match v().to_ascii_lowercase().as_str() {
                 "2mac" => s.options.convention = FlopConvention::TwoPerMac,
                 "1mac" => s.options.convention = FlopConvention::OnePerMac,
@@ -559,7 +578,7 @@ pub fn decode(query: &str) -> Decoded {
             },
             "derate" => {
                 let t = v();
-                match crate::analysis::parse_derate(&t) {
+                match crate::options::parse_derate(&t) {
                     Ok(derate) => s.options.derate = derate,
                     Err(_) => notes.push(format!(
                         "derate={}: must be the achievable fraction of peak (a number from 0.01 to 1)",
@@ -573,8 +592,8 @@ pub fn decode(query: &str) -> Decoded {
                 _ => notes.push(format!("embed={}: must be 1 or 0", show(&v()))),
             },
             "theme" => match v().to_ascii_lowercase().as_str() {
-                "light" => s.theme = Some(Theme::Light),
-                "dark" => s.theme = Some(Theme::Dark),
+                "light" => s.theme = Some(ColorScheme::Light),
+                "dark" => s.theme = Some(ColorScheme::Dark),
                 "auto" | "system" => s.theme = None,
                 _ => notes.push(format!("theme={}: must be light or dark", show(&v()))),
             },
@@ -714,7 +733,8 @@ fn encode_op(op: &Op, out: &mut String) {
 
 /// Encodes a scenario as a canonical query string (without the leading `?`).
 ///
-/// Order: `v=1`, every chip, every op, the sweep, then `plot=` (unless `sweep`), `flops=`
+/// Order: `v=1`, every chip, every op, the sweep, then `plot=` (unless `sweep`), `y=` (unless
+/// `achieved`), `log=` (unless both axes are linear), `flops=`
 /// (unless `2mac`), `derate=` (unless 1), `embed=1` (if set), `theme=` (if set). Numbers
 /// are written losslessly by [`format_exact`], dtypes and choices by id; text is
 /// percent-encoded except ASCII letters, digits and `- . _ ~ /` (a space is `+`).
@@ -747,6 +767,14 @@ pub fn encode(s: &Scenario) -> String {
         out.push_str("&plot=");
         out.push_str(s.plot.as_str());
     }
+    if s.axes.y != SweepMetric::default() {
+        out.push_str("&y=");
+        out.push_str(s.axes.y.as_str());
+    }
+    if let Some(log) = s.axes.log_str() {
+        out.push_str("&log=");
+        out.push_str(log);
+    }
     if s.options.convention == FlopConvention::OnePerMac {
         out.push_str("&flops=1mac");
     }
@@ -758,8 +786,8 @@ pub fn encode(s: &Scenario) -> String {
         out.push_str("&embed=1");
     }
     match s.theme {
-        Some(Theme::Light) => out.push_str("&theme=light"),
-        Some(Theme::Dark) => out.push_str("&theme=dark"),
+        Some(ColorScheme::Light) => out.push_str("&theme=light"),
+        Some(ColorScheme::Dark) => out.push_str("&theme=dark"),
         None => {}
     }
     out

@@ -664,7 +664,7 @@ fn derivation_serde_and_url() {
     let d = url::decode("?chip=h100&op=llm:preset=llama3-70b,tp=2,link=nvlink&sweep=b:1..256");
     assert!(d.notices.is_empty(), "{:?}", d.notices);
     assert_eq!(d.scenario.ops[0].get("layers").unwrap(), "80");
-    let series = d.scenario.series();
+    let series = d.scenario.sweeps();
     assert!(series.iter().all(|s| s.is_ok()));
 }
 

@@ -34,7 +34,7 @@ fn fields_and_preset() {
     assert_eq!(o, op);
     assert!(o.set("act", "-1").is_err());
     assert!(o.set("flops", "0").is_err());
-    let src = model_presets()[0].source;
+    let src = aggregate_presets()[0].source;
     assert!(src.contains("estimate") && src.contains("MLSys"));
 }
 

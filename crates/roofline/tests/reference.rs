@@ -4,8 +4,34 @@
 //! Where texts disagree, `shared/reference/README.md` decides: v5e HBM 8.2e11 (question 1
 //! uses 8.1e11 → 486 and B > 243), H100 dense bf16 9.89e14 → ridge 295 (298 with 1e15).
 
-use roofline::units::format_si;
+use roofline::units::format_quantity;
 use roofline::*;
+
+/// `chip` with one numeric field changed (validated like the form).
+fn with(chip: &Chip, field: ChipField, value: f64) -> Result<Chip, Error> {
+    let mut c = chip.clone();
+    c.set(field, value)?;
+    Ok(c)
+}
+
+/// Critical (ridge) intensity against HBM: `peak(dtype) / hbm` FLOPs per byte.
+fn ridge(chip: &Chip, t: DType) -> Result<f64, Error> {
+    Ok(chip.peak(t)? / chip.hbm)
+}
+
+/// A LayerNorm-like elementwise op on `n` bf16 elements with intensity 5 (the notes' table:
+/// "LayerNorm ~5"): 20 FLOPs per element, 1 input, 1 output, so intensity = 20 / ((1+1)·2) = 5.
+fn layernorm(n: f64) -> Op {
+    Op::labeled(
+        "LayerNorm",
+        OpKind::Elementwise(Elementwise {
+            n,
+            flops: 20.0,
+            inputs: 1.0,
+            t: DType::Bf16,
+        }),
+    )
+}
 
 const V5E_BF16: f64 = 1.97e14;
 const V5E_INT8: f64 = 3.94e14;
@@ -51,7 +77,7 @@ fn v5e_critical_intensity_240() {
     let chip = v5e();
     assert_eq!(chip.bf16, Some(V5E_BF16));
     assert_eq!(chip.hbm, V5E_HBM);
-    let ridge = chip.ridge(DType::Bf16).unwrap();
+    let ridge = ridge(&chip, DType::Bf16).unwrap();
     assert_close(ridge, 240.243_902_439, 1e-9, "v5e ridge");
     assert_eq!(ridge.floor(), 240.0);
     // An HBM-bound op reports the same ridge.
@@ -162,7 +188,7 @@ fn typical_intensities_table() {
         assert!(rel(a.intensity, b) < 0.04, "B={b}: {}", a.intensity);
         assert_eq!(a.bound, bound, "B={b}");
     }
-    let ln = run(&Op::layernorm(1e6), &chip);
+    let ln = run(&layernorm(1e6), &chip);
     assert_eq!(ln.intensity, 5.0);
     let dot = run(&Op::default_for("dot").unwrap(), &chip);
     assert!((dot.intensity - 0.5).abs() < 1e-3);
@@ -180,10 +206,10 @@ fn int8_matmul_question_1() {
         assert_eq!(m.compute_dtype(), DType::Int8);
     }
     // The problem's own figure: a v5e with 8.1e11 bytes/s.
-    let chip81 = v5e().with(ChipField::Hbm, 8.1e11).unwrap();
+    let chip81 = with(&v5e(), ChipField::Hbm, 8.1e11).unwrap();
     assert!(chip81.is_edited());
     let ridge81 = 3.94e14 / 8.1e11; // 486.4
-    assert_eq!(chip81.ridge(DType::Int8).unwrap().floor(), 486.0);
+    assert_eq!(ridge(&chip81, DType::Int8).unwrap().floor(), 486.0);
     let a = run(&op, &chip81);
     assert_eq!(a.bytes_read, b * d + d * f);
     assert_eq!(a.bytes_written, b * f);
@@ -214,7 +240,7 @@ fn int8_matmul_question_1() {
     assert_eq!(approx.floor(), 243.0);
     // And with the app's 8.2e11: 480 and 240.
     let a = run(&op, &v5e());
-    assert_eq!(v5e().ridge(DType::Int8).unwrap().floor(), 480.0);
+    assert_eq!(ridge(&v5e(), DType::Int8).unwrap().floor(), 480.0);
     assert_eq!(a.critical.unwrap().approx.unwrap().floor(), 240.0);
 }
 
@@ -368,11 +394,11 @@ fn per_example_weights_question_4() {
 fn h100_critical_295_and_298() {
     let h100 = preset("h100").unwrap();
     assert_eq!(h100.name, "H100 SXM");
-    let r = h100.ridge(DType::Bf16).unwrap();
+    let r = ridge(&h100, DType::Bf16).unwrap();
     assert_close(r, 9.89e14 / 3.35e12, 1e-12, "H100 ridge");
     assert_eq!(r.floor(), 295.0);
-    let with_1e15 = h100.with(ChipField::Bf16, 1e15).unwrap();
-    assert_eq!(with_1e15.ridge(DType::Bf16).unwrap().floor(), 298.0);
+    let with_1e15 = with(&h100, ChipField::Bf16, 1e15).unwrap();
+    assert_eq!(ridge(&with_1e15, DType::Bf16).unwrap().floor(), 298.0);
     let op = matmul(
         64.0,
         32768.0,
@@ -446,13 +472,13 @@ fn one_teraflop_times() {
     }));
     let h100 = run(&op, &preset("h100").unwrap());
     assert_close(h100.t_math, 1e12 / 9.89e14, 1e-15, "H100 time");
-    assert_eq!(format_si(h100.t_math, Unit::Seconds), "1.01 ms");
+    assert_eq!(format_quantity(h100.t_math, Unit::Seconds), "1.01 ms");
     let mut v6e_91 = Chip::custom("TPU v6e (chapter figure)");
     v6e_91.set(ChipField::Bf16, 9.1e14).unwrap();
     v6e_91.set(ChipField::Hbm, 1.6e12).unwrap();
     let v6e = run(&op, &v6e_91);
     assert_close(v6e.t_math, 1e12 / 9.1e14, 1e-15, "v6e time");
-    assert_eq!(format_si(v6e.t_math, Unit::Seconds), "1.1 ms");
+    assert_eq!(format_quantity(v6e.t_math, Unit::Seconds), "1.1 ms");
     // Derated: the footnote's "80-85%" on GPUs.
     let opts = Options {
         derate: 0.8,
@@ -469,7 +495,7 @@ fn upper_at_most_twice_lower() {
     let chip = v5e();
     let mut ops = vec![
         Op::default_for("dot").unwrap(),
-        Op::layernorm(1e6),
+        layernorm(1e6),
         Op::default_for("bmm").unwrap(),
         Op::default_for("custom").unwrap(),
     ];
@@ -567,7 +593,7 @@ fn one_per_mac_halves_flops_not_times() {
         assert_eq!(a1.fraction, a2.fraction);
         assert_eq!(a1.critical, a2.critical);
     }
-    let tut = a100.with(ChipField::Hbm, 2.0e12).unwrap();
+    let tut = with(&a100, ChipField::Hbm, 2.0e12).unwrap();
     let r2 = analyze(&Op::default_for("matmul").unwrap(), &tut, &two)
         .unwrap()
         .ridge;
@@ -586,10 +612,7 @@ fn one_per_mac_halves_flops_not_times() {
 /// ridge; the README's rule, halving, is what the app does: 78 with 1 FLOP per MAC.)
 #[test]
 fn mlsysim_resnet50_sanity_check() {
-    let a100 = preset("a100")
-        .unwrap()
-        .with(ChipField::Hbm, 2.0e12)
-        .unwrap();
+    let a100 = with(&preset("a100").unwrap(), ChipField::Hbm, 2.0e12).unwrap();
     // Custom ops take vendor (2 per MAC) FLOPs: 4.1e9 MACs-as-FLOPs = 8.2e9.
     let op = Op::new(OpKind::Custom(Custom {
         flops: 8.2e9,

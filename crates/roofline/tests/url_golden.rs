@@ -152,6 +152,8 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
             return eq(sw, value);
         }
         "plot" => return eq(&format!("{:?}", s.plot).to_lowercase(), value),
+        "y" => return eq(s.axes.y.as_str(), value),
+        "log" => return eq(s.axes.log_str().unwrap_or("none"), value),
         "flops" => {
             let f = match s.options.convention {
                 roofline::FlopConvention::TwoPerMac => "2mac",
@@ -257,7 +259,14 @@ fn example_is_the_first_load_scenario() {
         assert_eq!(d.scenario, default);
     }
     // Everything that affects numbers is identical.
-    let (a, b) = (d.scenario.analyses(), default.analyses());
+    // Every op on every chip, chip-major.
+    let analyses = |s: &Scenario| -> Vec<_> {
+        s.chips
+            .iter()
+            .flat_map(|c| s.ops.iter().map(move |o| analyze(o, c, &s.options)))
+            .collect()
+    };
+    let (a, b) = (analyses(&d.scenario), analyses(&default));
     for (x, y) in a.iter().zip(&b) {
         let (x, y) = (x.as_ref().unwrap(), y.as_ref().unwrap());
         assert_eq!(x.t_lower, y.t_lower);

@@ -20,7 +20,7 @@
 use super::topology::{Network, Topology};
 use super::{check, CollectiveKind, CollectiveResult, Combine, MAX_BYTES};
 use crate::error::Error;
-use crate::units::{format_exact, format_si, Unit};
+use crate::units::{format_exact, format_quantity, Unit};
 
 const SEC_RING_AG: &str =
     "sharding.md, Case 2, \"How long does this take?\" and \"A note on ICI latency\"";
@@ -101,13 +101,13 @@ impl Coeffs {
 }
 
 fn fs(x: f64) -> String {
-    format_si(x, Unit::Seconds)
+    format_quantity(x, Unit::Seconds)
 }
 fn fb(x: f64) -> String {
-    format_si(x, Unit::Bytes)
+    format_quantity(x, Unit::Bytes)
 }
 fn fr(x: f64) -> String {
-    format_si(x, Unit::ByteRate)
+    format_quantity(x, Unit::ByteRate)
 }
 fn nn(x: f64) -> String {
     format_exact(x)
@@ -194,7 +194,7 @@ pub fn collective_time(
         derivation.push(format!(
             "Knee: the terms are equal at V = {} / {} per byte = {}; smaller arrays are latency-bound",
             fs(t_latency),
-            format_si(c.kappa, Unit::Seconds),
+            format_quantity(c.kappa, Unit::Seconds),
             fb(k)
         ));
     }

@@ -27,7 +27,7 @@ use super::formulas::{coefficients, collective_time};
 use super::topology::{Network, Topology};
 use super::{check, parse_err, CollectiveKind, CollectiveResult, MAX_CHIPS, MAX_RATE};
 use crate::error::Error;
-use crate::units::{format_exact, format_si, Unit};
+use crate::units::{format_exact, format_quantity, Unit};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
@@ -313,7 +313,7 @@ fn check_peak(x: f64) -> Result<f64, Error> {
 }
 
 fn fs(x: f64) -> String {
-    format_si(x, Unit::Seconds)
+    format_quantity(x, Unit::Seconds)
 }
 fn nn(x: f64) -> String {
     format_exact(x)
@@ -459,7 +459,7 @@ pub fn sharded_matmul(mm: &ShardedMatmul) -> Result<ShardedResult, Error> {
             "{} {} ({}) {} the matmul: {} ({}; {})",
             s.result.kind.name(),
             s.array,
-            format_si(s.result.bytes, Unit::Bytes),
+            format_quantity(s.result.bytes, Unit::Bytes),
             s.when,
             fs(s.result.t_total),
             s.result.formula,

@@ -7,7 +7,7 @@ use super::model::{attn_dot_fwd, part_params, Model, Phase, Times, Window};
 use crate::arch::Params;
 use crate::collective::CollectiveKind;
 use crate::error::Error;
-use crate::units::{format_exact, format_si, format_sig, Unit};
+use crate::units::{format_exact, format_quantity, format_sig, Unit};
 use serde::{Deserialize, Serialize};
 
 /// What binds the step.
@@ -340,16 +340,16 @@ pub struct TrainAnalysis {
 }
 
 fn fs(x: f64) -> String {
-    format_si(x, Unit::Seconds)
+    format_quantity(x, Unit::Seconds)
 }
 fn fb(x: f64) -> String {
-    format_si(x, Unit::Bytes)
+    format_quantity(x, Unit::Bytes)
 }
 fn ff(x: f64) -> String {
-    format_si(x, Unit::Flops)
+    format_quantity(x, Unit::Flops)
 }
 fn fr(x: f64) -> String {
-    format_si(x, Unit::ByteRate)
+    format_quantity(x, Unit::ByteRate)
 }
 fn sig(x: f64) -> String {
     format_sig(x, 4)
@@ -469,7 +469,7 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
         "T_math = b·FLOPs/C = {}·{}/{} = {} (forward {}, backward {})",
         sig(b),
         ff(flops.hardware),
-        format_si(peak, Unit::FlopRate),
+        format_quantity(peak, Unit::FlopRate),
         fs(t.t_math),
         fs(t.t_fwd),
         fs(t.t_bwd)
@@ -868,7 +868,7 @@ fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Criti
         book_rule: format!(
             "weights read 3 times per 6 FLOPs per token: b > (s/2)·C/W_HBM = {}·{}/{} = {} (the chip's ridge)",
             sig(sp / 2.0),
-            format_si(c, Unit::FlopRate),
+            format_quantity(c, Unit::FlopRate),
             fr(cfg.hw.hbm_bw),
             sig(book)
         ),
@@ -902,7 +902,7 @@ fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Criti
                         if g != 1.0 { "(E/k)·" } else { "" },
                         nn(mesh.tp * mesh.pp * mesh.fsdp),
                         if g != 1.0 { format!("{}·", sig(g)) } else { String::new() },
-                        format_si(c, Unit::FlopRate),
+                        format_quantity(c, Unit::FlopRate),
                         fr(w),
                         nn(mesh.tp * mesh.pp * mesh.fsdp),
                         sig(x)
@@ -935,7 +935,7 @@ fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Criti
                         "independent of the batch: compute-bound iff Y < F·W_Y/C = {}·{}/{} = {} (Y = {}: {})",
                         nn(f),
                         fr(w),
-                        format_si(c, Unit::FlopRate),
+                        format_quantity(c, Unit::FlopRate),
                         sig(y),
                         nn(mesh.tp),
                         if mesh.tp < y { "compute-bound" } else { "communication-bound" }

@@ -35,16 +35,9 @@ id_enum! {
         /// Plain SGD: no state.
         Sgd = "sgd",
     }
-    /// Every optimizer, in form order.
-    ALL: [_; 3];
-    /// The id.
-    as_str;
 }
 
 impl Optimizer {
-    /// Every id, in form order.
-    pub const IDS: [&'static str; 3] = ["adam", "momentum", "sgd"];
-
     /// States kept per parameter: 2 (Adam), 1 (momentum), 0 (SGD).
     pub fn states(self) -> f64 {
         match self {
@@ -84,16 +77,9 @@ id_enum! {
         /// DualPipe): no bubble, activations as 1F1B.
         ZeroBubble = "zb",
     }
-    /// Every schedule, in form order.
-    ALL: [_; 3];
-    /// The id.
-    as_str;
 }
 
-impl Schedule {
-    /// Every id, in form order.
-    pub const IDS: [&'static str; 3] = ["1f1b", "gpipe", "zb"];
-}
+impl Schedule {}
 
 impl FromStr for Schedule {
     type Err = Error;

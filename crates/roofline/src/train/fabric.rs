@@ -35,7 +35,7 @@ use crate::collective::{
     MAX_LATENCY, MAX_RATE,
 };
 use crate::error::Error;
-use crate::units::{format_exact, format_si, Unit};
+use crate::units::{format_exact, format_quantity, Unit};
 use serde::{Deserialize, Serialize};
 
 id_enum! {
@@ -56,10 +56,6 @@ id_enum! {
         /// Data parallelism across pods, over the data-center network (torus fabrics).
         Dcn = "dcn",
     }
-    /// Every axis, in display order.
-    ALL: [_; 6];
-    /// The id.
-    as_str;
 }
 
 impl MeshAxis {
@@ -213,7 +209,7 @@ impl Placement {
 }
 
 fn fr(x: f64) -> String {
-    format_si(x, Unit::ByteRate)
+    format_quantity(x, Unit::ByteRate)
 }
 
 fn missing(what: &str, field: &str, name: &str) -> Error {

@@ -35,10 +35,6 @@ id_enum! {
         /// The batch per chip `B/N` in tokens, the chips fixed.
         BatchPerChip = "batch",
     }
-    /// Both axes.
-    ALL: [_; 2];
-    /// The id.
-    as_str;
 }
 
 id_enum! {
@@ -54,10 +50,6 @@ id_enum! {
         /// FSDP × tensor parallelism, the fastest split at each point.
         FsdpTp = "fsdp-tp",
     }
-    /// Every strategy, in legend order.
-    ALL: [_; 4];
-    /// The id.
-    as_str;
 }
 
 /// One point of a curve.

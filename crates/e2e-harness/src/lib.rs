@@ -1,0 +1,655 @@
+//! The browser harness of the end-to-end tests (`tests/e2e*.rs`) and the page benchmark
+//! (`benches/page.rs`): the release build in `dist/` served by an in-process HTTP server on
+//! 127.0.0.1, driven by headless Chromium through a chromedriver that the harness starts and stops
+//! itself (by handle), on free ports. Every wait is bounded; a missing build or browser fails at
+//! once with a message saying what to run.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::process::{Child, Command};
+
+/// One browser at a time: the machine has 2 cores and Chromium is heavy.
+static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The repository root (this crate lives in `crates/e2e-harness`).
+pub fn root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().nth(2).unwrap_or(here).to_path_buf()
+}
+
+/// Where screenshots and downloads go, for people to look at.
+pub fn artifacts_dir() -> PathBuf {
+    let dir = root().join("target").join("e2e");
+    std::fs::create_dir_all(&dir).expect("create target/e2e");
+    dir
+}
+
+/// The built app the server serves: `dist/`, or `$ROOFLINE_DIST` (relative to the repository
+/// root) so that several builds can be tested side by side.
+pub fn dist_dir() -> PathBuf {
+    match std::env::var("ROOFLINE_DIST") {
+        Ok(d) if !d.is_empty() => root().join(d),
+        _ => root().join("dist"),
+    }
+}
+
+/// Requests the server saw: (path, status).
+pub type RequestLog = Arc<Mutex<Vec<(String, u16)>>>;
+
+/// A static file server for `dist/` (at `/` and at `/roofline/`, the sub-path a GitHub Pages
+/// project site uses) and for the test pages in `tests/pages/` (at `/pages/`).
+pub struct Server {
+    pub base: String,
+    pub log: RequestLog,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "wasm" => "application/wasm",
+        "css" => "text/css; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+fn resolve(path: &str) -> Option<PathBuf> {
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    if path.contains("..") {
+        return None;
+    }
+    let (dir, rest) = if let Some(rest) = path.strip_prefix("/pages/") {
+        (root().join("tests").join("pages"), rest)
+    } else if let Some(rest) = path.strip_prefix("/roofline/") {
+        (dist_dir(), rest)
+    } else {
+        (dist_dir(), path.trim_start_matches('/'))
+    };
+    let file = if rest.is_empty() || rest.ends_with('/') {
+        dir.join(rest).join("index.html")
+    } else {
+        dir.join(rest)
+    };
+    file.is_file().then_some(file)
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        let index = dist_dir().join("index.html");
+        assert!(
+            index.is_file(),
+            "{} is missing: build the app first with `trunk build --release` (./dev test does this)",
+            index.display()
+        );
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let log: RequestLog = Arc::default();
+        let task_log = log.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((mut sock, _)) = listener.accept().await else {
+                    return;
+                };
+                let log = task_log.clone();
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 16 * 1024];
+                    let mut used = 0;
+                    // Read the request head (bounded).
+                    while used < buf.len() {
+                        match tokio::time::timeout(
+                            Duration::from_secs(5),
+                            sock.read(&mut buf[used..]),
+                        )
+                        .await
+                        {
+                            Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
+                            Ok(Ok(n)) => used += n,
+                        }
+                        if buf[..used].windows(4).any(|w| w == b"\r\n\r\n") {
+                            break;
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&buf[..used]);
+                    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                    let (status, body, ctype) = match resolve(&path) {
+                        Some(file) => match std::fs::read(&file) {
+                            Ok(bytes) => (200u16, bytes, content_type(&file)),
+                            Err(_) => (500, b"read error".to_vec(), "text/plain"),
+                        },
+                        None => (404, b"not found".to_vec(), "text/plain"),
+                    };
+                    log.lock().unwrap().push((path, status));
+                    let reason = if status == 200 { "OK" } else { "Not Found" };
+                    let header = format!(
+                        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = sock.write_all(header.as_bytes()).await;
+                    let _ = sock.write_all(&body).await;
+                    let _ = sock.shutdown().await;
+                });
+            }
+        });
+        Server { base, log, task }
+    }
+
+    /// Requests that did not succeed (a favicon 404 counts).
+    pub fn failures(&self) -> Vec<(String, u16)> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, s)| *s != 200)
+            .cloned()
+            .collect()
+    }
+}
+
+fn find_chromedriver() -> PathBuf {
+    if let Ok(p) = std::env::var("CHROMEDRIVER") {
+        if !p.is_empty() {
+            return PathBuf::from(p);
+        }
+    }
+    for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+        let p = Path::new(dir).join("chromedriver");
+        if p.is_file() {
+            return p;
+        }
+    }
+    panic!("chromedriver not found: install Chromium and its driver (Debian: apt-get install chromium chromium-driver; ./dev test does this) or set CHROMEDRIVER");
+}
+
+fn find_chrome() -> Option<PathBuf> {
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A browser session with its own chromedriver, profile directory and server.
+pub struct Browser {
+    pub client: Client,
+    pub server: Server,
+    driver: Child,
+    profile: PathBuf,
+    _guard: tokio::sync::MutexGuard<'static, ()>,
+}
+
+/// chromedriver's log endpoint (not in W3C WebDriver, still served by chromedriver): the entries
+/// of one log (`browser`: the console; `performance`: DevTools events) since the last read.
+#[derive(Debug)]
+struct BrowserLog(&'static str);
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({"type": self.0}).to_string()),
+        )
+    }
+}
+
+/// chromedriver's endpoint for a raw DevTools Protocol command on the current page.
+#[derive(Debug)]
+struct Cdp {
+    cmd: String,
+    params: Value,
+}
+
+impl WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session.unwrap_or_default()
+        ))
+    }
+    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({"cmd": self.cmd, "params": self.params}).to_string()),
+        )
+    }
+}
+
+/// What a [`Browser`] records beyond the defaults (each costs a little, so tests opt in).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Options {
+    /// Record every network request the browser makes (chromedriver's performance log with
+    /// DevTools `Network` events), read with [`Browser::network_requests`].
+    pub network_log: bool,
+}
+
+/// One request the browser made (or tried to make), from the DevTools `Network` events.
+#[derive(Debug, Clone)]
+pub struct NetRequest {
+    /// The requested URL (http(s), ws(s), data:, blob:, ...; data: URLs cut to 80 characters).
+    pub url: String,
+    /// DevTools resource type: Document, Script, Stylesheet, Fetch, Image, WebSocket, Other, ...
+    pub kind: String,
+    /// The URL of the document that made it.
+    pub document: String,
+    /// Why it failed, when it did (`csp` when the Content-Security-Policy blocked it).
+    pub blocked: Option<String>,
+}
+
+/// Installed by [`Browser::record_csp_violations`] in every new document, before its scripts:
+/// collects `securitypolicyviolation` events in `window.__cspViolations`. A same-origin frame
+/// (the embed preview) adds to its top window's list, so one read sees the whole page.
+const CSP_RECORDER: &str = r#"(() => {
+  let list = null;
+  try { if (window.top !== window) list = window.top.__cspViolations || null; } catch (e) {}
+  if (!list) list = [];
+  Object.defineProperty(window, '__cspViolations', { value: list, configurable: false });
+  document.addEventListener('securitypolicyviolation', (e) => list.push({
+    directive: e.effectiveDirective, blocked: e.blockedURI, source: e.sourceFile,
+    line: e.lineNumber, sample: e.sample, disposition: e.disposition, document: location.href,
+  }), true);
+})();"#;
+
+impl Browser {
+    /// Start server, chromedriver and a headless Chromium; fail within seconds if anything is missing.
+    pub async fn start() -> Browser {
+        Browser::start_with(Options::default()).await
+    }
+
+    /// [`Browser::start`] with extra recording.
+    pub async fn start_with(options: Options) -> Browser {
+        let guard = BROWSER.lock().await;
+        let server = Server::start().await;
+        let driver_path = find_chromedriver();
+        let port = free_port();
+        let driver = Command::new(&driver_path)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver_path.display()));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on port {port} within 10 s"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let profile =
+            std::env::temp_dir().join(format!("roofline-e2e-{}-{port}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&profile);
+        std::fs::create_dir_all(&profile).unwrap();
+        let mut chrome = json!({
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--disable-default-apps", "--disable-extensions",
+                "--window-size=1280,1000", "--force-device-scale-factor=1",
+                format!("--user-data-dir={}", profile.display()),
+            ],
+            "prefs": {
+                "download.default_directory": artifacts_dir().join("downloads").display().to_string(),
+                "download.prompt_for_download": false,
+                // Several exports in a row are several downloads: allow them without a prompt.
+                "profile.default_content_setting_values.automatic_downloads": 1
+            }
+        });
+        if let Some(bin) = find_chrome() {
+            chrome["binary"] = json!(bin.display().to_string());
+        }
+        let mut logging = json!({"browser": "ALL"});
+        if options.network_log {
+            logging["performance"] = json!("ALL");
+            chrome["perfLoggingPrefs"] = json!({"enableNetwork": true, "enablePage": false});
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), json!("chrome"));
+        caps.insert("goog:chromeOptions".into(), chrome);
+        caps.insert("goog:loggingPrefs".into(), logging);
+        let mut builder =
+            ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+        builder.capabilities(caps);
+        let url = format!("http://127.0.0.1:{port}");
+        let client = tokio::time::timeout(Duration::from_secs(30), builder.connect(&url))
+            .await
+            .expect("Chromium did not start within 30 s")
+            .expect("cannot open a Chromium session through chromedriver");
+        Browser {
+            client,
+            server,
+            driver,
+            profile,
+            _guard: guard,
+        }
+    }
+
+    /// Open `path` (relative to the server root, e.g. `/` or `/?chip=h100`) and wait for the app.
+    pub async fn open(&self, path: &str) {
+        self.client
+            .goto(&format!("{}{}", self.server.base, path))
+            .await
+            .expect("navigate");
+        self.wait_for("[data-ready='true']").await;
+    }
+
+    /// Wait (at most 10 s) for a CSS selector to match.
+    pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("`{css}` did not appear within 10 s: {e}"))
+    }
+
+    /// Run JavaScript (its `return` value comes back as JSON).
+    pub async fn js(&self, script: &str) -> Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Console messages at SEVERE level (errors), from chromedriver's browser log.
+    pub async fn console_errors(&self) -> Vec<String> {
+        let log = self
+            .client
+            .issue_cmd(BrowserLog("browser"))
+            .await
+            .expect("read the browser log");
+        log.as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .filter(|e| e["level"] == "SEVERE")
+                    .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Send a DevTools Protocol command to the current page (through chromedriver).
+    pub async fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.client
+            .issue_cmd(Cdp {
+                cmd: cmd.to_string(),
+                params,
+            })
+            .await
+            .unwrap_or_else(|e| panic!("DevTools command {cmd} failed: {e}"))
+    }
+
+    /// Run `source` in every document (and frame) loaded from now on, before its own scripts.
+    pub async fn on_new_document(&self, source: &str) {
+        self.cdp(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": source }),
+        )
+        .await;
+    }
+
+    /// Record Content-Security-Policy violations in every document loaded from now on; read
+    /// them with [`Browser::csp_violations`].
+    pub async fn record_csp_violations(&self) {
+        self.on_new_document(CSP_RECORDER).await;
+    }
+
+    /// The CSP violations recorded in the current top-level document and its same-origin frames
+    /// (a JSON object each: directive, blocked, source, line, sample, disposition, document).
+    /// `None` when the recorder is not installed in this document.
+    pub async fn csp_violations(&self) -> Option<Vec<Value>> {
+        self.js(
+            "return window.__cspViolations === undefined ? null : window.__cspViolations.slice()",
+        )
+        .await
+        .as_array()
+        .cloned()
+    }
+
+    /// The requests the browser made since the last call (needs [`Options::network_log`]), in
+    /// order: every `Network.requestWillBeSent` and `Network.webSocketCreated`, with the reason
+    /// from `Network.loadingFailed` when one was blocked.
+    pub async fn network_requests(&self) -> Vec<NetRequest> {
+        let log = self
+            .client
+            .issue_cmd(BrowserLog("performance"))
+            .await
+            .expect(
+                "read the performance log (start the browser with Options { network_log: true })",
+            );
+        let mut out: Vec<NetRequest> = Vec::new();
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        for entry in log.as_array().into_iter().flatten() {
+            let Some(text) = entry["message"].as_str() else {
+                continue;
+            };
+            let Ok(msg) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let (method, p) = (&msg["message"]["method"], &msg["message"]["params"]);
+            let id = p["requestId"].as_str().unwrap_or_default().to_string();
+            match method.as_str().unwrap_or_default() {
+                "Network.requestWillBeSent" => {
+                    let mut url = p["request"]["url"].as_str().unwrap_or_default().to_string();
+                    if url.starts_with("data:") && url.len() > 80 {
+                        url = format!("{}…", url.chars().take(80).collect::<String>());
+                    }
+                    by_id.insert(id, out.len());
+                    out.push(NetRequest {
+                        url,
+                        kind: p["type"].as_str().unwrap_or("Other").to_string(),
+                        document: p["documentURL"].as_str().unwrap_or_default().to_string(),
+                        blocked: None,
+                    });
+                }
+                "Network.webSocketCreated" => {
+                    by_id.insert(id, out.len());
+                    out.push(NetRequest {
+                        url: p["url"].as_str().unwrap_or_default().to_string(),
+                        kind: "WebSocket".into(),
+                        document: String::new(),
+                        blocked: None,
+                    });
+                }
+                "Network.loadingFailed" => {
+                    if let Some(&i) = by_id.get(&id) {
+                        out[i].blocked = Some(
+                            p["blockedReason"]
+                                .as_str()
+                                .or(p["errorText"].as_str())
+                                .unwrap_or("failed")
+                                .to_string(),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// `location.search` once the app has written the scenario to the address bar: the app
+    /// waits for edits to pause (250 ms) before it calls `history.replaceState`, so this polls
+    /// until the value has been stable for 600 ms (at most 10 s).
+    pub async fn settled_search(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut last = String::new();
+        let mut since = Instant::now();
+        loop {
+            let now = self
+                .js("return location.search")
+                .await
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            } else if since.elapsed() >= Duration::from_millis(600) || Instant::now() > deadline {
+                return last;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Write a PNG screenshot under target/e2e/ and return its path.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.expect("screenshot");
+        let path = artifacts_dir().join(format!("{name}.png"));
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+
+    /// Number of pixels of a canvas that differ from its top-left pixel (the background).
+    pub async fn canvas_ink(&self, css: &str) -> u64 {
+        let v = self
+            .js(&format!(
+                r#"const c = document.querySelector({css:?});
+                if (!c) return -1;
+                const g = c.getContext('2d');
+                const d = g.getImageData(0, 0, c.width, c.height).data;
+                let n = 0;
+                for (let i = 0; i < d.length; i += 4) {{
+                  if (Math.abs(d[i]-d[0]) + Math.abs(d[i+1]-d[1]) + Math.abs(d[i+2]-d[2]) > 30) n++;
+                }}
+                return n;"#
+            ))
+            .await;
+        let n = v.as_i64().unwrap_or(-1);
+        assert!(n >= 0, "no canvas matches `{css}`");
+        n as u64
+    }
+
+    /// A hash of a canvas's pixels, to tell whether it was redrawn differently.
+    pub async fn canvas_hash(&self, css: &str) -> String {
+        self.js(&format!(
+            r#"const c = document.querySelector({css:?});
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            let h = 2166136261;
+            for (let i = 0; i < d.length; i += 7) {{ h ^= d[i]; h = Math.imul(h, 16777619) >>> 0; }}
+            return c.width + 'x' + c.height + ':' + h;"#
+        ))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    /// All `data-metric` figures of the result row for (op, chip), as metric → data-value.
+    pub async fn row_metrics(&self, op: &str, chip: usize) -> HashMap<String, String> {
+        let v = self
+            .js(&format!(
+                r#"const row = document.querySelector('[data-op="{op}"][data-chip="{chip}"]');
+                if (!row) return null;
+                const out = {{}};
+                row.querySelectorAll('[data-metric]').forEach(e => out[e.dataset.metric] = e.dataset.value);
+                return out;"#
+            ))
+            .await;
+        let obj = v
+            .as_object()
+            .unwrap_or_else(|| panic!("no result row for op {op}, chip {chip}"));
+        obj.iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect()
+    }
+
+    /// Set an input's value as a user would (select all, type) and fire `input` + `change`.
+    pub async fn set_input(&self, css: &str, value: &str) {
+        self.js(&format!(
+            r#"const e = document.querySelector({css:?});
+            if (!e) throw new Error('no element ' + {css:?});
+            e.focus();
+            e.value = {value:?};
+            e.dispatchEvent(new Event('input', {{bubbles: true}}));
+            e.dispatchEvent(new Event('change', {{bubbles: true}}));"#
+        ))
+        .await;
+    }
+
+    /// Click the first element matching `css`.
+    pub async fn click(&self, css: &str) {
+        self.wait_for(css)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("click `{css}`: {e}"));
+    }
+
+    /// Text content of the first element matching `css`.
+    pub async fn text(&self, css: &str) -> String {
+        self.wait_for(css).await.text().await.unwrap_or_default()
+    }
+
+    /// Close the session and stop chromedriver.
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.client.clone().close()).await;
+        let _ = self.driver.kill().await;
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Parse a `data-value` as a number.
+pub fn num(m: &HashMap<String, String>, key: &str) -> f64 {
+    m.get(key)
+        .unwrap_or_else(|| {
+            panic!(
+                "metric `{key}` missing; have {:?}",
+                m.keys().collect::<Vec<_>>()
+            )
+        })
+        .parse()
+        .unwrap_or_else(|_| panic!("metric `{key}` is not a number: {:?}", m[key]))
+}
+
+/// Relative closeness.
+pub fn close_to(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs().max(f64::MIN_POSITIVE)
+}

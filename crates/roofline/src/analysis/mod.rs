@@ -1,0 +1,314 @@
+//! Roofline analysis of one operation on one chip.
+//!
+//! With `P` the (derated) peak the operation runs at and, for each resource `r` it moves
+//! bytes over, `bytes_r` and bandwidth `BW_r`:
+//!
+//! * `T_math = FLOPs / P`
+//! * `T_r = bytes_r / BW_r`; `T_comms = max_r T_r`
+//! * `T_lower = max(T_math, T_comms)`; `T_upper = T_math + Σ_r T_r`
+//!   (≤ 2·T_lower with one resource; ≤ (1 + #resources)·T_lower in general)
+//! * `intensity = FLOPs / bytes_binding` where the binding resource has the largest `T_r`
+//! * `ridge = P / BW_binding`; compute-bound iff `T_math ≥ T_comms` (ties → compute), i.e.
+//!   iff `intensity ≥ ridge`
+//! * `achieved = FLOPs / T_lower`, `fraction = achieved / nominal peak`
+//!
+//! The 1-FLOP-per-MAC convention halves displayed FLOPs, intensities, ridges, achieved and
+//! peak, and changes no time.
+
+//!
+//! Layout: this file holds the result types and [`analyze`]; `derivation.rs` the worked
+//! derivation of one operation; `composite.rs` the sums over a composite's parts (`llm`).
+
+mod composite;
+mod derivation;
+
+pub use self::composite::PartTime;
+pub(crate) use self::composite::{bound_order, eval_op};
+pub use crate::eval::{Critical, Tiled};
+pub use crate::options::{parse_derate, FlopConvention, Options};
+pub use crate::resource::{Bound, ExecUnit, Resource};
+
+use crate::chip::Chip;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::eval::{eval_cost, pow2_scale, solve_critical, Cost, Eval, RawTerm, Sample};
+use crate::op::{Op, OpKind};
+use serde::{Deserialize, Serialize};
+
+/// Traffic on one resource.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CommTerm {
+    /// The resource.
+    pub resource: Resource,
+    /// Bytes moved (per chip).
+    pub bytes: f64,
+    /// Bandwidth, bytes/s.
+    pub bandwidth: f64,
+    /// `bytes / bandwidth`, seconds.
+    pub time: f64,
+    /// `FLOPs / bytes` (displayed convention).
+    pub intensity: f64,
+    /// `peak / bandwidth` (derated peak, displayed convention): the ridge of this roof.
+    pub ridge: f64,
+}
+
+/// The compute side of an analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ComputeInfo {
+    /// The dtype the FLOPs run in.
+    pub dtype: DType,
+    /// The unit (vector unit or a dtype peak).
+    pub unit: ExecUnit,
+    /// Nominal peak, FLOPs/s (displayed convention).
+    pub peak: f64,
+    /// Derate applied (1 = none).
+    pub derate: f64,
+    /// `peak · derate`, FLOPs/s (displayed convention).
+    pub effective_peak: f64,
+}
+
+/// The full analysis of an operation on a chip. All FLOP quantities follow
+/// `convention`; times never depend on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The analysed operation.
+    pub op: Op,
+    /// The chip's display name.
+    pub chip_name: String,
+    /// The FLOP convention used for display.
+    pub convention: FlopConvention,
+    /// FLOPs per chip.
+    pub flops: f64,
+    /// Bytes over all resources, per chip.
+    pub bytes: f64,
+    /// Bytes read from memory (inputs and weights, wherever they come from).
+    pub bytes_read: f64,
+    /// Bytes written to HBM.
+    pub bytes_written: f64,
+    /// One term per resource, HBM first.
+    pub comms: Vec<CommTerm>,
+    /// The resource with the largest time (binds unless compute-bound).
+    pub binding: Resource,
+    /// `FLOPs / bytes` of the binding resource.
+    pub intensity: f64,
+    /// The simple approximation with its formula (`≈ B`, `≈ 2B`, `= D/2`, `→ 1/2`, `≈ 2`).
+    pub approx_intensity: Option<(f64, String)>,
+    /// Dtype, unit and peak.
+    pub compute: ComputeInfo,
+    /// `FLOPs / (peak·derate)`, seconds.
+    pub t_math: f64,
+    /// The largest comm term, seconds.
+    pub t_comms: f64,
+    /// `max(T_math, all comm terms)`.
+    pub t_lower: f64,
+    /// `T_math + Σ comm terms`.
+    pub t_upper: f64,
+    /// What limits the operation.
+    pub bound: Bound,
+    /// `FLOPs / T_lower`, FLOPs/s.
+    pub achieved: f64,
+    /// `achieved / peak` (nominal peak), in 0..=1.
+    pub fraction: f64,
+    /// `peak·derate / bandwidth of the binding resource`, FLOPs/byte.
+    pub ridge: f64,
+    /// The exact critical batch (or D), when the operation has one.
+    pub critical: Option<Critical>,
+    /// Bytes resident in HBM.
+    pub memory: f64,
+    /// The chip's HBM capacity.
+    pub capacity: f64,
+    /// `memory ≤ capacity`.
+    pub fits: bool,
+    /// Tiling footnote figures, when tiles are set.
+    pub tiled: Option<Tiled>,
+    /// For a composite operation (`llm`): one line per part with its times; empty otherwise.
+    /// See [`crate::workload`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartTime>,
+}
+
+impl Analysis {
+    /// The term of a resource, if the operation uses it.
+    pub fn term(&self, resource: Resource) -> Option<&CommTerm> {
+        self.comms.iter().find(|c| c.resource == resource)
+    }
+}
+
+/// The costs of `kind` with the numeric field `dim` set to `0` and to `s` (the two ends an
+/// [`crate::eval::Affine`] interpolates between).
+pub(crate) fn costs_at_0_and(
+    kind: &OpKind,
+    dim: &str,
+    s: f64,
+    chip: &Chip,
+) -> Result<(Cost, Cost), Error> {
+    let mut k0 = kind.clone();
+    k0.set_num_raw(dim, 0.0);
+    let mut k1 = kind.clone();
+    k1.set_num_raw(dim, s);
+    Ok((k0.behavior().cost(chip)?, k1.behavior().cost(chip)?))
+}
+
+/// Validates everything an analysis depends on.
+pub(crate) fn check_inputs(kind: &OpKind, chip: &Chip, opts: &Options) -> Result<(), Error> {
+    opts.validate()?;
+    chip.check()?;
+    kind.validate()
+}
+
+/// The [`Sample`] of `kind` with its critical dimension `dim` at `x`: FLOPs and bytes of one
+/// operation, or a composite's summed times.
+fn sample_at(kind: &OpKind, dim: &str, x: f64, chip: &Chip, derate: f64) -> Result<Sample, Error> {
+    let mut k = kind.clone();
+    k.set_num_raw(dim, x);
+    let b = k.behavior();
+    Ok(match b.composite() {
+        Some(c) => composite::sample(&c, chip, derate)?,
+        None => Sample::of_cost(&b.cost(chip)?, derate),
+    })
+}
+
+/// The exact critical value of the operation's critical dimension (`b`, or `d` for a matmul
+/// sharded along D), for a single operation or a composite alike: sampled at 0 and at a
+/// power of two near the current value (exact division, and no cancellation when the
+/// constant part dwarfs the slope), then [`solve_critical`].
+fn critical(kind: &OpKind, chip: &Chip, derate: f64) -> Result<Option<Critical>, Error> {
+    let b = kind.behavior();
+    let Some(dim) = b.critical_dim() else {
+        return Ok(None);
+    };
+    let s = pow2_scale(kind.get_num(dim).unwrap_or(1.0));
+    let at0 = sample_at(kind, dim, 0.0, chip, derate)?;
+    let at_s = sample_at(kind, dim, s, chip, derate)?;
+    Ok(
+        solve_critical(s, &at0, &at_s).map(|(value, resource, rate)| Critical {
+            dim: dim.to_string(),
+            value,
+            approx: b.approx_critical(resource, at_s.math_rate, rate),
+            resource,
+        }),
+    )
+}
+
+/// Analyses `op` on `chip`: times, bounds, intensity, ridge, exact critical batch, memory
+/// fit. Validates every input first (op fields, chip values, options) and fails with a typed
+/// error on a missing peak or link (`no fp8 peak on A100 SXM`); never panics, and every
+/// number in a successful result is finite.
+///
+/// A composite operation (`llm`) is analysed part by part and summed: see
+/// [`crate::workload`] (`T_lower = Σ repeat·T_lower`, `T_upper = Σ repeat·T_upper`, bound by
+/// the resource with the largest summed time).
+pub fn analyze(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> {
+    check_inputs(&op.kind, chip, opts)?;
+    analyze_unchecked(op, chip, opts)
+}
+
+/// [`analyze`] without validating the op (inputs already checked; parts of a composite).
+pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> {
+    let b = op.kind.behavior();
+    if let Some(c) = b.composite() {
+        return composite::analyze_composite(op, &c, chip, opts);
+    }
+    let cost = b.cost(chip)?;
+    let ev = eval_cost(&cost, opts.derate);
+    let conv = opts.convention.factor();
+    let mut a = assemble(
+        op,
+        chip,
+        opts,
+        &ev,
+        cost.terms(),
+        Specific {
+            dtype: cost.dtype,
+            unit: cost.unit,
+            bytes_read: cost.bytes_read,
+            bytes_written: cost.bytes_written,
+            memory: cost.memory,
+            critical: critical(&op.kind, chip, opts.derate)?,
+            tiled: b.tiled(conv),
+            parts: Vec::new(),
+        },
+    );
+    a.approx_intensity = b.approx_intensity(a.binding, conv);
+    Ok(a)
+}
+
+/// What an [`Analysis`] takes from its operation beyond the [`Eval`] and the traffic terms.
+pub(crate) struct Specific {
+    pub dtype: DType,
+    pub unit: ExecUnit,
+    pub bytes_read: f64,
+    pub bytes_written: f64,
+    pub memory: f64,
+    pub critical: Option<Critical>,
+    pub tiled: Option<Tiled>,
+    pub parts: Vec<PartTime>,
+}
+
+/// The [`Analysis`] of an [`Eval`] with its traffic `terms` (one per resource, in the order
+/// of `ev.binding`), for one operation or a composite's sums alike; `approx_intensity` is
+/// left for the caller.
+pub(crate) fn assemble(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    ev: &Eval,
+    terms: &[RawTerm],
+    x: Specific,
+) -> Analysis {
+    let conv = opts.convention.factor();
+    let comms: Vec<CommTerm> = terms
+        .iter()
+        .map(|t| CommTerm {
+            resource: t.resource,
+            bytes: t.bytes,
+            bandwidth: t.bw,
+            time: t.bytes / t.bw,
+            intensity: conv * ev.flops / t.bytes,
+            ridge: conv * ev.peak_eff / t.bw,
+        })
+        .collect();
+    let bind = comms.get(ev.binding).copied().unwrap_or(CommTerm {
+        resource: Resource::Hbm,
+        bytes: 0.0,
+        bandwidth: chip.hbm,
+        time: 0.0,
+        intensity: 0.0,
+        ridge: conv * ev.peak_eff / chip.hbm,
+    });
+    let achieved = ev.achieved();
+    Analysis {
+        op: op.clone(),
+        chip_name: chip.name.clone(),
+        convention: opts.convention,
+        flops: conv * ev.flops,
+        bytes: comms.iter().map(|c| c.bytes).sum(),
+        bytes_read: x.bytes_read,
+        bytes_written: x.bytes_written,
+        binding: bind.resource,
+        intensity: bind.intensity,
+        approx_intensity: None,
+        compute: ComputeInfo {
+            dtype: x.dtype,
+            unit: x.unit,
+            peak: conv * ev.peak,
+            derate: opts.derate,
+            effective_peak: conv * ev.peak_eff,
+        },
+        t_math: ev.t_math,
+        t_comms: ev.t_max,
+        t_lower: ev.t_lower(),
+        t_upper: ev.t_upper(),
+        bound: ev.bound,
+        achieved: conv * achieved,
+        fraction: (achieved / ev.peak).min(1.0),
+        ridge: bind.ridge,
+        critical: x.critical,
+        memory: x.memory,
+        capacity: chip.hbm_cap,
+        fits: x.memory <= chip.hbm_cap,
+        tiled: x.tiled,
+        comms,
+        parts: x.parts,
+    }
+}

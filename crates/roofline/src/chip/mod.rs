@@ -1,0 +1,469 @@
+//! Chips: peaks, bandwidths and capacities, with a preset catalog whose every number cites
+//! its source (see [`Chip::source`]).
+//!
+//! All values are in base units: dense FLOPs/s (OPs/s for integers), bytes/s per direction,
+//! bytes. "Dense" means without 2:4 structured sparsity: vendors' sheets quoting sparse
+//! figures are halved (the H100's 1,979 bf16 TFLOPS "with sparsity" is 9.89e14 dense).
+
+mod field;
+mod presets;
+
+pub use self::field::ChipField;
+
+use self::presets::{PresetDef, Spec};
+use crate::dtype::{DType, PeakKey};
+use crate::error::Error;
+use crate::units::{format_exact, parse_quantity_unit, Unit};
+use serde::{Deserialize, Serialize};
+
+/// How a chip's scale-up links reach a peer.
+///
+/// * [`Interconnect::PointToPoint`]: TPU ICI (torus) and AMD Infinity Fabric (full mesh): a
+///   neighbour is reached over **one** link, so the bandwidth to a peer is `ici`.
+/// * [`Interconnect::Switch`]: NVIDIA NVLink through NVSwitch: every link goes to the switch,
+///   so a peer is reached over **all** links: `ici × links`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Interconnect {
+    /// One link per peer (TPU ICI torus, AMD Infinity Fabric mesh).
+    #[default]
+    PointToPoint,
+    /// All links to a switch (NVLink + NVSwitch).
+    Switch,
+}
+
+/// An accelerator: dense peaks per dtype, memory and link bandwidths, capacities.
+///
+/// Optional values are `None` when the chip has no such unit or no trustworthy published
+/// figure; the analysis then fails with a typed error (e.g. `no int8 peak on TPU v6e`), never
+/// falling back to another value. Create one with [`preset`], [`Chip::custom`], and edit with
+/// [`Chip::set`] / [`Chip::set_str`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chip {
+    /// Display name (`TPU v5e`, `H100 SXM`).
+    pub name: String,
+    /// The preset this chip came from (`tpu-v5e`), `None` for a chip built from scratch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset_id: Option<String>,
+    /// How scale-up links reach a peer; see [`Chip::peer_bandwidth`].
+    #[serde(default)]
+    pub interconnect: Interconnect,
+    /// Dense fp32 FLOPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp32: Option<f64>,
+    /// Dense tf32 FLOPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tf32: Option<f64>,
+    /// Dense bf16 FLOPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf16: Option<f64>,
+    /// Dense fp16 FLOPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp16: Option<f64>,
+    /// Dense fp8 FLOPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp8: Option<f64>,
+    /// Dense int8 OPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub int8: Option<f64>,
+    /// Dense int4 OPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub int4: Option<f64>,
+    /// Dense fp4 FLOPs/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp4: Option<f64>,
+    /// Vector unit FLOPs/s (dot products and elementwise ops run here when present).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vpu: Option<f64>,
+    /// HBM bandwidth, bytes/s.
+    pub hbm: f64,
+    /// HBM capacity, bytes.
+    pub hbm_cap: f64,
+    /// On-chip memory bandwidth (VMEM), bytes/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onchip: Option<f64>,
+    /// On-chip memory capacity, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onchip_cap: Option<f64>,
+    /// Host link bandwidth per direction, bytes/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie: Option<f64>,
+    /// Scale-up link bandwidth per direction **per link**, bytes/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ici: Option<f64>,
+    /// Number of scale-up links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<f64>,
+    /// Data-center network bandwidth per chip, bytes/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcn: Option<f64>,
+}
+
+/// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
+/// b200 mi300x l4`.
+pub fn presets() -> Vec<Chip> {
+    presets::PRESETS.iter().map(PresetDef::chip).collect()
+}
+
+/// The preset ids, in catalog order.
+pub fn preset_ids() -> Vec<&'static str> {
+    presets::PRESETS.iter().map(|p| p.id).collect()
+}
+
+/// The preset with this id (`tpu-v5e`, `h100`, ...), or `None`.
+pub fn preset(id: &str) -> Option<Chip> {
+    presets::find(id.trim()).map(PresetDef::chip)
+}
+
+impl Chip {
+    /// A chip built from scratch, with no preset and no optional values. Its required values
+    /// are round placeholders to be edited: `bf16` 1e15 FLOPs/s, `hbm` 1e12 B/s, `hbm_cap`
+    /// 1e11 B ([`Chip::source`] says so).
+    pub fn custom(name: &str) -> Chip {
+        let name = name.trim();
+        Chip {
+            name: if name.is_empty() {
+                "Custom chip".into()
+            } else {
+                name.chars().take(80).collect()
+            },
+            preset_id: None,
+            interconnect: Interconnect::PointToPoint,
+            fp32: None,
+            tf32: None,
+            bf16: Some(1e15),
+            fp16: None,
+            fp8: None,
+            int8: None,
+            int4: None,
+            fp4: None,
+            vpu: None,
+            hbm: 1e12,
+            hbm_cap: 1e11,
+            onchip: None,
+            onchip_cap: None,
+            pcie: None,
+            ici: None,
+            links: None,
+            dcn: None,
+        }
+    }
+
+    fn slot(&mut self, field: ChipField) -> Option<&mut Option<f64>> {
+        Some(match field {
+            ChipField::Fp32 => &mut self.fp32,
+            ChipField::Tf32 => &mut self.tf32,
+            ChipField::Bf16 => &mut self.bf16,
+            ChipField::Fp16 => &mut self.fp16,
+            ChipField::Fp8 => &mut self.fp8,
+            ChipField::Int8 => &mut self.int8,
+            ChipField::Int4 => &mut self.int4,
+            ChipField::Fp4 => &mut self.fp4,
+            ChipField::Vpu => &mut self.vpu,
+            ChipField::Onchip => &mut self.onchip,
+            ChipField::OnchipCap => &mut self.onchip_cap,
+            ChipField::Pcie => &mut self.pcie,
+            ChipField::Ici => &mut self.ici,
+            ChipField::Links => &mut self.links,
+            ChipField::Dcn => &mut self.dcn,
+            ChipField::Name | ChipField::Hbm | ChipField::HbmCap => return None,
+        })
+    }
+
+    /// The numeric value of a field (`None` for `name` and for absent values).
+    pub fn get(&self, field: ChipField) -> Option<f64> {
+        match field {
+            ChipField::Name => None,
+            ChipField::Hbm => Some(self.hbm),
+            ChipField::HbmCap => Some(self.hbm_cap),
+            ChipField::Fp32 => self.fp32,
+            ChipField::Tf32 => self.tf32,
+            ChipField::Bf16 => self.bf16,
+            ChipField::Fp16 => self.fp16,
+            ChipField::Fp8 => self.fp8,
+            ChipField::Int8 => self.int8,
+            ChipField::Int4 => self.int4,
+            ChipField::Fp4 => self.fp4,
+            ChipField::Vpu => self.vpu,
+            ChipField::Onchip => self.onchip,
+            ChipField::OnchipCap => self.onchip_cap,
+            ChipField::Pcie => self.pcie,
+            ChipField::Ici => self.ici,
+            ChipField::Links => self.links,
+            ChipField::Dcn => self.dcn,
+        }
+    }
+
+    /// A field as lossless text: the name, or the number via [`format_exact`]; `None` when
+    /// absent.
+    pub fn get_str(&self, field: ChipField) -> Option<String> {
+        match field {
+            ChipField::Name => Some(self.name.clone()),
+            f => self.get(f).map(format_exact),
+        }
+    }
+
+    /// Checks a numeric value for a field: positive, finite, from 1 to 1e30 (`links`: an
+    /// integer from 1 to 1024).
+    pub fn validate(field: ChipField, value: f64) -> Result<f64, Error> {
+        if field == ChipField::Name {
+            return Err(Error::invalid("name", format_exact(value), "must be text"));
+        }
+        let (min, max, integer) = field.range();
+        let ok =
+            value.is_finite() && value >= min && value <= max && (!integer || value.fract() == 0.0);
+        if ok {
+            Ok(value)
+        } else if integer {
+            Err(Error::invalid(
+                field.as_str(),
+                format_exact(value),
+                format!(
+                    "must be a whole number of links from {} to {}",
+                    format_exact(min),
+                    format_exact(max)
+                ),
+            ))
+        } else {
+            Err(Error::invalid(
+                field.as_str(),
+                format_exact(value),
+                format!(
+                    "must be a positive finite {} from 1 to 1e30 {}",
+                    field.label(),
+                    field.unit().map(Unit::symbol).unwrap_or("")
+                )
+                .trim_end()
+                .to_string(),
+            ))
+        }
+    }
+
+    /// Checks every numeric value of the chip with [`Chip::validate`] (chips built by hand or
+    /// deserialised may hold anything).
+    pub fn check(&self) -> Result<(), Error> {
+        for f in ChipField::ALL {
+            if let Some(v) = self.get(f) {
+                Chip::validate(f, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets a numeric field in place after [`Chip::validate`].
+    pub fn set(&mut self, field: ChipField, value: f64) -> Result<(), Error> {
+        let v = Chip::validate(field, value)?;
+        match field {
+            ChipField::Hbm => self.hbm = v,
+            ChipField::HbmCap => self.hbm_cap = v,
+            f => {
+                if let Some(slot) = self.slot(f) {
+                    *slot = Some(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A copy with an optional field removed (`hbm`, `hbm_cap` and `name` are required and
+    /// give an error).
+    pub fn without(&self, field: ChipField) -> Result<Chip, Error> {
+        let mut c = self.clone();
+        match c.slot(field) {
+            Some(slot) => {
+                *slot = None;
+                Ok(c)
+            }
+            None => Err(Error::invalid(
+                field.as_str(),
+                "",
+                format!("{} is required and cannot be removed", field.label()),
+            )),
+        }
+    }
+
+    /// Sets a field from text: the name (trimmed, 1 to 80 characters), or a number read by
+    /// [`parse_quantity_unit`] (`820G`, `1.97e14`, `3.35 TB/s`; a unit, if given, must match
+    /// the field's). `none` or `-` removes an optional value. Empty text is an error
+    /// (`hbm=: empty; type a number, or none to remove it`): a field cleared to be retyped
+    /// never silently drops a value.
+    pub fn set_str(&mut self, field: ChipField, text: &str) -> Result<(), Error> {
+        let t = text.trim();
+        if field == ChipField::Name {
+            if t.is_empty() || t.chars().count() > 80 {
+                return Err(Error::invalid(
+                    "name",
+                    t,
+                    "must be 1 to 80 characters of text",
+                ));
+            }
+            self.name = t.to_string();
+            return Ok(());
+        }
+        if t.is_empty() {
+            let how = if field.is_required() {
+                "type a number"
+            } else {
+                "type a number, or none to remove it"
+            };
+            return Err(Error::invalid(field.as_str(), "", format!("empty; {how}")));
+        }
+        if t.eq_ignore_ascii_case("none") || t == "-" {
+            *self = self.without(field)?;
+            return Ok(());
+        }
+        let (v, unit) = parse_quantity_unit(t).map_err(|e| match e {
+            Error::Parse { reason, .. } => Error::invalid(field.as_str(), t, reason),
+            other => other,
+        })?;
+        if let (Some(given), Some(want)) = (unit, field.unit()) {
+            if given != want && want != Unit::Count {
+                return Err(Error::invalid(
+                    field.as_str(),
+                    t,
+                    format!(
+                        "unit {} does not fit {} ({})",
+                        given.symbol(),
+                        field.label(),
+                        want.symbol()
+                    ),
+                ));
+            }
+        }
+        self.set(field, v)
+    }
+
+    /// Where a value comes from: the preset's source note (vendor page or book passage), or a
+    /// note that the value was edited, is a placeholder, or is absent. Never empty.
+    pub fn source(&self, field: ChipField) -> &'static str {
+        if let Some(def) = self.preset_id.as_deref().and_then(presets::find) {
+            let spec = def.spec(field);
+            let same = match field {
+                ChipField::Name => self.name == def.name,
+                f => self.get(f) == spec.v,
+            };
+            return if same {
+                spec.src
+            } else if field != ChipField::Name && self.get(field).is_none() {
+                "removed by the user (the preset has a value)"
+            } else {
+                "edited by the user: differs from the preset's value"
+            };
+        }
+        match field {
+            ChipField::Name => "custom chip: name given by the user",
+            ChipField::Bf16 if self.bf16 == Some(1e15) => {
+                "placeholder of a custom chip (1e15): set your own value"
+            }
+            ChipField::Hbm if self.hbm == 1e12 => {
+                "placeholder of a custom chip (1e12): set your own value"
+            }
+            ChipField::HbmCap if self.hbm_cap == 1e11 => {
+                "placeholder of a custom chip (1e11): set your own value"
+            }
+            f if self.get(f).is_some() => "custom chip: value entered by the user",
+            _ => "custom chip: not set",
+        }
+    }
+
+    /// The dense peak for a peak key, if the chip has one.
+    pub fn peak_for(&self, key: PeakKey) -> Option<f64> {
+        self.get(ChipField::from_peak(key))
+    }
+
+    /// The dense peak a dtype computes at; error `no fp8 peak on A100 SXM` when absent.
+    pub fn peak(&self, dtype: DType) -> Result<f64, Error> {
+        let key = dtype.peak_key();
+        self.peak_for(key).ok_or_else(|| Error::MissingPeak {
+            key: key.as_str().into(),
+            chip: self.name.clone(),
+        })
+    }
+
+    /// Bandwidth to one peer over the scale-up network, bytes/s per direction.
+    ///
+    /// * point-to-point (TPU ICI, Infinity Fabric): `ici` (one link reaches a neighbour; TPU
+    ///   v5e: 4.5e10);
+    /// * switch (NVLink): `ici × links` (H100: 18 × 2.5e10 = 4.5e11).
+    ///
+    /// `None` when `ici` is absent, or `links` is absent on a switched chip.
+    pub fn peer_bandwidth(&self) -> Option<f64> {
+        let ici = self.ici?;
+        match self.interconnect {
+            Interconnect::PointToPoint => Some(ici),
+            Interconnect::Switch => self.links.map(|l| ici * l),
+        }
+    }
+
+    /// Whether this chip came from a preset and differs from it in any value or the name.
+    pub fn is_edited(&self) -> bool {
+        match self.preset_id.as_deref().and_then(preset) {
+            Some(p) => *self != p,
+            None => false,
+        }
+    }
+
+    /// Restores the preset's values (no effect on a chip without a known preset).
+    pub fn reset(&mut self) {
+        if let Some(p) = self.preset_id.as_deref().and_then(preset) {
+            *self = p;
+        }
+    }
+}
+
+/// Reading the catalog's pure data.
+impl PresetDef {
+    /// The value and source note of one field.
+    pub(crate) fn spec(&self, f: ChipField) -> Spec {
+        match f {
+            ChipField::Name => Spec {
+                v: None,
+                src: self.name_src,
+            },
+            ChipField::Fp32 => self.fp32,
+            ChipField::Tf32 => self.tf32,
+            ChipField::Bf16 => self.bf16,
+            ChipField::Fp16 => self.fp16,
+            ChipField::Fp8 => self.fp8,
+            ChipField::Int8 => self.int8,
+            ChipField::Int4 => self.int4,
+            ChipField::Fp4 => self.fp4,
+            ChipField::Vpu => self.vpu,
+            ChipField::Hbm => self.hbm,
+            ChipField::HbmCap => self.hbm_cap,
+            ChipField::Onchip => self.onchip,
+            ChipField::OnchipCap => self.onchip_cap,
+            ChipField::Pcie => self.pcie,
+            ChipField::Ici => self.ici,
+            ChipField::Links => self.links,
+            ChipField::Dcn => self.dcn,
+        }
+    }
+
+    /// The chip this preset defines.
+    pub(crate) fn chip(&self) -> Chip {
+        Chip {
+            name: self.name.to_string(),
+            preset_id: Some(self.id.to_string()),
+            interconnect: self.interconnect,
+            fp32: self.fp32.v,
+            tf32: self.tf32.v,
+            bf16: self.bf16.v,
+            fp16: self.fp16.v,
+            fp8: self.fp8.v,
+            int8: self.int8.v,
+            int4: self.int4.v,
+            fp4: self.fp4.v,
+            vpu: self.vpu.v,
+            // Every preset has both; 0 would be caught by the catalog test.
+            hbm: self.hbm.v.unwrap_or(0.0),
+            hbm_cap: self.hbm_cap.v.unwrap_or(0.0),
+            onchip: self.onchip.v,
+            onchip_cap: self.onchip_cap.v,
+            pcie: self.pcie.v,
+            ici: self.ici.v,
+            links: self.links.v,
+            dcn: self.dcn.v,
+        }
+    }
+}

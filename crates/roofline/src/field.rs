@@ -1,0 +1,441 @@
+//! Field specs: what each field of an operation kind is (key, label, type, range, help), the
+//! constructors kinds declare them with, and `op_fields!`, the declarative list a kind's
+//! field access is generated from.
+
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::units::{format_exact, parse_quantity};
+use serde::Serialize;
+
+/// Largest size per dimension: 1e15 elements.
+pub(crate) const MAX_DIM: f64 = 1e15;
+
+/// The type of an operation field, for building forms.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum FieldType {
+    /// A real number (FLOPs per element, custom FLOPs/bytes).
+    Number,
+    /// A whole number (sizes, counts).
+    Integer,
+    /// A dtype id (`bf16`, `int8`, ...; see [`DType`]).
+    DType,
+    /// One of a fixed list of ids.
+    Choice(&'static [&'static str]),
+}
+
+/// Describes one field of an operation kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldSpec {
+    /// The key (`b`, `d`, `compute`, ...).
+    pub key: &'static str,
+    /// A short label for forms.
+    pub label: &'static str,
+    /// The value type.
+    pub ty: FieldType,
+    /// The default value as text (as [`Op::get`] would return it).
+    pub default: &'static str,
+    /// A help sentence (with the formula the field enters).
+    pub help: &'static str,
+    /// What the field must be, for error messages (`a positive size`).
+    pub what: &'static str,
+    /// Smallest allowed value (numeric fields).
+    pub min: f64,
+    /// Largest allowed value (numeric fields).
+    pub max: f64,
+    /// The word that means "not set" for optional fields (`auto`, `off`), else `None`.
+    pub none: Option<&'static str>,
+}
+
+impl FieldSpec {
+    /// Whether the field takes a number (and can be swept).
+    pub fn is_numeric(&self) -> bool {
+        matches!(self.ty, FieldType::Number | FieldType::Integer)
+    }
+
+    /// Whether a number field takes 0 or values from 1 up (a real field whose minimum is 0:
+    /// custom FLOPs, activation bytes). A fraction of one FLOP or byte is never meant, and a
+    /// tiny positive value (`1e-306`) would make ratios such as `flops/act` infinite.
+    fn zero_or_from_one(&self) -> bool {
+        self.ty == FieldType::Number && self.min == 0.0
+    }
+
+    /// Checks a number against this field's range (finite, within `min..=max`, whole for
+    /// integers; 0 or from 1 up for a real field whose minimum is 0). The error names the
+    /// field and the range: `d=-5: must be a positive size (an integer from 1 to 1e15)`.
+    /// Returns the value, `-0` as `0` (no range is negative, and a stored `-0` would show as
+    /// `-0`).
+    pub fn check(&self, v: f64) -> Result<f64, Error> {
+        let integer = self.ty == FieldType::Integer;
+        let ok = v.is_finite()
+            && v >= self.min
+            && v <= self.max
+            && (!integer || v.fract() == 0.0)
+            && !(self.zero_or_from_one() && v > 0.0 && v < 1.0);
+        if ok {
+            Ok(v + 0.0)
+        } else {
+            Err(Error::invalid(self.key, format_exact(v), self.reason()))
+        }
+    }
+
+    /// The allowed range in words: `must be a positive size (an integer from 1 to 1e15)`.
+    pub fn reason(&self) -> String {
+        match self.ty {
+            FieldType::Integer => format!(
+                "must be {} (an integer from {} to {})",
+                self.what,
+                format_exact(self.min),
+                format_exact(self.max)
+            ),
+            FieldType::Number if self.zero_or_from_one() => format!(
+                "must be {} (0, or a number from 1 to {})",
+                self.what,
+                format_exact(self.max)
+            ),
+            FieldType::Number => format!(
+                "must be {} (a number from {} to {})",
+                self.what,
+                format_exact(self.min),
+                format_exact(self.max)
+            ),
+            FieldType::DType => {
+                "must be a dtype: fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8 int4 fp4".to_string()
+            }
+            FieldType::Choice(c) => format!("must be one of {}", c.join(", ")),
+        }
+    }
+
+    /// Parses text for a numeric field (accepts `4k`, `1.97e14`, `16GiB`, ...) and checks
+    /// the range.
+    pub fn parse_num(&self, text: &str) -> Result<f64, Error> {
+        let v = parse_quantity(text).map_err(|e| match e {
+            Error::Parse { reason, .. } => Error::invalid(
+                self.key,
+                text.trim(),
+                format!("{}; {}", reason, self.reason()),
+            ),
+            other => other,
+        })?;
+        self.check(v)
+    }
+
+    /// Parses a dtype id for a dtype field.
+    pub fn parse_dtype(&self, text: &str) -> Result<DType, Error> {
+        text.parse::<DType>()
+            .map_err(|_| Error::invalid(self.key, text.trim(), self.reason()))
+    }
+}
+
+/// A field spec with every part given (the constructors below fill in the rest).
+#[allow(clippy::too_many_arguments)]
+const fn spec(
+    key: &'static str,
+    label: &'static str,
+    ty: FieldType,
+    default: &'static str,
+    help: &'static str,
+    what: &'static str,
+    (min, max): (f64, f64),
+    none: Option<&'static str>,
+) -> FieldSpec {
+    FieldSpec {
+        key,
+        label,
+        ty,
+        default,
+        help,
+        what,
+        min,
+        max,
+        none,
+    }
+}
+
+/// A size field: an integer from 1 to 1e15 ("a positive size").
+pub(crate) const fn size(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    let what = "a positive size";
+    spec(
+        key,
+        label,
+        FieldType::Integer,
+        default,
+        help,
+        what,
+        (1.0, MAX_DIM),
+        None,
+    )
+}
+
+/// An integer field from `min` to `max`.
+pub(crate) const fn integer(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    range: (f64, f64),
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    spec(
+        key,
+        label,
+        FieldType::Integer,
+        default,
+        help,
+        what,
+        range,
+        None,
+    )
+}
+
+/// An optional integer field from `min` to `max`; `none` (`off`) means not set.
+pub(crate) const fn opt_integer(
+    key: &'static str,
+    label: &'static str,
+    none: &'static str,
+    range: (f64, f64),
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    spec(
+        key,
+        label,
+        FieldType::Integer,
+        none,
+        help,
+        what,
+        range,
+        Some(none),
+    )
+}
+
+/// A real-number field from `min` to `max` (a minimum of 0 means 0, or from 1 up).
+pub(crate) const fn number(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    range: (f64, f64),
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    spec(
+        key,
+        label,
+        FieldType::Number,
+        default,
+        help,
+        what,
+        range,
+        None,
+    )
+}
+
+/// A choice field: one of `ids`.
+pub(crate) const fn choice(
+    key: &'static str,
+    label: &'static str,
+    ids: &'static [&'static str],
+    default: &'static str,
+    help: &'static str,
+    what: &'static str,
+) -> FieldSpec {
+    let ty = FieldType::Choice(ids);
+    spec(key, label, ty, default, help, what, (0.0, 0.0), None)
+}
+
+/// A dtype field.
+pub(crate) const fn dtype(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    spec(
+        key,
+        label,
+        FieldType::DType,
+        default,
+        help,
+        "a dtype",
+        (0.0, 0.0),
+        None,
+    )
+}
+
+/// An optional dtype field; `none` (`auto`) means not set.
+pub(crate) const fn opt_dtype(
+    key: &'static str,
+    label: &'static str,
+    none: &'static str,
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    spec(
+        key,
+        label,
+        FieldType::DType,
+        none,
+        help,
+        what,
+        (0.0, 0.0),
+        Some(none),
+    )
+}
+
+/// Parses a choice field: the index of `text` (trimmed, case-insensitive) in its ids.
+pub(crate) fn parse_choice(spec: &FieldSpec, text: &str) -> Result<usize, Error> {
+    let t = text.trim();
+    match spec.ty {
+        FieldType::Choice(ids) => ids
+            .iter()
+            .position(|id| id.eq_ignore_ascii_case(t))
+            .ok_or_else(|| Error::invalid(spec.key, t, spec.reason())),
+        _ => Err(Error::invalid(spec.key, t, spec.reason())),
+    }
+}
+
+/// The none word of field `key` (`auto`, `off`), or `""`.
+pub(crate) fn none_word(fields: &[FieldSpec], key: &str) -> &'static str {
+    fields
+        .iter()
+        .find(|f| f.key == key)
+        .and_then(|f| f.none)
+        .unwrap_or("")
+}
+
+/// Whether `text` is empty or the field's none word (`off`, `auto`); `also` is accepted too.
+pub(crate) fn is_none_word(spec: &FieldSpec, text: &str, also: &[&str]) -> bool {
+    let t = text.trim();
+    t.is_empty()
+        || spec.none.is_some_and(|w| t.eq_ignore_ascii_case(w))
+        || also.iter().any(|w| t.eq_ignore_ascii_case(w))
+}
+
+/// Finds a field spec or returns [`Error::UnknownField`].
+pub(crate) fn find_spec(
+    fields: &'static [FieldSpec],
+    key: &str,
+    kind: &str,
+) -> Result<&'static FieldSpec, Error> {
+    fields
+        .iter()
+        .find(|f| f.key == key)
+        .ok_or_else(|| Error::UnknownField {
+            field: key.chars().take(40).collect(),
+            kind: kind.to_string(),
+            expected: fields.iter().map(|f| f.key).collect::<Vec<_>>().join(", "),
+        })
+}
+
+/// Generates a kind's field specs and field access from one declarative list, one line per
+/// field in form order: `"key" => access(...): constructor(spec args after the key)`.
+///
+/// Accesses (`self.f` is the struct field `f`):
+///
+/// * `num(f)`: an `f64`, read and written as a number (swept, solved);
+/// * `dtype(f)`: a [`DType`];
+/// * `opt_dtype(f)`: an `Option<DType>`, `None` written as the spec's none word (`auto`);
+/// * `choice(f)`: an `id_enum!` enum, by its id;
+/// * `yes_no(f)`: a `bool`, as the choice `yes` / `no`;
+/// * `derived(get, set)`: text from the method `self.get()`, written by `self.set(spec,
+///   text)` (a preset derived from other fields);
+/// * `opt_num(get, set, clear, i)`: an optional number read by `self.get(i)`, written by
+///   `self.set(i, x)`, cleared by `self.clear()` on the none word (tiles).
+///
+/// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num` and
+/// `set_num_raw`, inside the kind's `impl OpBehavior`.
+macro_rules! op_fields {
+    ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?)),+ $(,)?) => {
+        fn fields(&self) -> &'static [$crate::field::FieldSpec] {
+            static FIELDS: [$crate::field::FieldSpec; [$($key),+].len()] =
+                [$($ctor($key, $($spec),*)),+];
+            &FIELDS
+        }
+        fn get(&self, key: &str) -> Option<String> {
+            match key {
+                $($key => Some(op_fields!(@get self, $key, $how($($arg)*))),)+
+                _ => None,
+            }
+        }
+        fn set_field(
+            &mut self,
+            spec: &$crate::field::FieldSpec,
+            text: &str,
+        ) -> Result<(), $crate::error::Error> {
+            match spec.key {
+                $($key => op_fields!(@set self, spec, text, $how($($arg)*)),)+
+                _ => {}
+            }
+            Ok(())
+        }
+        #[allow(unreachable_patterns)]
+        fn get_num(&self, key: &str) -> Option<f64> {
+            match key {
+                $($key => op_fields!(@get_num self, $how($($arg)*)),)+
+                _ => None,
+            }
+        }
+        #[allow(unreachable_patterns)]
+        fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
+            match key {
+                $($key => op_fields!(@set_num self, x, $how($($arg)*)),)+
+                _ => false,
+            }
+        }
+    };
+
+    (@get $s:ident, $k:literal, num($f:ident)) => { $crate::units::format_exact($s.$f) };
+    (@get $s:ident, $k:literal, dtype($f:ident)) => { $s.$f.as_str().to_string() };
+    (@get $s:ident, $k:literal, choice($f:ident)) => { $s.$f.as_str().to_string() };
+    (@get $s:ident, $k:literal, yes_no($f:ident)) => { (if $s.$f { "yes" } else { "no" }).to_string() };
+    (@get $s:ident, $k:literal, derived($g:ident, $set:ident)) => { $s.$g().to_string() };
+    (@get $s:ident, $k:literal, opt_dtype($f:ident)) => {
+        $s.$f
+            .map_or($crate::field::none_word($s.fields(), $k), |t| t.as_str())
+            .to_string()
+    };
+    (@get $s:ident, $k:literal, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => {
+        $s.$g($i)
+            .map_or_else(|| $crate::field::none_word($s.fields(), $k).to_string(), $crate::units::format_exact)
+    };
+
+    (@set $s:ident, $spec:ident, $t:ident, num($f:ident)) => { $s.$f = $spec.parse_num($t)? };
+    (@set $s:ident, $spec:ident, $t:ident, dtype($f:ident)) => { $s.$f = $spec.parse_dtype($t)? };
+    (@set $s:ident, $spec:ident, $t:ident, choice($f:ident)) => {
+        $s.$f = $crate::ids::IdEnum::from_id($t)
+            .ok_or_else(|| $crate::error::Error::invalid($spec.key, $t.trim(), $spec.reason()))?
+    };
+    (@set $s:ident, $spec:ident, $t:ident, yes_no($f:ident)) => {
+        $s.$f = $crate::field::parse_choice($spec, $t)? == 0
+    };
+    (@set $s:ident, $spec:ident, $t:ident, derived($g:ident, $set:ident)) => { $s.$set($spec, $t)? };
+    (@set $s:ident, $spec:ident, $t:ident, opt_dtype($f:ident)) => {
+        $s.$f = if $crate::field::is_none_word($spec, $t, &[]) {
+            None
+        } else {
+            Some($spec.parse_dtype($t)?)
+        }
+    };
+    (@set $s:ident, $spec:ident, $t:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => {
+        if $crate::field::is_none_word($spec, $t, &["none"]) {
+            $s.$clear()
+        } else {
+            $s.$set($i, $spec.parse_num($t)?)
+        }
+    };
+
+    (@get_num $s:ident, num($f:ident)) => { Some($s.$f) };
+    (@get_num $s:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => { $s.$g($i) };
+    (@get_num $s:ident, $how:ident($($a:tt)*)) => { None };
+
+    (@set_num $s:ident, $x:ident, num($f:ident)) => {{ $s.$f = $x; true }};
+    (@set_num $s:ident, $x:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => {{
+        $s.$set($i, $x);
+        true
+    }};
+    (@set_num $s:ident, $x:ident, $how:ident($($a:tt)*)) => { false };
+}

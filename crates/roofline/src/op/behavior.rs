@@ -1,0 +1,156 @@
+//! What every operation kind implements ([`OpBehavior`]), the parts a composite kind
+//! decomposes into ([`Part`], [`Composite`]), and the small formula helpers kinds share.
+
+use super::Op;
+use crate::chip::Chip;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::eval::{Cost, Tiled};
+use crate::field::FieldSpec;
+use crate::resource::{ExecUnit, Resource};
+use crate::units::{format_exact, format_sig};
+use serde::{Deserialize, Serialize};
+
+/// The behaviour each operation kind implements (crate-private; one struct per kind under
+/// `op/`). The field methods (`fields` to `set_num_raw`) come from the kind's `op_fields!`
+/// list; the rest is the kind's roofline.
+pub(crate) trait OpBehavior {
+    /// Field specs, in form order.
+    fn fields(&self) -> &'static [FieldSpec];
+    /// A field as lossless text (`None` for an unknown key).
+    fn get(&self, key: &str) -> Option<String>;
+    /// Sets the field of `spec` from text, parsed and validated against `spec`.
+    fn set_field(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error>;
+    /// A numeric field's value (`None` for other keys and unset optional fields).
+    fn get_num(&self, key: &str) -> Option<f64>;
+    /// Sets a numeric field without validation (sweeps, critical-point solving). Returns
+    /// `false` if the key is not numeric.
+    fn set_num_raw(&mut self, key: &str, x: f64) -> bool;
+    /// Whether FLOPs and every resource's bytes are affine in this numeric field (all else
+    /// fixed), so sweeps may interpolate exactly from two evaluations. `false` by default: a
+    /// kind opts in per field.
+    fn is_affine(&self, _key: &str) -> bool {
+        false
+    }
+    /// Extra validation beyond per-field ranges (none by default).
+    fn validate_extra(&self) -> Result<(), Error> {
+        Ok(())
+    }
+    /// FLOPs (2 per MAC), peak, per-resource bytes. Errors only on missing chip values. A
+    /// composite kind returns the sums of its parts (its analysis goes through
+    /// [`OpBehavior::composite`]).
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error>;
+    /// The dimension whose critical value is solved (`b` or `d`), if FLOPs and bytes are
+    /// affine in it and it makes sense.
+    fn critical_dim(&self) -> Option<&'static str> {
+        None
+    }
+    /// Approximate critical value of `dim` from the binding resource's simple formula.
+    fn approx_critical(&self, _binding: Resource, _peak_eff: f64, _bw: f64) -> Option<f64> {
+        None
+    }
+    /// Approximate intensity against `binding` with its formula (`≈ B`), scaled by the FLOP
+    /// convention factor `conv`.
+    fn approx_intensity(&self, _binding: Resource, _conv: f64) -> Option<(f64, String)> {
+        None
+    }
+    /// Tile-level figures, if tiles are set.
+    fn tiled(&self, _conv: f64) -> Option<Tiled> {
+        None
+    }
+    /// A one-line description of the operation with its values.
+    fn describe(&self) -> String;
+    /// Symbolic and substituted FLOPs formula (2 per MAC): (`2·B·D·F`, `2·136·4096·4096`).
+    fn flops_formula(&self) -> (String, String);
+    /// Symbolic and substituted bytes formula for one resource.
+    fn bytes_formula(&self, resource: Resource) -> Option<(String, String)>;
+    /// Extra derivation lines (where it runs, sharding, constant intensity...).
+    fn notes(&self, _chip_name: &str, _out: &mut Vec<String>) {}
+    /// The decomposition of a composite kind into core operations (`None` for a plain
+    /// kind). Analysis, sweeps and derivations of a composite go through its parts.
+    fn composite(&self) -> Option<Composite> {
+        None
+    }
+}
+
+/// One part of a composite operation: a plain core operation (labelled with `name`) run
+/// `repeat` times per step (`layers` for per-layer parts, 1 otherwise).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    /// What it is (`QKV projection`, `attention scores Q·Kᵀ`, `LM head`, ...).
+    pub name: String,
+    /// The operation, per chip (never composite).
+    pub op: Op,
+    /// How many times it runs per step.
+    pub repeat: f64,
+}
+
+/// The decomposition a composite kind returns (crate-private).
+#[derive(Debug, Clone)]
+pub(crate) struct Composite {
+    pub parts: Vec<Part>,
+    pub tokens: f64,
+    /// The dtype whose peak the aggregate is reported against.
+    pub dtype: DType,
+    /// Weight bytes per chip.
+    pub weights: f64,
+    /// KV-cache bytes per chip.
+    pub kv: f64,
+    pub unit: &'static str,
+}
+
+impl Composite {
+    /// The summed cost of the parts (`Σ repeat·FLOPs`, `Σ repeat·bytes` per resource) at the
+    /// peak of the aggregate's dtype; memory = weights + KV cache.
+    pub fn summed_cost(&self, chip: &Chip) -> Result<Cost, Error> {
+        let mut sum = Cost::at_peak(0.0, self.dtype, chip)?;
+        for p in &self.parts {
+            let c = p.op.kind.behavior().cost(chip)?;
+            sum.flops += p.repeat * c.flops;
+            sum.bytes_read += p.repeat * c.bytes_read;
+            sum.bytes_written += p.repeat * c.bytes_written;
+            for t in c.terms() {
+                sum.push(t.resource, p.repeat * t.bytes, t.bw);
+            }
+        }
+        sum.memory = self.weights + self.kv;
+        Ok(sum)
+    }
+}
+
+/// The vector unit if the chip has one, else the dtype's peak.
+pub(crate) fn vector_or_peak(chip: &Chip, t: DType) -> Result<(ExecUnit, f64), Error> {
+    match chip.vpu {
+        Some(v) => Ok((ExecUnit::Vector, v)),
+        None => Ok((ExecUnit::Peak(t.peak_key()), chip.peak(t)?)),
+    }
+}
+
+/// `2·B` style: a coefficient glued to a variable (`B`, `2B`, `B/2`, `1.5·B`).
+pub(crate) fn coef_str(c: f64, var: &str) -> String {
+    if c == 1.0 {
+        var.to_string()
+    } else if c > 1.0 && c.fract() == 0.0 && c < 1e6 {
+        format!("{}{var}", format_exact(c))
+    } else if c > 0.0 && c < 1.0 && (1.0 / c).fract() == 0.0 && 1.0 / c < 1e6 {
+        format!("{var}/{}", format_exact(1.0 / c))
+    } else {
+        format!("{}·{var}", format_sig(c, 3))
+    }
+}
+
+/// A constant as a fraction when simple: `1/2`, `2`, `0.167`.
+pub(crate) fn frac_str(v: f64) -> String {
+    if v >= 1.0 && v.fract() == 0.0 {
+        format_exact(v)
+    } else if v > 0.0 && v < 1.0 && (1.0 / v).fract() == 0.0 && 1.0 / v < 1e6 {
+        format!("1/{}", format_exact(1.0 / v))
+    } else {
+        format_sig(v, 3)
+    }
+}
+
+/// A size as shown in formulas (`4096`, `0.5`).
+pub(crate) fn n(x: f64) -> String {
+    format_exact(x)
+}

@@ -1,0 +1,260 @@
+//! Operations: the kind table, and generic field access for forms, URLs and sweeps.
+//!
+//! An [`Op`] is an optional label plus an [`OpKind`]. Each kind is a plain struct in one file
+//! under `op/`; all are read and written generically through string keys:
+//!
+//! | kind | `kind_id()` | field keys |
+//! | --- | --- | --- |
+//! | dot product | `dot` | `n t` |
+//! | elementwise | `elementwise` | `n flops inputs t` |
+//! | matmul | `matmul` | `b d f x w out compute shards split link from bm bk bn` |
+//! | per-example weights | `bmm` | `b d f x w out` |
+//! | custom | `custom` | `flops bytes t` |
+//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab` |
+//! | aggregate model | `model` | `preset b w flops params act` |
+//!
+//! `llm` is *composite*: it is analysed as a sum of core operations (see
+//! [`crate::workload`]); its `preset` is derived from the architecture fields (`llama3-8b`
+//! when they match that preset, else `custom`), so any order of `set` calls gives the same op.
+//!
+//! Values are text: numbers losslessly formatted by [`format_exact`], dtypes by their id,
+//! choices by their id; optional fields use a "none word" (`compute=auto`, `bm=off`).
+//!
+//! The table's order is the form's order, and the order in which a URL's `sweep=` looks up a
+//! field no op of the scenario has (the first kind with the key gives its range): put a new
+//! kind after those that share its keys.
+//!
+//! **Adding a kind**: one new file under `op/` with a struct (`Default`, serde) implementing
+//! [`behavior::OpBehavior`] (its fields from one `op_fields!` list), and one line in the
+//! `op_kinds!` table below. The enum, dispatch, ids, defaults, the unknown-kind error and the
+//! form's kind list ([`OpKind::KINDS`]) all come from that line; analysis, critical-point
+//! solving, sweeps, derivations and URLs go through the trait (a composite kind returns its
+//! parts from `OpBehavior::composite`).
+
+#[macro_use]
+mod table;
+pub(crate) mod behavior;
+
+mod aggregate;
+mod bmm;
+mod custom;
+mod dot;
+mod elementwise;
+mod llm;
+mod matmul;
+
+pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
+pub use behavior::Part;
+pub use bmm::Bmm;
+pub use custom::Custom;
+pub use dot::Dot;
+pub use elementwise::Elementwise;
+pub use llm::{llm_presets, Llm, LlmPreset, Phase};
+pub use matmul::{Link, Matmul, Split, WeightSource};
+
+use crate::error::Error;
+use crate::field::find_spec;
+pub use crate::field::{FieldSpec, FieldType};
+use crate::units::format_exact;
+pub(crate) use behavior::{Composite, OpBehavior};
+use serde::{Deserialize, Serialize};
+
+op_kinds! {
+    /// `X[B,D]·W[D,F] → Z[B,F]`, optionally sharded (see [`Matmul`]).
+    Matmul(Matmul) = "matmul", "matmul X[B,D]·W[D,F]", SINGLE;
+    /// Per-example weights `X[B,D]·W[B,D,F] → Z[B,F]` (see [`Bmm`]).
+    Bmm(Bmm) = "bmm", "per-example-weight matmul", SINGLE;
+    /// `x·y: [N]·[N] → [1]` (see [`Dot`]).
+    Dot(Dot) = "dot", "dot product", SINGLE;
+    /// `f` FLOPs per element over `inputs` operands (see [`Elementwise`]).
+    Elementwise(Elementwise) = "elementwise", "elementwise", SINGLE;
+    /// Given FLOPs and bytes (see [`Custom`]).
+    Custom(Custom) = "custom", "custom FLOPs / bytes", SINGLE;
+    /// A transformer decode or prefill step, decomposed into core operations (see [`Llm`]).
+    Llm(Llm) = "llm", "Transformer step (LLM)", MODELS;
+    /// A whole model by its totals: FLOPs and activations per input, parameters (see
+    /// [`Aggregate`]).
+    Aggregate(Aggregate) = "model", "aggregate model (ResNet-50, …)", MODELS;
+}
+
+/// The family of single operations (one roofline each).
+pub const SINGLE: &str = "Single operations";
+/// The family of model workloads (a transformer step, a whole model).
+pub const MODELS: &str = "Models";
+
+/// One line of the kind table, for forms: the kind id, its label and its family (the page
+/// groups kinds by family).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KindInfo {
+    /// The kind id (`matmul`).
+    pub id: &'static str,
+    /// The form label (`matmul X[B,D]·W[D,F]`).
+    pub label: &'static str,
+    /// The family ([`SINGLE`], [`MODELS`], ...).
+    pub family: &'static str,
+}
+
+impl OpKind {
+    /// Field specs of this kind, in form order.
+    pub fn fields(&self) -> &'static [FieldSpec] {
+        self.behavior().fields()
+    }
+
+    /// Checks every field against its range (and kind-specific rules).
+    pub fn validate(&self) -> Result<(), Error> {
+        for spec in self.fields() {
+            if spec.is_numeric() {
+                if let Some(v) = self.get_num(spec.key) {
+                    spec.check(v)?;
+                }
+            }
+        }
+        self.behavior().validate_extra()
+    }
+
+    /// A field as lossless text; `None` for an unknown key.
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.behavior().get(key)
+    }
+
+    /// A numeric field's value; `None` for unknown or non-numeric keys and unset optional
+    /// fields.
+    pub fn get_num(&self, key: &str) -> Option<f64> {
+        self.behavior().get_num(key)
+    }
+
+    /// Sets a field from text, parsed and validated; never panics.
+    pub fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
+        let spec = find_spec(self.fields(), key, self.kind_id())?;
+        self.behavior_mut().set_field(spec, text)
+    }
+
+    pub(crate) fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
+        self.behavior_mut().set_num_raw(key, x)
+    }
+}
+
+/// An operation to analyse: an optional label (`D=F=4096`) and what it computes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Op {
+    /// A user label; [`Op::title`] falls back to the description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The computation.
+    pub kind: OpKind,
+}
+
+impl Op {
+    /// An unlabelled operation.
+    pub fn new(kind: OpKind) -> Op {
+        Op { label: None, kind }
+    }
+
+    /// A labelled operation.
+    pub fn labeled(label: &str, kind: OpKind) -> Op {
+        Op {
+            label: Some(label.to_string()),
+            kind,
+        }
+    }
+
+    /// The default operation of a kind id (see [`OpKind::default_for`]).
+    pub fn default_for(kind_id: &str) -> Result<Op, Error> {
+        OpKind::default_for(kind_id).map(Op::new)
+    }
+
+    /// The kind id (`matmul`, ...).
+    pub fn kind_id(&self) -> &'static str {
+        self.kind.kind_id()
+    }
+
+    /// The label, or a description of the operation.
+    pub fn title(&self) -> String {
+        match &self.label {
+            Some(l) if !l.trim().is_empty() => l.clone(),
+            _ => self.kind.behavior().describe(),
+        }
+    }
+
+    /// Field specs of this op's kind.
+    pub fn fields(&self) -> &'static [FieldSpec] {
+        self.kind.fields()
+    }
+
+    /// The spec of one field.
+    pub fn field(&self, key: &str) -> Option<&'static FieldSpec> {
+        self.fields().iter().find(|f| f.key == key)
+    }
+
+    /// A field as lossless text (`4096`, `1.97e14`, `bf16`, `auto`); `None` for an unknown
+    /// key.
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.kind.get(key)
+    }
+
+    /// A numeric field's value.
+    pub fn get_num(&self, key: &str) -> Option<f64> {
+        self.kind.get_num(key)
+    }
+
+    /// Sets a field from text; parses and validates; the error names the field and its
+    /// allowed range. Never panics.
+    pub fn set(&mut self, key: &str, text: &str) -> Result<(), Error> {
+        self.kind.set(key, text)
+    }
+
+    /// Sets a numeric field, validated.
+    pub fn set_num(&mut self, key: &str, v: f64) -> Result<(), Error> {
+        let spec = find_spec(self.fields(), key, self.kind_id())?;
+        if !spec.is_numeric() {
+            return Err(Error::invalid(key, format_exact(v), spec.reason()));
+        }
+        let v = spec.check(v)?;
+        self.kind.set_num_raw(key, v);
+        Ok(())
+    }
+
+    /// Checks every field (see [`OpKind::validate`]).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.kind.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind's field list and its accessors agree: each spec key reads back as text
+    /// that sets it again, numeric keys (and only they) read as numbers, and no other key
+    /// reads at all.
+    #[test]
+    fn field_lists_match_accessors() {
+        for k in OpKind::KINDS {
+            let mut op = Op::default_for(k.id).unwrap();
+            assert_eq!(op.kind_id(), k.id);
+            for spec in op.fields() {
+                let text = op
+                    .get(spec.key)
+                    .unwrap_or_else(|| panic!("{} {}", k.id, spec.key));
+                assert_eq!(text, spec.default, "{} {} default", k.id, spec.key);
+                op.set(spec.key, &text).unwrap();
+                if spec.is_numeric() && spec.none.is_none() {
+                    assert!(op.get_num(spec.key).is_some(), "{} {}", k.id, spec.key);
+                } else if !spec.is_numeric() {
+                    assert!(op.get_num(spec.key).is_none(), "{} {}", k.id, spec.key);
+                }
+            }
+            assert_eq!(op.get("nope"), None);
+            assert!(!op.kind.set_num_raw("nope", 1.0));
+        }
+    }
+
+    #[test]
+    fn unknown_kind_lists_the_table() {
+        let e = Op::default_for("conv").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model"
+        );
+    }
+}
