@@ -9,17 +9,18 @@ use crate::op::{Matmul, Op, OpKind};
 use crate::sweep::{sweep, SweepCurve, SweepSpec};
 use serde::{Deserialize, Serialize};
 
-/// Which plot the app draws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum PlotKind {
-    /// Achieved FLOPs/s against the swept field (the book's question 3 plot).
-    #[default]
-    Sweep,
-    /// The roofline: achieved FLOPs/s against intensity, log-log.
-    Roofline,
-    /// Both plots, the sweep first.
-    Both,
+id_enum! {
+    /// Which plot the app draws (`plot=` in links; ids `sweep`, `roofline`, `both`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum PlotKind {
+        /// Achieved FLOPs/s against the swept field (the book's question 3 plot).
+        #[default]
+        Sweep = "sweep",
+        /// The roofline: achieved FLOPs/s against intensity, log-log.
+        Roofline = "roofline",
+        /// Both plots, the sweep first.
+        Both = "both",
+    }
 }
 
 impl PlotKind {
@@ -32,58 +33,22 @@ impl PlotKind {
     pub fn shows_roofline(self) -> bool {
         self != PlotKind::Sweep
     }
-
-    /// The URL / file-name word: `sweep`, `roofline` or `both`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlotKind::Sweep => "sweep",
-            PlotKind::Roofline => "roofline",
-            PlotKind::Both => "both",
-        }
-    }
 }
 
-/// What the sweep plot shows on its y axis (`y=` in links).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum SweepMetric {
-    /// Achieved FLOPs/s (the chapter's question-3 plot).
-    #[default]
-    Achieved,
-    /// Time, T_lower (seconds).
-    Time,
-    /// Achieved / peak, in percent (model workloads add one curve per part).
-    Fraction,
-    /// Tokens per second of model workloads (other operations have no tokens).
-    #[serde(rename = "tokens")]
-    TokensPerS,
-}
-
-impl SweepMetric {
-    /// Every metric, in the order the app offers them.
-    pub const ALL: [SweepMetric; 4] = [
-        SweepMetric::Achieved,
-        SweepMetric::Time,
-        SweepMetric::Fraction,
-        SweepMetric::TokensPerS,
-    ];
-
-    /// The URL word: `achieved`, `time`, `fraction` or `tokens`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SweepMetric::Achieved => "achieved",
-            SweepMetric::Time => "time",
-            SweepMetric::Fraction => "fraction",
-            SweepMetric::TokensPerS => "tokens",
-        }
-    }
-
-    /// The metric of a URL word (case-insensitive); `None` for anything else.
-    pub fn parse(s: &str) -> Option<SweepMetric> {
-        let s = s.trim();
-        SweepMetric::ALL
-            .into_iter()
-            .find(|m| m.as_str().eq_ignore_ascii_case(s))
+id_enum! {
+    /// What the sweep plot shows on its y axis (`y=` in links; ids `achieved`, `time`,
+    /// `fraction`, `tokens`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum SweepMetric {
+        /// Achieved FLOPs/s (the chapter's question-3 plot).
+        #[default]
+        Achieved = "achieved",
+        /// Time, T_lower (seconds).
+        Time = "time",
+        /// Achieved / peak, in percent (model workloads add one curve per part).
+        Fraction = "fraction",
+        /// Tokens per second of model workloads (other operations have no tokens).
+        TokensPerS = "tokens",
     }
 }
 
@@ -124,14 +89,15 @@ impl SweepAxes {
     }
 }
 
-/// Colour scheme override (the page's light or dark theme).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ColorScheme {
-    /// Light.
-    Light,
-    /// Dark.
-    Dark,
+id_enum! {
+    /// Colour scheme override (the page's light or dark theme; `theme=` in links).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum ColorScheme {
+        /// Light.
+        Light = "light",
+        /// Dark.
+        Dark = "dark",
+    }
 }
 
 /// Everything needed to reproduce a view.

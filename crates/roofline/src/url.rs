@@ -271,17 +271,14 @@ fn key_for<'a>(exact: &'a str, known: impl Fn(&str) -> bool) -> Cow<'a, str> {
 }
 
 fn interconnect_id(i: Interconnect) -> &'static str {
-    match i {
-        Interconnect::PointToPoint => "point_to_point",
-        Interconnect::Switch => "switch",
-    }
+    i.as_str()
 }
 
+/// An interconnect by its id, or `p2p` for `point_to_point`.
 fn parse_interconnect(s: &str) -> Option<Interconnect> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "point_to_point" | "p2p" => Some(Interconnect::PointToPoint),
-        "switch" => Some(Interconnect::Switch),
-        _ => None,
+    match s.trim() {
+        t if t.eq_ignore_ascii_case("p2p") => Some(Interconnect::PointToPoint),
+        t => Interconnect::from_id(t),
     }
 }
 
@@ -551,16 +548,14 @@ pub fn decode(query: &str) -> Decoded {
                 };
             }
             "sweep" => sweep_raw = Some(value.to_string()),
-            "plot" => match v().to_ascii_lowercase().as_str() {
-                "sweep" => s.plot = PlotKind::Sweep,
-                "roofline" => s.plot = PlotKind::Roofline,
-                "both" => s.plot = PlotKind::Both,
-                _ => notes.push(format!(
+            "plot" => match PlotKind::from_id(&v()) {
+                Some(p) => s.plot = p,
+                None => notes.push(format!(
                     "plot={}: must be sweep, roofline or both",
                     show(&v())
                 )),
             },
-            "y" => match SweepMetric::parse(&v()) {
+            "y" => match SweepMetric::from_id(&v()) {
                 Some(m) => s.axes.y = m,
                 None => notes.push(format!(
                     "y={}: must be achieved, time, fraction or tokens",

@@ -16,20 +16,21 @@ use crate::error::Error;
 use crate::units::{format_exact, parse_quantity_unit, Unit};
 use serde::{Deserialize, Serialize};
 
-/// How a chip's scale-up links reach a peer.
-///
-/// * [`Interconnect::PointToPoint`]: TPU ICI (torus) and AMD Infinity Fabric (full mesh): a
-///   neighbour is reached over **one** link, so the bandwidth to a peer is `ici`.
-/// * [`Interconnect::Switch`]: NVIDIA NVLink through NVSwitch: every link goes to the switch,
-///   so a peer is reached over **all** links: `ici × links`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Interconnect {
-    /// One link per peer (TPU ICI torus, AMD Infinity Fabric mesh).
-    #[default]
-    PointToPoint,
-    /// All links to a switch (NVLink + NVSwitch).
-    Switch,
+id_enum! {
+    /// How a chip's scale-up links reach a peer.
+    ///
+    /// * [`Interconnect::PointToPoint`]: TPU ICI (torus) and AMD Infinity Fabric (full mesh): a
+    ///   neighbour is reached over **one** link, so the bandwidth to a peer is `ici`.
+    /// * [`Interconnect::Switch`]: NVIDIA NVLink through NVSwitch: every link goes to the switch,
+    ///   so a peer is reached over **all** links: `ici × links`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum Interconnect {
+        /// One link per peer (TPU ICI torus, AMD Infinity Fabric mesh).
+        #[default]
+        PointToPoint = "point_to_point",
+        /// All links to a switch (NVLink + NVSwitch).
+        Switch = "switch",
+    }
 }
 
 /// An accelerator: dense peaks per dtype, memory and link bandwidths, capacities.
