@@ -74,7 +74,7 @@ pub mod units;
 pub mod url;
 pub mod workload;
 
-pub use analysis::{analyze, Analysis, CommTerm, ComputeInfo, PartTime};
+pub use analysis::{analyze, Analysis, CollectiveTimes, CommTerm, ComputeInfo, PartTime};
 pub use arch::{arch_preset, arch_presets, Arch, ArchPreset, ConfigReport};
 pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
 pub use collective::{collective_time, sharded_matmul, CollectiveKind, CollectiveResult};
