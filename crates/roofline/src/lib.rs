@@ -83,8 +83,9 @@ pub use error::Error;
 pub use eval::{Critical, Tiled};
 pub use field::{FieldSpec, FieldType};
 pub use op::{
-    aggregate_presets, llm_presets, Aggregate, AggregatePreset, Bmm, Custom, Dot, Elementwise,
-    KindInfo, Link, Llm, LlmPreset, Matmul, Op, OpKind, Part, Phase, Split, WeightSource,
+    aggregate_presets, llm_presets, Aggregate, AggregatePreset, AllReduceTopology, AxisSpec, Bmm,
+    Collective, Custom, Dot, Elementwise, KindInfo, LevelSpec, Link, Llm, LlmPreset, Matmul, Op,
+    OpKind, Part, Phase, Split, WeightSource,
 };
 pub use options::{FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};

@@ -243,11 +243,15 @@ fn op_fields_and_defaults() {
     assert_eq!(
         keys("matmul"),
         [
-            "b", "d", "f", "x", "w", "out", "compute", "shards", "split", "link", "from", "bm",
-            "bk", "bn"
+            "b", "d", "f", "x", "w", "out", "compute", "shards", "split", "link", "topology",
+            "from", "bm", "bk", "bn"
         ]
     );
     assert_eq!(keys("bmm"), ["b", "d", "f", "x", "w", "out"]);
+    assert_eq!(
+        keys("collective"),
+        ["kind", "bytes", "n", "topology", "axes", "levels", "sharp"]
+    );
     assert_eq!(keys("custom"), ["flops", "bytes", "t"]);
     assert!(matches!(
         Op::default_for("conv"),

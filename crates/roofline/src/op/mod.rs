@@ -7,7 +7,7 @@
 //! | --- | --- | --- |
 //! | dot product | `dot` | `n t` |
 //! | elementwise | `elementwise` | `n flops inputs t` |
-//! | matmul | `matmul` | `b d f x w out compute shards split link from bm bk bn` |
+//! | matmul | `matmul` | `b d f x w out compute shards split link topology from bm bk bn` |
 //! | per-example weights | `bmm` | `b d f x w out` |
 //! | custom | `custom` | `flops bytes t` |
 //! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab` |
@@ -53,7 +53,7 @@ pub use custom::Custom;
 pub use dot::Dot;
 pub use elementwise::Elementwise;
 pub use llm::{llm_presets, Llm, LlmPreset, Phase};
-pub use matmul::{Link, Matmul, Split, WeightSource};
+pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
 
 use crate::error::Error;
 use crate::field::find_spec;
