@@ -437,7 +437,7 @@ impl OpBehavior for Collective {
             "a collective",
         ),
         "bytes" => num(bytes): number(
-            "V (bytes)",
+            "V",
             "1e9",
             (1.0, 1e30),
             "a size in bytes",
