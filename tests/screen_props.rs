@@ -132,7 +132,7 @@ fn json(screen: &Screen, what: &str, key: &str, v: &Value) -> Result<(), String>
 // The page
 
 /// Metrics whose `data-value` is a word, not a number.
-const WORD_METRICS: &[&str] = &["bound", "fits", "parts_bound"];
+const WORD_METRICS: &[&str] = &["bound", "fits", "parts_bound", "latency_bound"];
 
 fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
     let what = format!("row {}", r.id);
@@ -327,6 +327,15 @@ fn op_value(r: &mut Rng, f: &FieldSpec) -> String {
     match f.ty {
         FieldType::DType => r.pick(&DType::ALL).as_str().to_string(),
         FieldType::Choice(ids) => r.pick(ids).to_string(),
+        // Structured text (a collective's torus axes or cluster levels).
+        FieldType::Text => match f.key {
+            "axes" => r
+                .pick(&["4x4", "16", "8nx16w", "2x2x2", "1x1", "16x16", "4x4x4"])
+                .to_string(),
+            _ => r
+                .pick(&["auto", "8", "8/32", "8@450G/32@400G/4", "2@1/2@1e30"])
+                .to_string(),
+        },
         FieldType::Integer | FieldType::Number => {
             let v = extreme(r, f.min, f.max);
             let v = if f.ty == FieldType::Integer {
@@ -569,20 +578,13 @@ fn tokens_per_s_crossovers_are_finite() {
     }
 }
 
-/// A chip with every value at `v` (links at 1 or 1024).
+/// A chip with every value at `v`, clamped to each field's range (links at 1 or 1024,
+/// latencies at most 1000 s).
 fn uniform_chip(v: f64, switch: bool) -> Chip {
     let mut c = Chip::custom(&format!("all {v}"));
     for f in &ChipField::ALL[1..] {
-        let x = if *f == ChipField::Links {
-            if v > 1.0 {
-                1024.0
-            } else {
-                1.0
-            }
-        } else {
-            v
-        };
-        c.set(*f, x).unwrap();
+        let (min, max, _) = f.range();
+        c.set(*f, v.clamp(min, max)).unwrap();
     }
     if switch {
         c.interconnect = roofline::Interconnect::Switch;
@@ -618,7 +620,7 @@ fn corners_show_finite_numbers() {
                         op.set(f.key, ids[ids.len() - 1]).unwrap();
                         continue;
                     }
-                    FieldType::Choice(_) => continue,
+                    FieldType::Choice(_) | FieldType::Text => continue,
                 };
                 op.set(f.key, &roofline::format_exact(v)).unwrap();
             }

@@ -325,3 +325,52 @@ fn pair_cache_recomputes_only_what_changed_and_forgets_what_is_gone() {
     s.ops.push(second);
     assert_eq!(pass(&s, 1, &mut cache), 1);
 }
+
+/// A collective's row carries `latency_bound` beside the contract's `t_comms`, and swept over
+/// its array size on log-log time axes the plot marks the knee where the per-hop latency and
+/// the bandwidth term are equal. sharding.md, Pop Quiz 2: an AllGather over an axis of 4 TPU
+/// v5e without wraparound takes 3 hops of V/4 at 4.5e10 bytes/s, at least 3 × 1 µs: equal at
+/// V = 4·4.5e10·1e-6 = 180 kB; 33,554,432 bytes take 559.2 µs, 131,072 bytes 3 µs.
+#[test]
+fn collective_rows_and_the_time_against_size_plot() {
+    let s = roofline::url::decode(
+        "?chip=tpu-v5e&chip=h100&op=collective:bytes=33554432,n=4,topology=line&op=collective:bytes=131072,n=4,topology=line&sweep=bytes:1..1e10:log&y=time&log=xy",
+    )
+    .scenario;
+    let rows = view::result_rows(&s);
+    assert_eq!(rows.len(), 4);
+    let v5e = |op: usize| {
+        rows.iter()
+            .find(|r| r.op_key == op.to_string() && r.chip == 0)
+            .unwrap()
+    };
+    let t: f64 = value(v5e(0), "t_comms").parse().unwrap();
+    assert!((t - 3.0 * 33554432.0 / 4.0 / 4.5e10).abs() < 1e-15, "{t}");
+    assert_eq!(value(v5e(0), "latency_bound"), "false");
+    assert_eq!(value(v5e(1), "latency_bound"), "true");
+    assert_eq!(value(v5e(1), "t_comms"), "3e-6");
+    let m = view::sweep_chart(&s, SweepMetric::Time, true, true);
+    assert_eq!(m.series.len(), 4, "one curve per (operation, chip)");
+    let knee = m
+        .vlines
+        .iter()
+        .find(|v| v.label.starts_with("TPU v5e: latency-bound below"))
+        .unwrap_or_else(|| panic!("{:?}", m.vlines));
+    assert!((knee.x - 180e3).abs() < 1e-6, "{knee:?}");
+    // The H100 line of 4 at its peer bandwidth 4.5e11 and 0.6 µs per hop: 3 hops, knee at
+    // 4·4.5e11·0.6e-6 = 1.08 MB.
+    let h100 = m
+        .vlines
+        .iter()
+        .find(|v| v.label.starts_with("H100"))
+        .unwrap();
+    assert!((h100.x - 1.08e6).abs() < 1e-3, "{h100:?}");
+    // Flat below the knee, linear above it.
+    let first = &m.series[0].points;
+    assert!((first[0].1 - 3e-6).abs() < 1e-18, "{:?}", first[0]);
+    let (x, y) = *first.last().unwrap();
+    assert!((y - 3.0 * x / 4.0 / 4.5e10).abs() < 1e-12 * y);
+    // Exports: the JSON carries the collective's terms.
+    let json = view::scenario_json(&s);
+    assert!(json.contains("\"latency_bound\": true"), "{json}");
+}

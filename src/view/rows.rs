@@ -163,6 +163,30 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
         },
         title: "bytes resident in HBM against its capacity".into(),
     });
+    if let Some(c) = &a.collective {
+        out.push(Cell {
+            metric: "latency_bound",
+            value: c.latency_bound.to_string(),
+            text: if c.latency_bound {
+                "latency-bound".into()
+            } else {
+                "bandwidth-bound".into()
+            },
+            class: if c.latency_bound {
+                "bound-memory"
+            } else {
+                "bound-network"
+            },
+            title: format!(
+                "latency {} hops = {}, bandwidth term {} ({}, {})",
+                format_exact(c.hops),
+                pretty(c.t_latency, Unit::Seconds),
+                pretty(c.t_bandwidth, Unit::Seconds),
+                c.formula,
+                c.section
+            ),
+        });
+    }
     out
 }
 

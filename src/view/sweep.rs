@@ -166,6 +166,28 @@ pub fn sweep_chart_cached(
                         }
                     }
                 }
+                // A collective swept over its array size: below the knee each hop takes the
+                // per-hop latency (latency-bound), above it the bandwidth term (sharding.md, "A
+                // note on ICI latency").
+                if let Some(knee) = a
+                    .collective
+                    .as_ref()
+                    .and_then(|c| c.knee_bytes)
+                    .filter(|_| s.sweep.field == "bytes")
+                {
+                    let who = if s.chips.len() > 1 {
+                        format!("{}: ", chip.name)
+                    } else {
+                        String::new()
+                    };
+                    let label = format!(
+                        "{who}latency-bound below V = {}, bandwidth-bound above",
+                        pretty(knee, Unit::Bytes)
+                    );
+                    if !chart.vlines.iter().any(|v| v.label == label) {
+                        chart.vlines.push(VLine { x: knee, label });
+                    }
+                }
                 let peak = a.compute.effective_peak;
                 if metric == SweepMetric::Achieved && !peaks_seen.contains(&peak) {
                     peaks_seen.push(peak);

@@ -157,6 +157,10 @@ impl Eval {
     }
     /// Achieved FLOPs/s (2 per MAC), never above the derated peak.
     pub fn achieved(&self) -> f64 {
+        if self.flops == 0.0 {
+            // No FLOPs (a collective): none achieved, also when nothing takes time.
+            return 0.0;
+        }
         (self.flops / self.t_lower()).min(self.peak_eff)
     }
     /// T_math − max comm (≥ 0 iff compute-bound).

@@ -21,6 +21,9 @@ pub enum FieldType {
     DType,
     /// One of a fixed list of ids.
     Choice(&'static [&'static str]),
+    /// Structured text read by the kind's own parser (torus axes `8nx16w`, cluster levels
+    /// `8@450G/32@400G`); `what` says the format.
+    Text,
 }
 
 /// Describes one field of an operation kind.
@@ -102,6 +105,7 @@ impl FieldSpec {
                 "must be a dtype: fp32 tf32 bf16 fp16 fp8 fp8e5m2 int8 int4 fp4".to_string()
             }
             FieldType::Choice(c) => format!("must be one of {}", c.join(", ")),
+            FieldType::Text => format!("must be {}", self.what),
         }
     }
 
@@ -283,6 +287,26 @@ pub(crate) const fn opt_dtype(
         what,
         (0.0, 0.0),
         Some(none),
+    )
+}
+
+/// A structured text field (read by the kind's parser through a `derived` access).
+pub(crate) const fn text(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    spec(
+        key,
+        label,
+        FieldType::Text,
+        default,
+        help,
+        what,
+        (0.0, 0.0),
+        None,
     )
 }
 

@@ -78,7 +78,7 @@ pub mod units;
 pub mod url;
 pub mod workload;
 
-pub use analysis::{analyze, Analysis, CommTerm, ComputeInfo, PartTime};
+pub use analysis::{analyze, Analysis, CollectiveTimes, CommTerm, ComputeInfo, PartTime};
 pub use arch::{arch_preset, arch_presets, Arch, ArchPreset, ConfigReport};
 pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
 pub use collective::{collective_time, sharded_matmul, CollectiveKind, CollectiveResult};
@@ -87,8 +87,9 @@ pub use error::Error;
 pub use eval::{Critical, Tiled};
 pub use field::{FieldSpec, FieldType};
 pub use op::{
-    aggregate_presets, llm_presets, Aggregate, AggregatePreset, Bmm, Custom, Dot, Elementwise,
-    KindInfo, Link, Llm, LlmPreset, Matmul, Op, OpKind, Part, Phase, Split, WeightSource,
+    aggregate_presets, llm_presets, Aggregate, AggregatePreset, AllReduceTopology, AxisSpec, Bmm,
+    Collective, Custom, Dot, Elementwise, KindInfo, LevelSpec, Link, Llm, LlmPreset, Matmul, Op,
+    OpKind, Part, Phase, Split, WeightSource,
 };
 pub use options::{FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};

@@ -1802,3 +1802,400 @@ proptest! {
         let _ = collective_vs_bytes(k, &nw, v, w, 16);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Through the product: the `collective` operation kind, the chips' network fields and the
+// matmul's `topology` key, read from links as the page reads them.
+// ---------------------------------------------------------------------------------------
+
+/// Decodes a link (no notices) and analyses its op `o` on its chip `c` (0-based).
+fn linked(q: &str, o: usize, c: usize) -> roofline::Analysis {
+    let d = roofline::url::decode(q);
+    assert!(d.notices.is_empty(), "{q}: {:?}", d.notices);
+    let s = d.scenario;
+    roofline::analyze(&s.ops[o], &s.chips[c], &s.options).unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
+fn times(a: &roofline::Analysis) -> &roofline::CollectiveTimes {
+    a.collective.as_ref().expect("a collective's times")
+}
+
+/// sharding.md, Pop Quiz 2 [AllGather time] through a link: AllGather_Y([E_Y, F]) on TPU v5e,
+/// Y = 4, E = 2048, F = 8192, bf16: V = 33,554,432 bytes; "3 hops ... T_comms = 3 * 8.4e6 /
+/// 4.5e10 = 560us" (exact 559.2 µs) since an axis of 4 has no wraparound on v5e; part (2),
+/// E = F = 256: "we're latency bound. Since we have 3 hops, this will take roughly 3 * 1us =
+/// 3us". The v5e chip's `wrap` (16) makes an unmarked torus axis of 4 a line too.
+#[test]
+fn product_pop_quiz_2_on_v5e() {
+    let v = 2048.0 * 8192.0 * 2.0;
+    for q in [
+        "?chip=tpu-v5e&op=collective:bytes=33554432,n=4,topology=line",
+        "?chip=tpu-v5e&op=collective:bytes=33554432,topology=torus,axes=4",
+    ] {
+        let a = linked(q, 0, 0);
+        close(a.t_comms, 3.0 * (v / 4.0) / 4.5e10, 1e-14, q);
+        close(a.t_lower, 559.2 * US, 1e-4, "559.2 µs (book: 560us)");
+        assert_eq!((a.t_math, a.flops), (0.0, 0.0));
+        assert_eq!(a.bound, roofline::Bound::Network);
+        assert_eq!(a.binding, roofline::Resource::Ici);
+        let t = times(&a);
+        assert!(!t.latency_bound);
+        assert_eq!(t.hops, 3.0);
+        close(t.t_latency, 3.0 * US, 1e-12, "3 hops × 1 µs (hop_lat)");
+        assert!(t.section.contains("sharding.md"), "{}", t.section);
+        let text = a.derivation().join("\n");
+        assert!(
+            text.contains("(n−1)·V/(n·W_link)") || text.contains("4 (no wraparound)"),
+            "{text}"
+        );
+        assert!(text.contains("bandwidth-bound"), "{text}");
+    }
+    // Marking the axis as wrapping (`4w`) gives the book's first, full-ring answer V/W_ici.
+    let ring = linked(
+        "?chip=tpu-v5e&op=collective:bytes=33554432,topology=torus,axes=4w",
+        0,
+        0,
+    );
+    close(ring.t_comms, v / 9e10, 1e-14, "V/W_ici = 377us");
+    // Part (2): latency-bound, 3 × 1 µs.
+    let a = linked(
+        "?chip=tpu-v5e&op=collective:bytes=131072,n=4,topology=line",
+        0,
+        0,
+    );
+    assert!(times(&a).latency_bound);
+    close(a.t_comms, 3.0 * US, 1e-12, "3 * 1us = 3us");
+    close(
+        times(&a).t_bandwidth,
+        3.0 * 32768.0 / 4.5e10,
+        1e-14,
+        "0.7us per hop",
+    );
+    assert!(a.derivation().join("\n").contains("latency-bound"));
+}
+
+/// sharding.md, question 2 [AllGather latency] through links, TPU v4p 4x4x4 (every axis
+/// wraps: the chip's `wrap` = 4 on a 3D torus), B = 1024, D = 4096, bf16: (1) "23us" over X;
+/// (2) AllGather_XY "46us ... far from the latency bound of 4us (1us per hop)"; (3)
+/// AllReduce_Z "11.6us"; fun fact: AllGather_XYZ "31us". Question 3 [latency-bound
+/// AllGather]: B = 128 over X, "roughly 2us".
+#[test]
+fn product_question_2_and_3_on_v4p() {
+    let (b, d) = (1024.0, 4096.0);
+    let x = linked("?chip=tpu-v4p&op=collective:bytes=2097152,n=4", 0, 0);
+    close(x.t_comms, 2.0 * b * d / (9e10 * 4.0), 1e-14, "part 1: 23us");
+    let xy = linked(
+        "?chip=tpu-v4p&op=collective:bytes=8388608,topology=torus",
+        0,
+        0,
+    );
+    assert_eq!(xy.op.get("axes").as_deref(), Some("4x4"));
+    close(
+        xy.t_comms,
+        2.0 * b * d / (2.0 * 9e10),
+        1e-14,
+        "part 2: 46us",
+    );
+    assert_eq!(times(&xy).hops, 4.0);
+    close(
+        times(&xy).t_latency,
+        4.0 * US,
+        1e-12,
+        "latency bound of 4us",
+    );
+    assert!(!times(&xy).latency_bound);
+    let z = linked(
+        "?chip=tpu-v4p&op=collective:kind=allreduce,bytes=524288,n=4",
+        0,
+        0,
+    );
+    close(
+        z.t_comms,
+        4.0 * b * d / (16.0 * 9e10),
+        1e-14,
+        "part 3: 11.6us",
+    );
+    let cube = linked(
+        "?chip=tpu-v4p&op=collective:bytes=8388608,topology=torus,axes=4x4x4",
+        0,
+        0,
+    );
+    close(cube.t_comms, 31.07 * US, 1e-3, "31us");
+    // A slice smaller than a cube has no wraparound ("a 2x2x4 won't have any").
+    let small = linked(
+        "?chip=tpu-v4p&op=collective:bytes=8388608,topology=torus,axes=2x2x4",
+        0,
+        0,
+    );
+    let line = linked(
+        "?chip=tpu-v4p&op=collective:bytes=8388608,topology=torus,axes=2nx2nx4n",
+        0,
+        0,
+    );
+    assert_eq!(small.t_comms, line.t_comms);
+    assert!(small.t_comms > cube.t_comms);
+    // Question 3.
+    let q3 = linked("?chip=tpu-v4p&op=collective:bytes=256,n=4", 0, 0);
+    assert!(times(&q3).latency_bound);
+    close(q3.t_comms, 2.0 * US, 1e-12, "roughly 2us");
+}
+
+/// gpus.md, quiz 2 question 3 [AllGather cost] through a link: bf16[D_X, F], D = 4096, F =
+/// 65,536 on an 8xH100 node: "536e6 * (8 - 1) / (8 * 450e9) = 1.04ms"; the egress is the
+/// chip's `ici × links` = 18 × 25 GB/s. Without latency (`hop_lat=none`) exactly the book's;
+/// with NCCL's 0.6 µs per hop, 7 hops add nothing (bandwidth-bound). Pop Quiz 1: "(2 · 1024 ·
+/// 16384) / 450e9 = 75us, or more precisely, 65us".
+#[test]
+fn product_gpu_quiz_2_on_h100() {
+    let v = 4096.0 * 65536.0 * 2.0;
+    let a = linked(
+        "?chip=h100:hop_lat=none&op=collective:bytes=536870912,n=8,topology=node",
+        0,
+        0,
+    );
+    close(a.t_comms, v * 7.0 / (8.0 * 450e9), 1e-14, "1.04ms");
+    assert_eq!(a.binding, roofline::Resource::Nvlink);
+    assert_eq!(times(&a).t_latency, 0.0);
+    assert!(times(&a).section.starts_with("gpus.md"));
+    let with_lat = linked(
+        "?chip=h100&op=collective:bytes=536870912,n=8,topology=node",
+        0,
+        0,
+    );
+    assert_eq!(with_lat.t_comms, a.t_comms);
+    close(
+        times(&with_lat).t_latency,
+        7.0 * 0.6 * US,
+        1e-12,
+        "7 × 0.6 µs",
+    );
+    let pq1 = linked(
+        "?chip=h100&op=collective:bytes=33554432,n=8,topology=node",
+        0,
+        0,
+    );
+    close(pq1.t_comms, 65.2 * US, 1e-3, "65us");
+    // More GPUs than a node: a clear error pointing at the cluster topology.
+    let d = roofline::url::decode("?chip=h100&op=collective:n=16,topology=node");
+    let e = roofline::analyze(
+        &d.scenario.ops[0],
+        &d.scenario.chips[0],
+        &d.scenario.options,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("topology=cluster"), "{e}");
+}
+
+/// gpus.md, "Cross-node collectives": over a DGX H100 SuperPod of 1024 GPUs "our overall AG
+/// or RS bandwidth is min(514GB/s, 413GB/s, 17.1TB/s) = 413GB/s ... For an AllReduce with
+/// SHARP ... around 400GB/s". `levels=auto` builds 8 @ 450 GB/s, 32 @ 400 GB/s, 4 @ 12.8 TB/s
+/// from the chip's `node`, `leaf`, `ici × links` and `dcn`; the same levels written out give
+/// the same time; quiz 4 question 5: two nodes are "bounded by the node level reduction",
+/// B/514e9.
+#[test]
+fn product_superpod_on_h100() {
+    let base = "?chip=h100:hop_lat=none,net_lat=none&op=collective:bytes=1e9";
+    let ag = linked(&format!("{base},n=1024,topology=cluster"), 0, 0);
+    close(1e9 / ag.t_comms, 400e9 * 32.0 / 31.0, 1e-14, "413GB/s");
+    assert_eq!(ag.binding, roofline::Resource::Dcn);
+    let written = linked(
+        &format!("{base},topology=cluster,levels=8@450G/32@400G/4@12.8T"),
+        0,
+        0,
+    );
+    assert_eq!(written.t_comms, ag.t_comms);
+    let degrees = linked(&format!("{base},topology=cluster,levels=8/32/4"), 0, 0);
+    assert_eq!(degrees.t_comms, ag.t_comms);
+    let sharp = linked(
+        &format!("{base},kind=allreduce,n=1024,topology=cluster,sharp=yes"),
+        0,
+        0,
+    );
+    close(1e9 / sharp.t_comms, 400e9, 1e-14, "SHARP AR around 400GB/s");
+    let two = linked(&format!("{base},topology=cluster,levels=8/2"), 0, 0);
+    close(two.t_comms, 1e9 * 7.0 / (8.0 * 450e9), 1e-14, "B/514e9");
+}
+
+/// tpus.md, question 5 [ICI bandwidth]: a send across a v5e pod is pipelined, latency and
+/// bandwidth add ("the total transfer will take about 188 + 6 = 194us"); here from one end of
+/// a 16-chip ring to the farthest chip, 8 hops of 1 µs on top of the bandwidth term.
+#[test]
+fn product_send_adds_latency() {
+    let a = linked("?chip=tpu-v5e&op=collective:kind=send,bytes=1e6,n=16", 0, 0);
+    let t = times(&a);
+    assert_eq!(t.hops, 8.0);
+    close(a.t_comms, t.t_bandwidth + 8.0 * US, 1e-14, "sum, not max");
+}
+
+/// A sweep over the array size: T_comms is flat (latency-bound) below the knee and linear in
+/// V above it; every number is finite and no FLOPs are claimed.
+#[test]
+fn product_sweep_over_bytes() {
+    let d = roofline::url::decode(
+        "?chip=tpu-v5e&op=collective:n=4,topology=line&sweep=bytes:1..1e12:log:n=64",
+    );
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    let curves = d.scenario.sweeps();
+    let c = curves[0].as_ref().unwrap();
+    assert_eq!(c.points.len(), 64);
+    for p in &c.points {
+        assert!(p.t_lower.is_finite() && p.t_lower > 0.0, "{p:?}");
+        assert_eq!((p.achieved, p.t_math), (0.0, 0.0));
+    }
+    close(
+        c.points[0].t_lower,
+        3.0 * US,
+        1e-12,
+        "3 hops of 1 µs at V = 1 byte",
+    );
+    let last = c.points.last().unwrap();
+    close(
+        last.t_lower,
+        3.0 * (1e12 / 4.0) / 4.5e10,
+        1e-12,
+        "bandwidth term",
+    );
+    // The knee: 3 µs = 3·(V/4)/4.5e10 at V = 180 kB.
+    let a = linked(
+        "?chip=tpu-v5e&op=collective:bytes=1e6,n=4,topology=line",
+        0,
+        0,
+    );
+    close(
+        times(&a).knee_bytes.unwrap(),
+        4.0 * 4.5e10 * 1e-6,
+        1e-12,
+        "180 kB",
+    );
+}
+
+/// The chip presets carry the same network figures as `collective::network_presets` (the
+/// sources are the same passages): node and leaf sizes, latencies, torus dimensions, the
+/// NVLink egress as `ici × links`, the NIC as `dcn` on GPUs, and the wraparound rules.
+#[test]
+fn chip_presets_agree_with_network_presets() {
+    for id in roofline::preset_ids() {
+        let c = roofline::preset(id).unwrap();
+        let p = network_preset(id).unwrap();
+        assert_eq!(c.node, p.node_size.value, "{id} node");
+        assert_eq!(c.leaf, p.leaf_nodes.value, "{id} leaf");
+        assert_eq!(c.hop_lat, p.hop_latency.value, "{id} hop_lat");
+        assert_eq!(c.net_lat, p.net_latency.value, "{id} net_lat");
+        assert_eq!(c.torus, p.torus_dims.value, "{id} torus");
+        if let Some(e) = p.nvlink_egress.value {
+            assert_eq!(c.egress(), Some(e), "{id} egress");
+        }
+        if p.nic.value.is_some() {
+            assert_eq!(c.dcn, p.nic.value, "{id} nic");
+        }
+        for shape in [
+            vec![4.0, 4.0, 4.0],
+            vec![2.0, 2.0, 4.0],
+            vec![8.0, 16.0],
+            vec![16.0, 16.0],
+            vec![4.0],
+        ] {
+            for &s in &shape {
+                assert_eq!(
+                    c.wraps(s, &shape),
+                    p.wrap.0.wraps(s, &shape),
+                    "{id} {shape:?} axis {s}"
+                );
+            }
+        }
+        for f in [
+            roofline::ChipField::Torus,
+            roofline::ChipField::Wrap,
+            roofline::ChipField::Node,
+            roofline::ChipField::Leaf,
+            roofline::ChipField::HopLat,
+            roofline::ChipField::NetLat,
+        ] {
+            assert!(c.source(f).len() > 10, "{id} {f:?}");
+        }
+    }
+}
+
+/// The matmul's `topology` key. Absent (or `uniring`) it is today's model, bit for bit: the
+/// golden links keep their numbers. `topology=ring` is the book's Case 3 on a full TPU axis.
+/// sharding.md, question 4 [matmul strategies], Strategy 2: "does an AllReduce over 2BF bytes,
+/// which has cost 4BF / W_ici", compute-bound "when D / (X · C) > 2 / W_ici, or when D / 2X >
+/// C / W_ici ≈ 2550" (TPU v5p: C = 4.59e14, W_ici = 1.8e11 bidirectional).
+#[test]
+fn product_matmul_topology() {
+    let (b, f) = (1024.0, 16384.0);
+    let old = linked(
+        "?chip=tpu-v5p&op=matmul:b=1024,d=8192,f=16384,shards=4",
+        0,
+        0,
+    );
+    let uni = linked(
+        "?chip=tpu-v5p&op=matmul:b=1024,d=8192,f=16384,shards=4,topology=uniring",
+        0,
+        0,
+    );
+    assert_eq!(old, uni);
+    let ici = old.term(roofline::Resource::Ici).unwrap();
+    assert_eq!(ici.bytes, 2.0 * 3.0 / 4.0 * 2.0 * b * f);
+    let ring = linked(
+        "?chip=tpu-v5p&op=matmul:b=1024,d=8192,f=16384,shards=4,topology=ring",
+        0,
+        0,
+    );
+    close(ring.t_comms, 4.0 * b * f / 1.8e11, 1e-14, "4BF/W_ici");
+    close(
+        ring.t_math,
+        2.0 * b * 8192.0 * f / (4.0 * 4.59e14),
+        1e-14,
+        "2BDF/(X·C)",
+    );
+    // D / 2X > C / W_ici: D > 2·4·(4.59e14/1.8e11) = 20400.
+    let crit = ring.critical.as_ref().unwrap();
+    assert_eq!(crit.dim, "d");
+    close(
+        crit.value,
+        2.0 * 4.0 * 4.59e14 / 1.8e11,
+        1e-12,
+        "D > 2X·2550",
+    );
+    close(crit.approx.unwrap(), crit.value, 1e-12, "approx = exact");
+    // The unidirectional ring needs (n−1)·s_out·C/W_link = 30600: 1.5× the ring at n = 4.
+    close(
+        old.critical.as_ref().unwrap().value,
+        3.0 * 2.0 * 4.59e14 / 9e10,
+        1e-12,
+        "uniring",
+    );
+    // The ring equals the collectives core's Case 3 for every n.
+    for n in [2.0, 3.0, 4.0, 8.0, 16.0] {
+        let q = format!("?chip=tpu-v5p&op=matmul:b=8192,shards={n},topology=ring");
+        let a = linked(&q, 0, 0);
+        let mm = ShardedMatmul::bf16(
+            8192.0,
+            4096.0,
+            4096.0,
+            4.59e14,
+            ar3(),
+            net(Topology::ring(n, 9e10)),
+        );
+        let r = sharded_matmul(&mm).unwrap();
+        close(a.t_comms, r.t_comms, 1e-14, &q);
+        let line = linked(&q.replace("ring", "line"), 0, 0);
+        let mm = ShardedMatmul::bf16(
+            8192.0,
+            4096.0,
+            4096.0,
+            4.59e14,
+            ar3(),
+            net(Topology::line(n, 9e10)),
+        );
+        close(
+            line.t_comms,
+            sharded_matmul(&mm).unwrap().t_comms,
+            1e-14,
+            "line",
+        );
+    }
+    assert!(ring.derivation().join("\n").contains("2·⌊n/2⌋/n·2·B·F"));
+}

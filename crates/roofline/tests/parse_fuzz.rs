@@ -177,6 +177,9 @@ fn check_op_field(base: &Op, key: &str, text: &str) -> Result<bool, String> {
                         }
                     }
                 }
+                // Structured text (torus axes, cluster levels): its own text must read back
+                // to the same op (checked below).
+                FieldType::Text => {}
                 FieldType::Choice(ids) => {
                     if !ids.contains(&got.as_str()) {
                         return Err(format!("{got} is not one of {ids:?}"));

@@ -70,23 +70,31 @@ fn matmul_with(sizes: impl Strategy<Value = f64> + Clone) -> impl Strategy<Value
             choice(&[Split::D, Split::B, Split::F]),
             choice(&[Link::Ici, Link::Nvlink, Link::Pcie, Link::Dcn]),
             choice(&[WeightSource::Hbm, WeightSource::Onchip, WeightSource::Pcie]),
+            choice(&[
+                AllReduceTopology::UniRing,
+                AllReduceTopology::Ring,
+                AllReduceTopology::Line,
+            ]),
         ),
         prop::option::of((size(), size(), size())),
     )
         .prop_map(
-            |((b, d, f), (x, w, out, compute), (shards, split, link, from), tiles)| Matmul {
-                b,
-                d,
-                f,
-                x,
-                w,
-                out,
-                compute,
-                shards,
-                split,
-                link,
-                from,
-                tiles,
+            |((b, d, f), (x, w, out, compute), (shards, split, link, from, topology), tiles)| {
+                Matmul {
+                    b,
+                    d,
+                    f,
+                    x,
+                    w,
+                    out,
+                    compute,
+                    shards,
+                    split,
+                    link,
+                    topology,
+                    from,
+                    tiles,
+                }
             },
         )
 }
@@ -186,7 +194,13 @@ fn matmul_times(m: &Matmul, chip: &Chip, derate: f64) -> (f64, f64) {
     }
     let mut t = vec![hbm / chip.hbm, onchip / chip.onchip.unwrap()];
     let link = if n > 1.0 && m.split == Split::D {
-        2.0 * (n - 1.0) / n * m.out.bytes() * m.b * m.f
+        // Per link direction: 2·(n−1)/n of Z on a unidirectional ring or a line, 2·⌊n/2⌋/n
+        // on a bidirectional ring (sharding.md, Case 3).
+        let factor = match m.topology {
+            AllReduceTopology::Ring => 2.0 * (n / 2.0).floor() / n,
+            _ => 2.0 * (n - 1.0) / n,
+        };
+        factor * m.out.bytes() * m.b * m.f
     } else {
         0.0
     };

@@ -194,6 +194,14 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         "memory" => num(Some(a.memory), value),
         "critical" => num(a.critical.as_ref().map(|c| c.value), value),
         "approx_critical" => num(a.critical.as_ref().and_then(|c| c.approx), value),
+        "latency_bound" => eq(
+            a.collective
+                .as_ref()
+                .map_or("none", |c| if c.latency_bound { "true" } else { "false" }),
+            value,
+        ),
+        "t_latency" => num(a.collective.as_ref().map(|c| c.t_latency), value),
+        "t_bandwidth" => num(a.collective.as_ref().map(|c| c.t_bandwidth), value),
         k => Err(format!("unknown key {k}")),
     }
 }

@@ -51,8 +51,13 @@ fn edit_chip(r: &mut Rng, c: &mut Chip) {
         if !f.is_required() && r.chance(5) {
             *c = c.without(f).unwrap();
         } else {
-            let v = if f == ChipField::Links {
-                (1 + r.below(1024)) as f64
+            let (min, max, integer) = f.range();
+            let v = if integer {
+                // Counts (links, torus dimensions, node and leaf sizes): whole, in range.
+                (min + r.below((max - min).min(1e6) as usize + 1) as f64).min(max)
+            } else if max <= 1e3 {
+                // Latencies: seconds from 0 to 1000.
+                r.pick(&[0.0, 1e-9, 6e-7, 1e-6, 2.7e-6, 1e-3, 1.0, 1e3])
             } else if r.chance(3) {
                 (1 + r.below(1_000_000)) as f64 * 1e9
             } else {
@@ -94,6 +99,7 @@ fn value(r: &mut Rng, f: &FieldSpec) -> String {
     match f.ty {
         FieldType::DType => r.pick(&DType::ALL).as_str().to_string(),
         FieldType::Choice(ids) => r.pick(ids).to_string(),
+        FieldType::Text => structured_text(r, f.key),
         FieldType::Integer | FieldType::Number => {
             let hi = f.max.min(1e12);
             let v = match r.below(4) {
@@ -114,6 +120,31 @@ fn value(r: &mut Rng, f: &FieldSpec) -> String {
             };
             roofline::format_exact(v)
         }
+    }
+}
+
+/// A valid structured text: collective torus axes (`8nx16w`) or cluster levels (`auto`,
+/// `8/32`, `8@4.5e11/32@400G`).
+fn structured_text(r: &mut Rng, key: &str) -> String {
+    let size = |r: &mut Rng| roofline::format_exact(1.0 + r.below(32) as f64);
+    match key {
+        "axes" => (0..1 + r.below(3))
+            .map(|_| format!("{}{}", size(r), r.pick(&["", "w", "n", "W", "N"])))
+            .collect::<Vec<_>>()
+            .join(r.pick(&["x", "X", ",", "*"])),
+        "levels" if r.chance(3) => r.pick(&["auto", "AUTO", ""]).to_string(),
+        "levels" => (0..1 + r.below(3))
+            .map(|_| {
+                let d = size(r);
+                match r.below(3) {
+                    0 => d,
+                    1 => format!("{d}@{}", r.pick(&["450G", "400e9", "12.8T", "1", "1e30"])),
+                    _ => format!("{d}@{}", roofline::format_exact(1.0 + r.unit() * 1e12)),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(r.pick(&["/", ";"])),
+        other => panic!("no generator for text field {other}"),
     }
 }
 

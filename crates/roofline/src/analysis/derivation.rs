@@ -126,6 +126,20 @@ impl Analysis {
         let m = self.op.kind.behavior();
         let conv = self.convention.factor();
         let mut out = self.derivation_head();
+        if let Some(c) = &self.collective {
+            out.extend(c.derivation.iter().cloned());
+            out.push(format!(
+                "Formula: {} ({}); T_comms = {} s: {}",
+                c.formula,
+                c.section,
+                num3(self.t_comms),
+                if c.latency_bound {
+                    "latency-bound"
+                } else {
+                    "bandwidth-bound"
+                }
+            ));
+        }
 
         let raw_flops = self.flops / conv;
         let raw_peak = self.compute.peak / conv;

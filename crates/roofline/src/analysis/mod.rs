@@ -125,6 +125,47 @@ pub struct Analysis {
     /// See [`crate::workload`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartTime>,
+    /// For a collective: its latency and bandwidth terms, whether it is latency-bound, the
+    /// formula and the book's section; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective: Option<CollectiveTimes>,
+}
+
+/// The two terms of a collective's time (see [`crate::collective`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveTimes {
+    /// The bandwidth term `V·κ`, seconds (exact for this `n`).
+    pub t_bandwidth: f64,
+    /// The latency term `hops × per-hop latency`, seconds.
+    pub t_latency: f64,
+    /// Sequential hops.
+    pub hops: f64,
+    /// `t_latency > t_bandwidth`.
+    pub latency_bound: bool,
+    /// The array size where the terms are equal, bytes (smaller arrays are latency-bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_bytes: Option<f64>,
+    /// The bandwidth formula, in the book's notation.
+    pub formula: String,
+    /// The book's file and section.
+    pub section: String,
+    /// The collective's worked derivation, one step per line.
+    pub derivation: Vec<String>,
+}
+
+impl From<crate::collective::CollectiveResult> for CollectiveTimes {
+    fn from(r: crate::collective::CollectiveResult) -> Self {
+        CollectiveTimes {
+            t_bandwidth: r.t_bandwidth,
+            t_latency: r.t_latency,
+            hops: r.hops,
+            latency_bound: r.latency_bound,
+            knee_bytes: r.knee_bytes,
+            formula: r.formula.to_string(),
+            section: r.section.to_string(),
+            derivation: r.derivation,
+        }
+    }
 }
 
 impl Analysis {
@@ -230,6 +271,7 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
         },
     );
     a.approx_intensity = b.approx_intensity(a.binding, conv);
+    a.collective = b.collective(chip).transpose()?.map(CollectiveTimes::from);
     Ok(a)
 }
 
@@ -310,5 +352,6 @@ pub(crate) fn assemble(
         tiled: x.tiled,
         comms,
         parts: x.parts,
+        collective: None,
     }
 }

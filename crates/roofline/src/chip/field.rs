@@ -8,7 +8,12 @@ use std::str::FromStr;
 
 id_enum! {
     /// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8 int8 int4 fp4
-    /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn`.
+    /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn torus wrap node leaf hop_lat
+    /// net_lat`.
+    ///
+    /// The last six describe the chip's network for collectives (see
+    /// [`crate::collective`]); with `ici × links` (the NVLink egress per GPU) and `dcn` (the
+    /// scale-out NIC per GPU, or a TPU's DCN egress) they are all a collective reads.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum ChipField {
         /// Display name (text).
@@ -46,8 +51,22 @@ id_enum! {
         Ici = "ici",
         /// Number of scale-up links per chip.
         Links = "links",
-        /// Data-center network bandwidth, bytes/s per chip.
+        /// Data-center network bandwidth, bytes/s per chip (on a GPU: its scale-out NIC, per
+        /// direction).
         Dcn = "dcn",
+        /// Dimensions of the TPU ICI torus (2 or 3).
+        Torus = "torus",
+        /// The axis length that brings wraparound links (see [`Chip::wraps`](super::Chip::wraps)):
+        /// 4 on v4p/v5p (whole 4×4×4 cubes), 16 on v5e/v6e (a full pod axis).
+        Wrap = "wrap",
+        /// GPUs per node (the NVLink domain).
+        Node = "node",
+        /// Nodes under one set of leaf switches (a scalable unit).
+        Leaf = "leaf",
+        /// Latency per hop of the scale-up network (ICI, NVLink), seconds.
+        HopLat = "hop_lat",
+        /// Latency per hop of the scale-out network (InfiniBand, DCN), seconds.
+        NetLat = "net_lat",
     }
 }
 
@@ -73,6 +92,12 @@ impl ChipField {
             ChipField::Ici => "ICI/NVLink bandwidth per link",
             ChipField::Links => "scale-up links",
             ChipField::Dcn => "DCN bandwidth",
+            ChipField::Torus => "torus dimensions",
+            ChipField::Wrap => "wraparound axis length",
+            ChipField::Node => "GPUs per node",
+            ChipField::Leaf => "nodes per leaf (scalable unit)",
+            ChipField::HopLat => "scale-up latency per hop",
+            ChipField::NetLat => "scale-out latency per hop",
         }
     }
 
@@ -95,7 +120,12 @@ impl ChipField {
             | ChipField::Ici
             | ChipField::Dcn => Some(Unit::ByteRate),
             ChipField::HbmCap | ChipField::OnchipCap => Some(Unit::Bytes),
-            ChipField::Links => Some(Unit::Count),
+            ChipField::Links
+            | ChipField::Torus
+            | ChipField::Wrap
+            | ChipField::Node
+            | ChipField::Leaf => Some(Unit::Count),
+            ChipField::HopLat | ChipField::NetLat => Some(Unit::Seconds),
         }
     }
 
@@ -118,10 +148,15 @@ impl ChipField {
         }
     }
 
-    /// The allowed range of a numeric field, `(min, max, integer)`.
-    pub(crate) fn range(self) -> (f64, f64, bool) {
+    /// The allowed range of a numeric field, `(min, max, integer)`: counts are whole
+    /// (`links` 1 to 1024, `torus` 1 to 16, `wrap`, `node`, `leaf` 1 to 1e9), latencies from 0
+    /// to 1000 s, everything else from 1 to 1e30.
+    pub fn range(self) -> (f64, f64, bool) {
         match self {
             ChipField::Links => (1.0, 1024.0, true),
+            ChipField::Torus => (1.0, 16.0, true),
+            ChipField::Wrap | ChipField::Node | ChipField::Leaf => (1.0, 1e9, true),
+            ChipField::HopLat | ChipField::NetLat => (0.0, 1e3, false),
             _ => (1.0, 1e30, false),
         }
     }

@@ -95,9 +95,27 @@ pub struct Chip {
     /// Number of scale-up links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<f64>,
-    /// Data-center network bandwidth per chip, bytes/s.
+    /// Data-center network bandwidth per chip, bytes/s (a GPU's scale-out NIC per direction).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dcn: Option<f64>,
+    /// Dimensions of the ICI torus (TPU: 2 or 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torus: Option<f64>,
+    /// The axis length that brings wraparound links; see [`Chip::wraps`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<f64>,
+    /// GPUs per node (NVLink domain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<f64>,
+    /// Nodes per leaf switch group (a scalable unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<f64>,
+    /// Scale-up (ICI, NVLink) latency per hop, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hop_lat: Option<f64>,
+    /// Scale-out (InfiniBand, DCN) latency per hop, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_lat: Option<f64>,
 }
 
 /// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
@@ -147,6 +165,12 @@ impl Chip {
             ici: None,
             links: None,
             dcn: None,
+            torus: None,
+            wrap: None,
+            node: None,
+            leaf: None,
+            hop_lat: None,
+            net_lat: None,
         }
     }
 
@@ -167,6 +191,12 @@ impl Chip {
             ChipField::Ici => &mut self.ici,
             ChipField::Links => &mut self.links,
             ChipField::Dcn => &mut self.dcn,
+            ChipField::Torus => &mut self.torus,
+            ChipField::Wrap => &mut self.wrap,
+            ChipField::Node => &mut self.node,
+            ChipField::Leaf => &mut self.leaf,
+            ChipField::HopLat => &mut self.hop_lat,
+            ChipField::NetLat => &mut self.net_lat,
             ChipField::Name | ChipField::Hbm | ChipField::HbmCap => return None,
         })
     }
@@ -192,6 +222,12 @@ impl Chip {
             ChipField::Ici => self.ici,
             ChipField::Links => self.links,
             ChipField::Dcn => self.dcn,
+            ChipField::Torus => self.torus,
+            ChipField::Wrap => self.wrap,
+            ChipField::Node => self.node,
+            ChipField::Leaf => self.leaf,
+            ChipField::HopLat => self.hop_lat,
+            ChipField::NetLat => self.net_lat,
         }
     }
 
@@ -204,8 +240,9 @@ impl Chip {
         }
     }
 
-    /// Checks a numeric value for a field: positive, finite, from 1 to 1e30 (`links`: an
-    /// integer from 1 to 1024).
+    /// Checks a numeric value for a field: finite, from 1 to 1e30 (counts: whole numbers,
+    /// `links` 1 to 1024, `torus` 1 to 16, `wrap`, `node`, `leaf` 1 to 1e9; latencies 0 to
+    /// 1000 s).
     pub fn validate(field: ChipField, value: f64) -> Result<f64, Error> {
         if field == ChipField::Name {
             return Err(Error::invalid("name", format_exact(value), "must be text"));
@@ -220,7 +257,8 @@ impl Chip {
                 field.as_str(),
                 format_exact(value),
                 format!(
-                    "must be a whole number of links from {} to {}",
+                    "must be a whole number ({}) from {} to {}",
+                    field.label(),
                     format_exact(min),
                     format_exact(max)
                 ),
@@ -230,8 +268,11 @@ impl Chip {
                 field.as_str(),
                 format_exact(value),
                 format!(
-                    "must be a positive finite {} from 1 to 1e30 {}",
+                    "must be a{} finite {} from {} to {} {}",
+                    if min > 0.0 { " positive" } else { "" },
                     field.label(),
+                    format_exact(min),
+                    format_exact(max),
                     field.unit().map(Unit::symbol).unwrap_or("")
                 )
                 .trim_end()
@@ -396,6 +437,29 @@ impl Chip {
         }
     }
 
+    /// Egress per chip into the scale-up network, per direction: `ici × links` (H100: 18 ×
+    /// 2.5e10 = 4.5e11, the book's "450GB/s"; MI300X: 7 × 6.4e10 over its full mesh). `None`
+    /// when either is absent.
+    pub fn egress(&self) -> Option<f64> {
+        Some(self.ici? * self.links?)
+    }
+
+    /// Whether a torus axis of `size` chips has wraparound links in a slice of `shape`: never
+    /// without `wrap` or for an axis of 1; on a 3D torus (`torus` ≥ 3: v4p, v5p, built from
+    /// 4×4×4 cubes) every axis wraps when every axis is a multiple of `wrap` ("Any multiple of a
+    /// full cube (e.g. 4x4x4 or 4x4x8) will have wraparounds", "a 2x2x4 won't have any",
+    /// tpus.md); otherwise an axis wraps when its length is a multiple of `wrap` (v5e, v6e:
+    /// "wraparounds along any axis of size 16").
+    pub fn wraps(&self, size: f64, shape: &[f64]) -> bool {
+        let Some(w) = self.wrap else {
+            return false;
+        };
+        if size <= 1.0 || size % w != 0.0 {
+            return false;
+        }
+        self.torus.unwrap_or(0.0) < 3.0 || shape.iter().all(|s| s % w == 0.0)
+    }
+
     /// Whether this chip came from a preset and differs from it in any value or the name.
     pub fn is_edited(&self) -> bool {
         match self.preset_id.as_deref().and_then(preset) {
@@ -438,6 +502,12 @@ impl PresetDef {
             ChipField::Ici => self.ici,
             ChipField::Links => self.links,
             ChipField::Dcn => self.dcn,
+            ChipField::Torus => self.torus,
+            ChipField::Wrap => self.wrap,
+            ChipField::Node => self.node,
+            ChipField::Leaf => self.leaf,
+            ChipField::HopLat => self.hop_lat,
+            ChipField::NetLat => self.net_lat,
         }
     }
 
@@ -465,6 +535,12 @@ impl PresetDef {
             ici: self.ici.v,
             links: self.links.v,
             dcn: self.dcn.v,
+            torus: self.torus.v,
+            wrap: self.wrap.v,
+            node: self.node.v,
+            leaf: self.leaf.v,
+            hop_lat: self.hop_lat.v,
+            net_lat: self.net_lat.v,
         }
     }
 }

@@ -47,6 +47,12 @@ pub(crate) struct PresetDef {
     pub ici: Spec,
     pub links: Spec,
     pub dcn: Spec,
+    pub torus: Spec,
+    pub wrap: Spec,
+    pub node: Spec,
+    pub leaf: Spec,
+    pub hop_lat: Spec,
+    pub net_lat: Spec,
 }
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {
@@ -67,6 +73,26 @@ const GPU_NO_ONCHIP: &str =
     "shared-memory/L1 bandwidth is not published as a single chip-wide figure; left empty";
 const GPU_NO_ONCHIP_CAP: &str =
     "on-chip SRAM is split into per-SM shared memory and L2; not modelled as one capacity; left empty";
+
+const ICI_LAT: Spec = s(1e-6, "scaling book, sharding.md, \"A note on ICI latency\": each ICI hop has an overhead \"typically around 1us\"");
+const TPU_NO_NET_LAT: Spec =
+    none("no per-hop DCN latency is given in the scaling book; left empty");
+const TPU_NO_NODE: Spec =
+    none("a TPU has no NVLink node: its chips form an ICI torus (see torus, wrap)");
+const TPU_NO_LEAF: Spec = none("TPU slices are joined over the DCN, not leaf switches; left empty");
+const CUBE_WRAP: Spec = s(4.0, "scaling book, tpus.md: \"Any multiple of a full cube (e.g. 4x4x4 or 4x4x8) will have wraparounds\"; \"a 2x2x4 won't have any\" (slices of whole 4x4x4 cubes)");
+const POD16_WRAP: Spec = s(16.0, "scaling book, tpus.md: \"a single 16x16 2D torus with wraparounds along any axis of size 16 (meaning an 8x16 has a wraparound on the long axis)\"");
+const TORUS3: Spec = s(
+    3.0,
+    "scaling book, tpus.md, \"TPU Networking\": a 3D torus (6 nearest neighbours)",
+);
+const TORUS2: Spec = s(
+    2.0,
+    "scaling book, tpus.md, \"TPU Networking\": a 2D torus (4 nearest neighbours)",
+);
+const GPU_NO_TORUS: Spec = none("GPUs are switched, not a torus");
+const NCCL_NVLINK_LAT: Spec = s(6e-7, "NCCL src/graph/tuning.cc (commit b6475625), hwLat[NVLINK][Ring][LL] = 0.6 µs per ring step (LL128 1.9, Simple 3.4); plus a 6.6 µs base per call, not modelled");
+const NCCL_NET_LAT: Spec = s(2.7e-6, "NCCL src/graph/tuning.cc (commit b6475625), hwLat[NET][Ring][LL] = 2.7 µs per inter-node step (LL128 4.0, Simple 14); plus a 6.6 µs base per call, not modelled");
 
 pub(crate) static PRESETS: [PresetDef; 11] = [
     PresetDef {
@@ -91,6 +117,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(4.5e10, "scaling book, TPU chapter, ICI table: v4p 4.5e10 bytes/s one-way per link (9e10 bidirectional)"),
         links: s(6.0, "3D torus: 6 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        torus: TORUS3,
+        wrap: CUBE_WRAP,
+        node: TPU_NO_NODE,
+        leaf: TPU_NO_LEAF,
+        hop_lat: ICI_LAT,
+        net_lat: TPU_NO_NET_LAT,
     },
     PresetDef {
         id: "tpu-v5e",
@@ -114,6 +146,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(4.5e10, "scaling book, All About Rooflines: \"copy 4.5e10 bytes in each direction\" (TPU chapter: v5e ICI one-way per link)"),
         links: s(4.0, "2D torus: 4 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        torus: TORUS2,
+        wrap: POD16_WRAP,
+        node: TPU_NO_NODE,
+        leaf: TPU_NO_LEAF,
+        hop_lat: s(1e-6, "scaling book, tpus.md, question 5: \"the per-hop latency for TPU v5e is 1us\""),
+        net_lat: TPU_NO_NET_LAT,
     },
     PresetDef {
         id: "tpu-v5p",
@@ -137,6 +175,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(9e10, "scaling book, TPU chapter, ICI table: v5p 9e10 bytes/s one-way per link (1.8e11 bidirectional)"),
         links: s(6.0, "3D torus: 6 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        torus: TORUS3,
+        wrap: CUBE_WRAP,
+        node: TPU_NO_NODE,
+        leaf: TPU_NO_LEAF,
+        hop_lat: ICI_LAT,
+        net_lat: TPU_NO_NET_LAT,
     },
     PresetDef {
         id: "tpu-v6e",
@@ -160,6 +204,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(9e10, "scaling book, TPU chapter, ICI table: v6e 9e10 bytes/s one-way per link"),
         links: s(4.0, "2D torus: 4 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        torus: TORUS2,
+        wrap: s(16.0, "scaling book, tpus.md: \"TPU v5e and Trillium pods consist of a single 16x16 2D torus with wraparounds along any axis of size 16\""),
+        node: TPU_NO_NODE,
+        leaf: TPU_NO_LEAF,
+        hop_lat: ICI_LAT,
+        net_lat: TPU_NO_NET_LAT,
     },
     PresetDef {
         id: "tpu7x",
@@ -183,6 +233,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: none("Google gives Ironwood's ICI only per chip (1.2 TB/s bidirectional), not per link; left empty"),
         links: none("link count of TPU7x not confirmed; left empty"),
         dcn: none(TPU_NO_DCN),
+        torus: s(3.0, "scaling book, tpus.md, chip table: pod 4x4x576 (3D)"),
+        wrap: s(4.0, "assumed as v5p: Google's TPU7x page says it \"shares many similarities with TPU v5p\" (4x4x4 cubes joined by optical switches); the scaling book gives no TPU7x wraparound rule"),
+        node: TPU_NO_NODE,
+        leaf: TPU_NO_LEAF,
+        hop_lat: ICI_LAT,
+        net_lat: TPU_NO_NET_LAT,
     },
     PresetDef {
         id: "a100",
@@ -206,6 +262,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(2.5e10, "NVIDIA A100 datasheet: NVLink 600 GB/s (both directions) over 12 links → 25 GB/s per link per direction"),
         links: s(12.0, "NVIDIA A100 architecture whitepaper: 12 third-generation NVLink links"),
         dcn: s(2.5e10, "NVIDIA DGX A100 datasheet: 8× 200 Gb/s HDR InfiniBand (one per GPU) → 2.5e10 bytes/s per GPU"),
+        torus: GPU_NO_TORUS,
+        wrap: GPU_NO_TORUS,
+        node: s(8.0, "scaling book, gpus.md, NVLink table: Ampere node of 8 GPUs (6 NVSwitches)"),
+        leaf: s(20.0, "NVIDIA DGX SuperPOD (DGX A100) reference architecture: scalable units of 20 nodes"),
+        hop_lat: NCCL_NVLINK_LAT,
+        net_lat: NCCL_NET_LAT,
     },
     PresetDef {
         id: "h100",
@@ -229,6 +291,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(2.5e10, "NVIDIA H100 datasheet: NVLink 900 GB/s (both directions) = 450 GB/s per direction over 18 links → 25 GB/s per link"),
         links: s(18.0, "NVIDIA H100 datasheet: 18 fourth-generation NVLink links"),
         dcn: s(5e10, "NVIDIA DGX H100 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
+        torus: GPU_NO_TORUS,
+        wrap: GPU_NO_TORUS,
+        node: s(8.0, "scaling book, gpus.md: \"for H100, we have 4 NVSwitches per node\" and 8 GPUs"),
+        leaf: s(32.0, "scaling book, gpus.md: \"Each set of 32 nodes is called a Scalable Unit (or SU), under a single set of 8 leaf InfiniBand switches\""),
+        hop_lat: NCCL_NVLINK_LAT,
+        net_lat: NCCL_NET_LAT,
     },
     PresetDef {
         id: "h200",
@@ -252,6 +320,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(2.5e10, "NVIDIA H200 datasheet: NVLink 900 GB/s (both directions) over 18 links → 25 GB/s per link per direction"),
         links: s(18.0, "NVIDIA H200 datasheet: 18 fourth-generation NVLink links (as H100)"),
         dcn: s(5e10, "NVIDIA DGX H200 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
+        torus: GPU_NO_TORUS,
+        wrap: GPU_NO_TORUS,
+        node: s(8.0, "scaling book, gpus.md, NVLink table: Hopper node of 8 GPUs"),
+        leaf: s(32.0, "as the scaling book's DGX H100 SuperPod: scalable units of 32 nodes"),
+        hop_lat: NCCL_NVLINK_LAT,
+        net_lat: NCCL_NET_LAT,
     },
     PresetDef {
         id: "b200",
@@ -275,6 +349,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(5e10, "NVIDIA Blackwell: NVLink 5 1.8 TB/s (both directions) per GPU over 18 links → 50 GB/s per link per direction"),
         links: s(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
         dcn: s(5e10, "NVIDIA DGX B200 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
+        torus: GPU_NO_TORUS,
+        wrap: GPU_NO_TORUS,
+        node: s(8.0, "scaling book, gpus.md: \"Blackwell (B200) has nodes of 8 GPUs\""),
+        leaf: s(32.0, "NVIDIA DGX SuperPOD (DGX B200) reference architecture, linked from the book's quiz 5: scalable units of 32 nodes"),
+        hop_lat: NCCL_NVLINK_LAT,
+        net_lat: NCCL_NET_LAT,
     },
     PresetDef {
         id: "mi300x",
@@ -298,6 +378,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(6.4e10, "AMD Instinct MI300X datasheet: Infinity Fabric links at 128 GB/s (both directions) → 6.4e10 bytes/s per link per direction; the 8-GPU platform is a full mesh, one link per peer"),
         links: s(7.0, "AMD Instinct MI300X datasheet: 7 Infinity Fabric links (one to each of the 7 peers)"),
         dcn: none("no per-GPU network figure in the MI300X datasheet; left empty"),
+        torus: none("a full mesh of Infinity Fabric links, not a torus"),
+        wrap: none("a full mesh of Infinity Fabric links, not a torus"),
+        node: s(8.0, "AMD Instinct MI300X platform: 8 GPUs in a full mesh"),
+        leaf: none("no reference scale-out architecture given; left empty"),
+        hop_lat: none("no per-hop latency published for Infinity Fabric; left empty"),
+        net_lat: none("no scale-out figure; left empty"),
     },
     PresetDef {
         id: "l4",
@@ -321,6 +407,12 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: none("the L4 has no NVLink: no scale-up link"),
         links: none("the L4 has no NVLink: no scale-up link"),
         dcn: none("L4 is a PCIe card; network bandwidth depends on the host; left empty"),
+        torus: none("the L4 has no scale-up link"),
+        wrap: none("the L4 has no scale-up link"),
+        node: none("the L4 has no NVLink"),
+        leaf: none("the L4 has no NVLink"),
+        hop_lat: none("the L4 has no scale-up link"),
+        net_lat: none("L4 is a PCIe card; left empty"),
     },
 ];
 

@@ -71,6 +71,14 @@ pub(crate) trait OpBehavior {
     fn composite(&self) -> Option<Composite> {
         None
     }
+    /// A collective kind's time with its two terms, formula and section (`None` for every
+    /// other kind).
+    fn collective(
+        &self,
+        _chip: &Chip,
+    ) -> Option<Result<crate::collective::CollectiveResult, Error>> {
+        None
+    }
 }
 
 /// One part of a composite operation: a plain core operation (labelled with `name`) run

@@ -302,6 +302,8 @@ impl Llm {
             shards: self.tp,
             split,
             link: self.link,
+            // The tensor-parallel all-reduce as before the matmul's `topology` key.
+            topology: Default::default(),
             from: WeightSource::Hbm,
             tiles: None,
         })

@@ -38,6 +38,26 @@ id_enum! {
 }
 
 id_enum! {
+    /// How the chips of a matmul sharded along D are connected for the all-reduce of the
+    /// partial sums (ids `uniring`, `ring`, `line`), each link at the `link`'s bandwidth per
+    /// direction.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum AllReduceTopology {
+        /// A unidirectional ring (the default, and the only model before the `topology` key):
+        /// `2·(n−1)/n·s_out·B·F` bytes per chip at the link bandwidth. Also a line's bandwidth
+        /// term, and NCCL's ring through NVLink switches (gpus.md: `2·(n−1)·V/(n·W)`).
+        #[default]
+        UniRing = "uniring",
+        /// A bidirectional ring with wraparound (a full TPU axis, the book's Case 3:
+        /// `2·V/W_ici` with `W_ici` twice the one-way link): `2·⌊n/2⌋/n·s_out·B·F` bytes per
+        /// link direction, half the unidirectional ring's for large even n.
+        Ring = "ring",
+        /// A line without wraparound: `2·(n−1)/n·s_out·B·F`, as the unidirectional ring.
+        Line = "line",
+    }
+}
+
+id_enum! {
     /// Where the weights are read from (ids `hbm`, `onchip`, `pcie`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
     pub enum WeightSource {
@@ -154,6 +174,8 @@ pub struct Matmul {
     pub split: Split,
     /// The link partial sums travel over.
     pub link: Link,
+    /// How the chips are connected for the all-reduce (default: a unidirectional ring).
+    pub topology: AllReduceTopology,
     /// Where the weights are read from.
     pub from: WeightSource,
     /// Tile sizes `(bm, bk, bn)` for the tiling footnote, if set.
@@ -174,6 +196,7 @@ impl Default for Matmul {
             shards: 1.0,
             split: Split::D,
             link: Link::Ici,
+            topology: AllReduceTopology::UniRing,
             from: WeightSource::Hbm,
             tiles: None,
         }
@@ -208,12 +231,39 @@ impl Matmul {
         self.sharded() && self.split == Split::D
     }
 
-    /// Bytes per chip over the link: `2·(n−1)/n · s_out·B·F` (split `d`), else 0.
+    /// Bytes per chip and link direction of the all-reduce, per byte of `Z[B,F]`: `2·(n−1)/n`
+    /// on a unidirectional ring or a line, `2·⌊n/2⌋/n` on a bidirectional ring (sharding.md,
+    /// Case 3: `T = 2·V/W_ici`, the collectives core's ring formula `2·⌊n/2⌋·V/(n·W_link)`).
+    pub fn link_factor(&self) -> f64 {
+        let n = self.shards;
+        match self.topology {
+            AllReduceTopology::UniRing | AllReduceTopology::Line => 2.0 * (n - 1.0) / n,
+            AllReduceTopology::Ring => 2.0 * (n / 2.0).floor() / n,
+        }
+    }
+
+    /// Bytes per chip over the link: `2·(n−1)/n · s_out·B·F` (split `d`, unidirectional ring
+    /// or line; `2·⌊n/2⌋/n · s_out·B·F` on a ring), else 0.
     pub fn link_bytes(&self) -> f64 {
-        if self.has_link() {
-            2.0 * (self.shards - 1.0) / self.shards * self.out.bytes() * self.b * self.f
-        } else {
-            0.0
+        if !self.has_link() {
+            return 0.0;
+        }
+        match self.topology {
+            // The published formula, evaluated exactly as before the `topology` key.
+            AllReduceTopology::UniRing | AllReduceTopology::Line => {
+                2.0 * (self.shards - 1.0) / self.shards * self.out.bytes() * self.b * self.f
+            }
+            AllReduceTopology::Ring => self.link_factor() * self.out.bytes() * self.b * self.f,
+        }
+    }
+
+    fn link_formula(&self) -> (&'static str, String) {
+        let nn = n(self.shards);
+        match self.topology {
+            AllReduceTopology::UniRing | AllReduceTopology::Line => {
+                ("2·(n−1)/n", format!("2·({nn}−1)/{nn}"))
+            }
+            AllReduceTopology::Ring => ("2·⌊n/2⌋/n", format!("2·⌊{nn}/2⌋/{nn}")),
         }
     }
 
@@ -288,6 +338,13 @@ impl OpBehavior for Matmul {
             "link for the all-reduce: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
             "a link",
         ),
+        "topology" => choice(topology): choice(
+            "all-reduce topology",
+            AllReduceTopology::IDS,
+            "uniring",
+            "how the n chips connect for the all-reduce: uniring (one direction, 2·(n−1)/n·s_out·B·F), ring (both directions with wraparound, 2·⌊n/2⌋/n·s_out·B·F: the book's Case 3) or line (2·(n−1)/n·s_out·B·F)",
+            "a topology",
+        ),
         "from" => choice(from): choice(
             "weights from",
             WeightSource::IDS,
@@ -349,8 +406,13 @@ impl OpBehavior for Matmul {
     }
     fn approx_critical(&self, binding: Resource, peak_eff: f64, bw: f64) -> Option<f64> {
         if self.has_link() {
-            (binding == self.link.resource())
-                .then(|| (self.shards - 1.0) * self.out.bytes() * peak_eff / bw)
+            // T_math = 2·B·D·F/(n·peak) against f·s_out·B·F/bw: D > n·f·s_out·peak/(2·bw)
+            // ((n−1)·s_out·peak/bw on a unidirectional ring).
+            let per = match self.topology {
+                AllReduceTopology::UniRing | AllReduceTopology::Line => self.shards - 1.0,
+                AllReduceTopology::Ring => self.shards * self.link_factor() / 2.0,
+            };
+            (binding == self.link.resource()).then(|| per * self.out.bytes() * peak_eff / bw)
         } else {
             let per = if self.sharded() && self.split == Split::B {
                 self.shards
@@ -366,7 +428,11 @@ impl OpBehavior for Matmul {
             if binding == self.from.resource() {
                 return None;
             }
-            let c = conv / ((self.shards - 1.0) * self.out.bytes());
+            let per = match self.topology {
+                AllReduceTopology::UniRing | AllReduceTopology::Line => self.shards - 1.0,
+                AllReduceTopology::Ring => self.shards * self.link_factor() / 2.0,
+            };
+            let c = conv / (per * self.out.bytes());
             return Some((c * self.d, format!("= {}", coef_str(c, "D"))));
         }
         if binding == self.from.resource() {
@@ -442,14 +508,9 @@ impl OpBehavior for Matmul {
             sub.push(format!("{so}·{}·{}", n(bl), n(fl)));
         }
         if self.has_link() && r == self.link.resource() {
-            sym.push(format!("2·(n−1)/n·{so}·B·F"));
-            sub.push(format!(
-                "2·({}−1)/{}·{so}·{}·{}",
-                n(self.shards),
-                n(self.shards),
-                n(self.b),
-                n(self.f)
-            ));
+            let (fs, fsub) = self.link_formula();
+            sym.push(format!("{fs}·{so}·B·F"));
+            sub.push(format!("{fsub}·{so}·{}·{}", n(self.b), n(self.f)));
         }
         (!sym.is_empty()).then(|| (sym.join(" + "), sub.join(" + ")))
     }
@@ -467,9 +528,16 @@ impl OpBehavior for Matmul {
             out.push(match self.split {
                 Split::D => format!(
                     "Sharded over n = {nn} chips along D: each chip holds X[B,D/n] and W[D/n,F] and computes a \
-                     partial sum Z[B,F]; the partial sums are all-reduced over {}: 2·(n−1)/n·s_out·B·F bytes \
-                     per chip (per-chip values below; the critical dimension becomes D, not B).",
-                    self.link.as_str().to_ascii_uppercase()
+                     partial sum Z[B,F]; the partial sums are all-reduced over {} ({}): {}·s_out·B·F bytes \
+                     per chip and link direction (per-chip values below; the critical dimension becomes D, not B).",
+                    self.link.as_str().to_ascii_uppercase(),
+                    match self.topology {
+                        AllReduceTopology::UniRing => "a unidirectional ring",
+                        AllReduceTopology::Ring =>
+                            "a bidirectional ring with wraparound, sharding.md Case 3: T = 2·V/W_ici",
+                        AllReduceTopology::Line => "a line without wraparound",
+                    },
+                    self.link_formula().0
                 ),
                 Split::B => format!(
                     "Sharded over n = {nn} chips along B: each chip holds X[B/n,D], all of W and writes Z[B/n,F]; \

@@ -7,11 +7,12 @@
 //! | --- | --- | --- |
 //! | dot product | `dot` | `n t` |
 //! | elementwise | `elementwise` | `n flops inputs t` |
-//! | matmul | `matmul` | `b d f x w out compute shards split link from bm bk bn` |
+//! | matmul | `matmul` | `b d f x w out compute shards split link topology from bm bk bn` |
 //! | per-example weights | `bmm` | `b d f x w out` |
 //! | custom | `custom` | `flops bytes t` |
 //! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab` |
 //! | aggregate model | `model` | `preset b w flops params act` |
+//! | collective | `collective` | `kind bytes n topology axes levels sharp` |
 //!
 //! `llm` is *composite*: it is analysed as a sum of core operations (see
 //! [`crate::workload`]); its `preset` is derived from the architecture fields (`llama3-8b`
@@ -37,6 +38,7 @@ pub(crate) mod behavior;
 
 mod aggregate;
 mod bmm;
+mod collective;
 mod custom;
 mod dot;
 mod elementwise;
@@ -46,11 +48,12 @@ mod matmul;
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use behavior::Part;
 pub use bmm::Bmm;
+pub use collective::{AxisSpec, Collective, LevelSpec};
 pub use custom::Custom;
 pub use dot::Dot;
 pub use elementwise::Elementwise;
 pub use llm::{llm_presets, Llm, LlmPreset, Phase};
-pub use matmul::{Link, Matmul, Split, WeightSource};
+pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
 
 use crate::error::Error;
 use crate::field::find_spec;
@@ -75,12 +78,17 @@ op_kinds! {
     /// A whole model by its totals: FLOPs and activations per input, parameters (see
     /// [`Aggregate`]).
     Aggregate(Aggregate) = "model", "aggregate model (ResNet-50, …)", MODELS;
+    /// A collective (AllGather, ReduceScatter, AllReduce, AllToAll, send) of V bytes over a
+    /// topology (see [`Collective`]).
+    Collective(Collective) = "collective", "collective (AllGather, AllReduce, …)", COLLECTIVES;
 }
 
 /// The family of single operations (one roofline each).
 pub const SINGLE: &str = "Single operations";
 /// The family of model workloads (a transformer step, a whole model).
 pub const MODELS: &str = "Models";
+/// The family of communication operations (collectives over a topology).
+pub const COLLECTIVES: &str = "Collectives";
 
 /// One line of the kind table, for forms: the kind id, its label and its family (the page
 /// groups kinds by family).
@@ -254,7 +262,7 @@ mod tests {
         let e = Op::default_for("conv").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model"
+            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model, collective"
         );
     }
 }
