@@ -242,7 +242,7 @@ fn op_fields_and_defaults() {
         ]
     );
     assert_eq!(keys("bmm"), ["b", "d", "f", "x", "w", "out"]);
-    assert_eq!(keys("custom"), ["flops", "bytes", "t"]);
+    assert_eq!(keys("custom"), ["flops", "bytes", "t", "net", "link"]);
     assert!(matches!(
         Op::default_for("conv"),
         Err(Error::UnknownKind { .. })
