@@ -69,6 +69,7 @@ pub mod options;
 pub mod profile;
 pub mod resource;
 pub mod scenario;
+pub mod serving;
 pub mod sweep;
 pub mod units;
 pub mod url;

@@ -150,7 +150,9 @@ fn chip_catalog() {
             "pcie",
             "ici",
             "links",
-            "dcn"
+            "dcn",
+            "price",
+            "power"
         ]
     );
 }

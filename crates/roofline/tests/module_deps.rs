@@ -24,6 +24,7 @@ const LAYERS: &[&str] = &[
     "analysis",
     "sweep",
     "workload",
+    "serving",
     "scenario",
     "url",
 ];

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 id_enum! {
     /// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8 int8 int4 fp4
-    /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn`.
+    /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn price power`.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum ChipField {
         /// Display name (text).
@@ -48,6 +48,10 @@ id_enum! {
         Links = "links",
         /// Data-center network bandwidth, bytes/s per chip.
         Dcn = "dcn",
+        /// Price, USD per chip-hour (serving cost per token).
+        Price = "price",
+        /// Power per chip, watts (serving joules per token).
+        Power = "power",
     }
 }
 
@@ -73,6 +77,8 @@ impl ChipField {
             ChipField::Ici => "ICI/NVLink bandwidth per link",
             ChipField::Links => "scale-up links",
             ChipField::Dcn => "DCN bandwidth",
+            ChipField::Price => "price (USD per chip-hour)",
+            ChipField::Power => "power (W per chip)",
         }
     }
 
@@ -95,7 +101,7 @@ impl ChipField {
             | ChipField::Ici
             | ChipField::Dcn => Some(Unit::ByteRate),
             ChipField::HbmCap | ChipField::OnchipCap => Some(Unit::Bytes),
-            ChipField::Links => Some(Unit::Count),
+            ChipField::Links | ChipField::Price | ChipField::Power => Some(Unit::Count),
         }
     }
 
@@ -122,6 +128,7 @@ impl ChipField {
     pub(crate) fn range(self) -> (f64, f64, bool) {
         match self {
             ChipField::Links => (1.0, 1024.0, true),
+            ChipField::Price | ChipField::Power => (1e-6, 1e30, false),
             _ => (1.0, 1e30, false),
         }
     }

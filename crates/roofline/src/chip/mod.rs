@@ -97,6 +97,12 @@ pub struct Chip {
     /// Data-center network bandwidth per chip, bytes/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dcn: Option<f64>,
+    /// Price, USD per chip-hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<f64>,
+    /// Power per chip, watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<f64>,
 }
 
 /// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
@@ -146,6 +152,8 @@ impl Chip {
             ici: None,
             links: None,
             dcn: None,
+            price: None,
+            power: None,
         }
     }
 
@@ -166,6 +174,8 @@ impl Chip {
             ChipField::Ici => &mut self.ici,
             ChipField::Links => &mut self.links,
             ChipField::Dcn => &mut self.dcn,
+            ChipField::Price => &mut self.price,
+            ChipField::Power => &mut self.power,
             ChipField::Name | ChipField::Hbm | ChipField::HbmCap => return None,
         })
     }
@@ -191,6 +201,8 @@ impl Chip {
             ChipField::Ici => self.ici,
             ChipField::Links => self.links,
             ChipField::Dcn => self.dcn,
+            ChipField::Price => self.price,
+            ChipField::Power => self.power,
         }
     }
 
@@ -437,6 +449,8 @@ impl PresetDef {
             ChipField::Ici => self.ici,
             ChipField::Links => self.links,
             ChipField::Dcn => self.dcn,
+            ChipField::Price => self.price,
+            ChipField::Power => self.power,
         }
     }
 
@@ -464,6 +478,8 @@ impl PresetDef {
             ici: self.ici.v,
             links: self.links.v,
             dcn: self.dcn.v,
+            price: self.price.v,
+            power: self.power.v,
         }
     }
 }

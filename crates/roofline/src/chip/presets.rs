@@ -47,12 +47,16 @@ pub(crate) struct PresetDef {
     pub ici: Spec,
     pub links: Spec,
     pub dcn: Spec,
+    pub price: Spec,
+    pub power: Spec,
 }
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+const NO_PRICE: &str = "no price in the references for this chip (prices vary by provider and contract); set price= (USD per chip-hour) for cost per token";
+const NO_POWER: &str = "no power figure in the references for this chip; set power= (watts per chip) for joules per token";
 const TPU_NO_FP32: &str = "no fp32 MXU peak published: TPU MXUs multiply bf16 (fp32 matmuls run as several bf16 passes); left empty";
 const TPU_NO_TF32: &str = "TPUs have no tf32 mode; left empty";
 const TPU_NO_FP16: &str = "TPUs compute in bf16; no fp16 peak is published; left empty";
@@ -91,6 +95,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(4.5e10, "scaling book, TPU chapter, ICI table: v4p 4.5e10 bytes/s one-way per link (9e10 bidirectional)"),
         links: s(6.0, "3D torus: 6 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu-v5e",
@@ -114,6 +120,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(4.5e10, "scaling book, All About Rooflines: \"copy 4.5e10 bytes in each direction\" (TPU chapter: v5e ICI one-way per link)"),
         links: s(4.0, "2D torus: 4 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        price: s(1.2, "scaling book, applied inference (Google Cloud TPU pricing, February 2025): TPU v5e $1.2 per chip-hour"),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu-v5p",
@@ -137,6 +145,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(9e10, "scaling book, TPU chapter, ICI table: v5p 9e10 bytes/s one-way per link (1.8e11 bidirectional)"),
         links: s(6.0, "3D torus: 6 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        price: s(4.2, "scaling book, applied inference (Google Cloud TPU pricing, February 2025): TPU v5p $4.2 per chip-hour"),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu-v6e",
@@ -160,6 +170,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(9e10, "scaling book, TPU chapter, ICI table: v6e 9e10 bytes/s one-way per link"),
         links: s(4.0, "2D torus: 4 ICI neighbours per chip (scaling book, TPU chapter)"),
         dcn: none(TPU_NO_DCN),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu7x",
@@ -183,6 +195,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: none("Google gives Ironwood's ICI only per chip (1.2 TB/s bidirectional), not per link; left empty"),
         links: none("link count of TPU7x not confirmed; left empty"),
         dcn: none(TPU_NO_DCN),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "a100",
@@ -206,6 +220,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(2.5e10, "NVIDIA A100 datasheet: NVLink 600 GB/s (both directions) over 12 links → 25 GB/s per link per direction"),
         links: s(12.0, "NVIDIA A100 architecture whitepaper: 12 third-generation NVLink links"),
         dcn: s(2.5e10, "NVIDIA DGX A100 datasheet: 8× 200 Gb/s HDR InfiniBand (one per GPU) → 2.5e10 bytes/s per GPU"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "h100",
@@ -229,6 +245,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(2.5e10, "NVIDIA H100 datasheet: NVLink 900 GB/s (both directions) = 450 GB/s per direction over 18 links → 25 GB/s per link"),
         links: s(18.0, "NVIDIA H100 datasheet: 18 fourth-generation NVLink links"),
         dcn: s(5e10, "NVIDIA DGX H100 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
+        price: s(10.8, "scaling book, applied inference (Google Cloud pricing, February 2025): H100 $10.8 per chip-hour"),
+        power: s(700.0, "NVIDIA H100 Tensor Core GPU datasheet: max thermal design power up to 700 W (SXM)"),
     },
     PresetDef {
         id: "h200",
@@ -252,6 +270,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(2.5e10, "NVIDIA H200 datasheet: NVLink 900 GB/s (both directions) over 18 links → 25 GB/s per link per direction"),
         links: s(18.0, "NVIDIA H200 datasheet: 18 fourth-generation NVLink links (as H100)"),
         dcn: s(5e10, "NVIDIA DGX H200 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "b200",
@@ -275,6 +295,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(5e10, "NVIDIA Blackwell: NVLink 5 1.8 TB/s (both directions) per GPU over 18 links → 50 GB/s per link per direction"),
         links: s(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
         dcn: s(5e10, "NVIDIA DGX B200 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "mi300x",
@@ -298,6 +320,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: s(6.4e10, "AMD Instinct MI300X datasheet: Infinity Fabric links at 128 GB/s (both directions) → 6.4e10 bytes/s per link per direction; the 8-GPU platform is a full mesh, one link per peer"),
         links: s(7.0, "AMD Instinct MI300X datasheet: 7 Infinity Fabric links (one to each of the 7 peers)"),
         dcn: none("no per-GPU network figure in the MI300X datasheet; left empty"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "l4",
@@ -321,6 +345,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         ici: none("the L4 has no NVLink: no scale-up link"),
         links: none("the L4 has no NVLink: no scale-up link"),
         dcn: none("L4 is a PCIe card; network bandwidth depends on the host; left empty"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
 ];
 
