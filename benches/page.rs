@@ -28,10 +28,6 @@
 fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
-#[path = "../tests/support/mod.rs"]
-mod support;
-
-#[cfg(not(target_arch = "wasm32"))]
 fn main() {
     native::main();
 }
@@ -44,7 +40,7 @@ mod native {
 
     use serde_json::{json, Value};
 
-    use crate::support::{dist_dir, root, Browser};
+    use e2e_harness::{dist_dir, root, Browser};
 
     /// The heavy scenario: 8 operations × 3 chips, a 1024-point sweep, both plots.
     pub const HEAVY: &str = "/?chip=tpu-v5e&chip=h100&chip=tpu-v6e\

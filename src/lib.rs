@@ -2,7 +2,9 @@
 //! ([`view`]) compile and test natively; the Leptos components ([`app`]) only for wasm32.
 
 pub mod charts;
+pub mod error;
 pub mod json;
+pub mod keys;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]

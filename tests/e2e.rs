@@ -2,9 +2,7 @@
 //! Run by `./dev test` after `trunk build --release`.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod support;
-
-use support::{close_to, num, Browser};
+use e2e_harness::{close_to, num, Browser};
 
 #[tokio::test(flavor = "current_thread")]
 async fn first_load_draws_the_question_3_plot_without_console_errors() {
@@ -407,6 +405,64 @@ async fn both_plots_show_together_and_redraw_only_what_changed() {
         .await;
     assert_eq!(tables, serde_json::json!(["sweep", "roofline"]));
     b.screenshot("both-plots").await;
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn cards_are_keyed_by_stable_ids_and_their_inputs_follow_the_scenario() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    // Tag the two cards' DOM nodes: a keyed list moves nodes, it does not rebuild them.
+    b.js("document.querySelectorAll('.card[data-op]').forEach((c, i) => c.__tag = 'card' + i)")
+        .await;
+    let tags = "return [...document.querySelectorAll('.card[data-op]')].map(c => [c.__tag ?? null, c.dataset.op, c.querySelector('input[name=label]').value, c.querySelector('input[name=d]').value])";
+    b.set_input(".card[data-op='0'] input[name='label']", "first")
+        .await;
+    b.click(".card[data-op='0'] button[title='Move down']")
+        .await;
+    assert_eq!(
+        b.js(tags).await,
+        serde_json::json!([["card1", "0", "", "1024"], ["card0", "1", "first", "4096"]]),
+        "moving a card should move its DOM node"
+    );
+    let search = b.settled_search().await;
+    let first = search.find("d=1024").unwrap_or(usize::MAX);
+    let second = search.find("label=first").unwrap_or(0);
+    assert!(
+        first < second,
+        "the link does not follow the order: {search}"
+    );
+    // The moved card still edits its own operation.
+    b.set_input(".card[data-op='1'] input[name='d']", "2048")
+        .await;
+    // (F = 4096 is the kind's default, so the link leaves it out.)
+    let search = b.settled_search().await;
+    assert!(
+        search.contains("op=matmul:d=2048,w=int8,label=first"),
+        "{search}"
+    );
+    // A refused value leaves its message; a recipe replaces the scenario: the card that keeps
+    // its position keeps its node and takes the recipe's values, and its message goes.
+    b.set_input(".card[data-op='0'] input[name='d']", "-5")
+        .await;
+    let invalid = "return document.querySelector(\".card[data-op='0'] input[name='d']\").getAttribute('aria-invalid')";
+    assert_eq!(b.js(invalid).await.as_str(), Some("true"));
+    b.click("button[data-recipe='network']").await;
+    assert_eq!(
+        b.js(tags).await,
+        serde_json::json!([["card1", "0", "2-way D split", "16384"]]),
+        "the recipe's values should show in the remaining card"
+    );
+    assert_eq!(b.js(invalid).await.as_str(), Some("false"));
+    let shards = b
+        .js("return document.querySelector(\".card[data-op='0'] select[name='shards']\")?.value ?? document.querySelector(\".card[data-op='0'] input[name='shards']\").value")
+        .await;
+    assert_eq!(shards.as_str(), Some("2"));
+    let sweep = b
+        .js("return [document.querySelector('select[name=sweep]').value, document.querySelector('input[name=sweep-from]').value, document.querySelector('input[name=sweep-to]').value]")
+        .await;
+    assert_eq!(sweep, serde_json::json!(["d", "512", "32768"]));
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }

@@ -3,10 +3,8 @@
 //! a panic shows the error panel with a working "Reset scenario" instead of a dead page.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod support;
-
+use e2e_harness::{close_to, num, Browser};
 use serde_json::Value;
-use support::{close_to, num, Browser};
 
 /// Both plots, a matmul on the first card and a custom op (its `bytes` is a real-valued field)
 /// on the second.

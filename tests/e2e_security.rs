@@ -3,11 +3,9 @@
 //! text, and no request leaves the page's origin.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod support;
-
 use std::time::{Duration, SystemTime};
 
-use support::{artifacts_dir, Browser, NetRequest, Options};
+use e2e_harness::{artifacts_dir, Browser, NetRequest, Options};
 
 /// Percent-encode `s` for a text value of a link (names, labels): everything but letters,
 /// digits and `-._~` is escaped, a space is `+` (as the README says).

@@ -2,9 +2,7 @@
 //! in a blog post, exports, and hosting under a sub-path.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod support;
-
-use support::{close_to, num, root, Browser};
+use e2e_harness::{close_to, num, root, Browser};
 
 /// Golden URLs with numeric expectations of the first (op, chip): (url, metric, value).
 fn golden_numbers() -> Vec<(String, String, f64)> {
@@ -374,6 +372,104 @@ async fn copy_link_and_the_embed_dialog() {
         .js("return document.querySelector('.dialog iframe').getAttribute('src')")
         .await;
     assert!(preview.as_str().unwrap().contains("embed=1"), "{preview}");
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "console errors: {errors:#?}");
+    b.close().await;
+}
+
+/// The state of the sweep plot's controls: [pressed metric, log x checked, log y checked].
+async fn sweep_controls(b: &Browser) -> serde_json::Value {
+    b.js("return [document.querySelector('button[data-sweep-metric][aria-pressed=true]')?.dataset.sweepMetric ?? null, document.querySelector('input[name=log-x]').checked, document.querySelector('input[name=log-y]').checked]")
+        .await
+}
+
+async fn sweep_label(b: &Browser) -> String {
+    b.js("return document.querySelector(\"canvas[data-chart='sweep']\").getAttribute('aria-label')")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_sweep_axes_are_in_the_link_and_survive_an_edit_and_a_reload() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    // The defaults (FLOPs/s, linear axes) write neither key: old links stay as they were.
+    let search = b.settled_search().await;
+    assert!(
+        !search.contains("&y=") && !search.contains("&log="),
+        "{search}"
+    );
+    assert_eq!(
+        sweep_controls(&b).await,
+        serde_json::json!(["achieved", false, false])
+    );
+    let plain = b.canvas_hash("canvas[data-chart='sweep']").await;
+    // Through the page's own controls: time on log-log axes.
+    b.click("button[data-sweep-metric='time']").await;
+    b.click("input[name='log-x']").await;
+    b.click("input[name='log-y']").await;
+    assert_eq!(
+        sweep_controls(&b).await,
+        serde_json::json!(["time", true, true])
+    );
+    assert!(
+        sweep_label(&b).await.starts_with("Time"),
+        "{}",
+        sweep_label(&b).await
+    );
+    assert_ne!(b.canvas_hash("canvas[data-chart='sweep']").await, plain);
+    let search = b.settled_search().await;
+    assert!(search.ends_with("&y=time&log=xy"), "{search}");
+    // An edit of D keeps them, in the controls, the plot and the link.
+    b.set_input("[data-op='0'] input[name='d']", "8192").await;
+    let search = b.settled_search().await;
+    assert!(
+        search.contains("d=8192") && search.ends_with("&y=time&log=xy"),
+        "{search}"
+    );
+    assert_eq!(
+        sweep_controls(&b).await,
+        serde_json::json!(["time", true, true])
+    );
+    let (label, drawn) = (
+        sweep_label(&b).await,
+        b.canvas_hash("canvas[data-chart='sweep']").await,
+    );
+    assert!(label.starts_with("Time"), "{label}");
+    // The link, reloaded, shows the same controls, field and plot.
+    b.open(&format!("/{search}")).await;
+    assert_eq!(
+        sweep_controls(&b).await,
+        serde_json::json!(["time", true, true])
+    );
+    let d = b
+        .js("return document.querySelector(\"[data-op='0'] input[name='d']\").value")
+        .await;
+    assert_eq!(d.as_str(), Some("8192"));
+    assert_eq!(sweep_label(&b).await, label);
+    assert_eq!(b.canvas_hash("canvas[data-chart='sweep']").await, drawn);
+    assert_eq!(
+        b.settled_search().await,
+        search,
+        "the reload rewrote the link"
+    );
+    // Unticking log y writes `log=x`; back to FLOPs/s drops `y=`.
+    b.click("input[name='log-y']").await;
+    b.click("button[data-sweep-metric='achieved']").await;
+    let search = b.settled_search().await;
+    assert!(
+        search.ends_with("&log=x") && !search.contains("&y="),
+        "{search}"
+    );
+    // A link written by hand.
+    b.open("/?chip=h100&y=fraction&log=y").await;
+    assert_eq!(
+        sweep_controls(&b).await,
+        serde_json::json!(["fraction", false, true])
+    );
+    assert!(sweep_label(&b).await.starts_with("Fraction of peak"));
     let errors = b.console_errors().await;
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     b.close().await;

@@ -28,6 +28,7 @@ mod common;
 
 use common::fuzz::{self, number_text, url_input};
 use common::{golden_urls, Rng};
+use roofline::scenario::SweepAxes;
 use roofline::url::decode;
 use roofline::{
     preset, preset_ids, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention, Op, OpKind,
@@ -472,6 +473,7 @@ fn edited(r: &mut Rng) -> Scenario {
         sweep: random_sweep(r, &ops),
         ops,
         plot: r.pick(&[PlotKind::Sweep, PlotKind::Roofline]),
+        axes: SweepAxes::default(),
         options: options(r),
         embed: r.chance(4),
         theme: None,

@@ -263,3 +263,65 @@ fn form_kinds_are_the_cores_kind_table() {
         "the default kind comes first"
     );
 }
+
+#[test]
+fn row_cache_hands_back_unchanged_rows_and_recomputes_edited_ones() {
+    use std::sync::Arc;
+    // The first load: D = F = 4096 and D = F = 1024 on one TPU v5e.
+    let mut s = Scenario::default();
+    let mut cache = view::RowCache::default();
+    let first = view::result_rows_cached(&s, &mut cache);
+    let again = view::result_rows_cached(&s, &mut cache);
+    assert_eq!(first.len(), 2);
+    assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
+
+    // An edit of the second operation rebuilds its row only, with the new figures:
+    // B = 1024 (the default batch), D = F = 2048 → 2·B·D·F = 2·1024·2048·2048 = 8.589934592e9.
+    s.ops[1].set("d", "2048").unwrap();
+    s.ops[1].set("f", "2048").unwrap();
+    let edited = view::result_rows_cached(&s, &mut cache);
+    assert!(Arc::ptr_eq(&first[0], &edited[0]));
+    assert!(!Arc::ptr_eq(&first[1], &edited[1]));
+    let b = s.ops[1].get_num("b").unwrap();
+    assert_eq!(
+        value(&edited[1], "flops").parse::<f64>().unwrap(),
+        2.0 * b * 2048.0 * 2048.0
+    );
+    assert_eq!(*edited[1], view::result_rows(&s)[1]);
+
+    // The options belong to every row: a derate rebuilds them all.
+    s.options.derate = 0.5;
+    let derated = view::result_rows_cached(&s, &mut cache);
+    assert!(derated.iter().zip(&edited).all(|(a, b)| !Arc::ptr_eq(a, b)));
+}
+
+#[test]
+fn pair_cache_recomputes_only_what_changed_and_forgets_what_is_gone() {
+    let mut s = Scenario::default();
+    let mut cache: view::PairCache<u32, usize> = view::PairCache::default();
+    // One pass: the value of each (op, chip) pair, counting the computations.
+    let pass = |s: &Scenario, extra: u32, cache: &mut view::PairCache<u32, usize>| {
+        let mut computed = 0;
+        let mut pass = cache.pass();
+        for i in 0..s.ops.len() {
+            for j in 0..s.chips.len() {
+                pass.get(s, i, j, &extra, || {
+                    computed += 1;
+                    10 * i + j
+                });
+            }
+        }
+        computed
+    };
+    assert_eq!(pass(&s, 0, &mut cache), 2);
+    assert_eq!(pass(&s, 0, &mut cache), 0);
+    s.ops[0].set("b", "8").unwrap();
+    assert_eq!(pass(&s, 0, &mut cache), 1);
+    // The extra input (the sweep, for the sweep chart) belongs to every pair.
+    assert_eq!(pass(&s, 1, &mut cache), 2);
+    // A pass without the second operation forgets it: bringing it back recomputes it.
+    let second = s.ops.pop().unwrap();
+    assert_eq!(pass(&s, 1, &mut cache), 0);
+    s.ops.push(second);
+    assert_eq!(pass(&s, 1, &mut cache), 1);
+}

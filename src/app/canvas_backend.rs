@@ -109,10 +109,17 @@ fn css_color(c: BackendColor) -> String {
 }
 
 impl CanvasBackend {
-    /// A backend for `canvas`, or `None` when it has no 2D context.
-    pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
-        let ctx = canvas.get_context("2d").ok()??.dyn_into().ok()?;
-        Some(CanvasBackend {
+    /// A backend for `canvas`, or why it has no 2D context.
+    pub fn new(canvas: HtmlCanvasElement) -> Result<Self, crate::app::AppError> {
+        let no_context =
+            |detail: String| crate::app::AppError::browser("get the canvas's 2D context", detail);
+        let ctx = canvas
+            .get_context("2d")
+            .map_err(|e| no_context(crate::app::js_detail(&e)))?
+            .ok_or_else(|| no_context("the canvas has none".into()))?
+            .dyn_into()
+            .map_err(|_| no_context("not a 2D context".into()))?;
+        Ok(CanvasBackend {
             canvas,
             ctx,
             state: State::default(),

@@ -9,7 +9,8 @@ use plotters::prelude::IntoDrawingArea;
 use super::canvas_backend::CanvasBackend;
 use wasm_bindgen::JsCast;
 
-use crate::charts::{self, ChartGeometry, Theme};
+use super::AppError;
+use crate::charts::{self, ChartGeometry, ChartTheme};
 use crate::view::ChartModel;
 
 /// The backend every chart is drawn through: the canvas on the page, SVG for the export.
@@ -20,8 +21,10 @@ pub fn draw_on(
     canvas: &web_sys::HtmlCanvasElement,
     model: &ChartModel,
     dark: bool,
-) -> Result<ChartGeometry, String> {
-    let dpr = web_sys::window().ok_or("no window")?.device_pixel_ratio();
+) -> Result<ChartGeometry, AppError> {
+    let dpr = web_sys::window()
+        .ok_or_else(|| AppError::browser("draw the chart", "no window"))?
+        .device_pixel_ratio();
     draw_scaled(canvas, model, dark, dpr, None)
 }
 
@@ -35,7 +38,7 @@ pub fn draw_scaled(
     dark: bool,
     scale: f64,
     css_size: Option<(f64, f64)>,
-) -> Result<ChartGeometry, String> {
+) -> Result<ChartGeometry, AppError> {
     let scale = if scale.is_finite() {
         scale.clamp(1.0, 8.0)
     } else {
@@ -55,17 +58,21 @@ pub fn draw_scaled(
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    let theme = if dark { Theme::dark() } else { Theme::light() }.with_scale(scale);
-    let backend = CanvasBackend::new(canvas.clone()).ok_or("no 2d canvas context")?;
+    let theme = if dark {
+        ChartTheme::dark()
+    } else {
+        ChartTheme::light()
+    }
+    .with_scale(scale);
+    let backend = CanvasBackend::new(canvas.clone())?;
     // The type the SVG export draws through too (`ChartModel::to_svg_via`): one copy of the
     // chart code in the wasm.
     let root = ScreenBackend::Right(backend).into_drawing_area();
     match model {
-        ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme).map_err(|e| e.to_string()),
-        ChartModel::Roofline(m) => {
-            charts::roofline::draw(root, m, &theme).map_err(|e| e.to_string())
-        }
+        ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme),
+        ChartModel::Roofline(m) => charts::roofline::draw(root, m, &theme),
     }
+    .map_err(|e| AppError::Draw(e.to_string()))
 }
 
 /// Marks the end of a draw on the page's performance timeline: `first-plot` once (navigation to
@@ -77,10 +84,10 @@ fn mark_drawn() {
         return;
     };
     if FIRST.swap(false, Ordering::Relaxed) {
-        p.mark("first-plot").ok();
+        super::check(p.mark("first-plot"), "mark the first plot");
     }
     p.clear_marks_with_mark_name("plot-drawn");
-    p.mark("plot-drawn").ok();
+    super::check(p.mark("plot-drawn"), "mark the plot drawn");
 }
 
 /// A live chart canvas.
@@ -150,7 +157,7 @@ pub fn ChartCanvas(
                     set_draw_error.set(None);
                     mark_drawn();
                 }
-                Err(e) => set_draw_error.set(Some(format!("could not draw the chart: {e}"))),
+                Err(e) => set_draw_error.set(Some(e.to_string())),
             }
         });
     });

@@ -4,10 +4,11 @@ use leptos::prelude::*;
 use roofline::chip::{presets, Chip, ChipField};
 use roofline::dtype::PeakKey;
 
-use super::ctx;
 use super::field::Field;
+use super::{ctx, AppError};
+use crate::keys::ListEdit;
 
-/// Every chip of the scenario as an editable card, plus "add chip".
+/// Every chip of the scenario as an editable card (keyed by its stable id), plus "add chip".
 #[component]
 pub fn ChipsPanel() -> impl IntoView {
     let c = ctx();
@@ -19,8 +20,7 @@ pub fn ChipsPanel() -> impl IntoView {
             roofline::chip::preset(&id)
         };
         if let Some(chip) = chip {
-            c.scenario.update(|s| s.chips.push(chip));
-            c.generation.update(|g| *g += 1);
+            c.edit_chips(ListEdit::Push(chip));
         }
         event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
     };
@@ -40,29 +40,28 @@ pub fn ChipsPanel() -> impl IntoView {
                     <option value="custom">"custom (from scratch)"</option>
                 </select>
             </h2>
-            {move || {
-                c.generation.track();
-                let n = c.scenario.with_untracked(|s| s.chips.len());
-                (0..n).map(|i| view! { <ChipCard index=i/> }).collect_view()
-            }}
+            <For each=move || c.keys.with(|k| k.chips.clone()) key=|id| *id let(id)>
+                <ChipCard id=id/>
+            </For>
         </section>
     }
 }
 
-/// One chip: its name, every number (with its source on hover/focus), ridges per dtype.
+/// One chip: its name, every number (with its source on hover/focus), ridges per dtype;
+/// following the chip of id `id` wherever it is in the list.
 #[component]
 fn ChipCard(
-    /// Position of the chip in the scenario.
-    index: usize,
+    /// The chip's stable id.
+    id: u64,
 ) -> impl IntoView {
     let c = ctx();
-    // This chip alone: its title, notes and ridges update only when it changes, not on every
-    // edit of an operation or another chip.
-    let chip = Memo::new(move |_| c.scenario.with(|s| s.chips.get(index).cloned()));
-    let initial = c
-        .scenario
-        .with_untracked(|s| s.chips.get(index).cloned())
-        .unwrap_or_else(|| Chip::custom("?"));
+    let index = Memo::new(move |_| c.keys.with(|k| k.chip_index(id)));
+    // This chip alone: its title, notes, ridges and fields update only when it changes, not
+    // on every edit of an operation or another chip.
+    let chip = Memo::new(move |_| {
+        c.scenario
+            .with(|s| index.get().and_then(|i| s.chips.get(i).cloned()))
+    });
     let title = move || {
         chip.with(|ch| {
             ch.as_ref()
@@ -77,22 +76,21 @@ fn ChipCard(
         })
     };
     let edited = move || chip.with(|ch| ch.as_ref().is_some_and(|ch| ch.is_edited()));
-    let many = Memo::new(move |_| c.scenario.with(|s| s.chips.len() > 1));
+    let many = Memo::new(move |_| c.keys.with(|k| k.chips.len() > 1));
     let reset = move |_| {
-        c.scenario.update(|s| {
-            if let Some(ch) = s.chips.get_mut(index) {
-                ch.reset();
-            }
+        // The fields take the preset's figures from the scenario.
+        let reset = c.edit_chip(id, |ch| {
+            ch.reset();
+            Ok(())
         });
-        c.generation.update(|g| *g += 1);
+        if let Err(e) = reset {
+            super::report(e);
+        }
     };
     let remove = move |_| {
-        c.scenario.update(|s| {
-            if s.chips.len() > 1 && index < s.chips.len() {
-                s.chips.remove(index);
-            }
-        });
-        c.generation.update(|g| *g += 1);
+        if let Some(i) = index.get_untracked() {
+            c.edit_chips(ListEdit::Remove(i));
+        }
     };
     let ridges = move || {
         chip.with(|ch| {
@@ -118,7 +116,9 @@ fn ChipCard(
         .iter()
         .copied()
         .map(|f| {
-            let text = initial.get_str(f).unwrap_or_default();
+            let value = Memo::new(move |_| {
+                chip.with(|ch| ch.as_ref().and_then(|ch| ch.get_str(f)).unwrap_or_default())
+            });
             let note = Signal::derive(move || {
                 chip.with(|ch| {
                     ch.as_ref()
@@ -127,25 +127,15 @@ fn ChipCard(
                 })
             });
             let commit = Callback::new(move |t: String| {
-                let mut result = Ok(());
-                c.scenario.update(|s| {
-                    if let Some(ch) = s.chips.get_mut(index) {
-                        let mut next = ch.clone();
-                        match next.set_str(f, &t) {
-                            Ok(()) => *ch = next,
-                            Err(e) => result = Err(e.to_string()),
-                        }
-                    }
-                });
-                result
+                c.edit_chip(id, |ch| ch.set_str(f, &t).map_err(AppError::from))
             });
             view! {
-                <Field key=f.as_str() label=f.label() initial=text title=note text=f == ChipField::Name on_commit=commit/>
+                <Field key=f.as_str() label=f.label() value=value title=note text=f == ChipField::Name on_commit=commit/>
             }
         })
         .collect_view();
     view! {
-        <div class="card" data-chip=index>
+        <div class="card" data-chip=move || index.get().unwrap_or_default()>
             <div class="card-head">
                 <span class="title">{title}</span>
                 <Show when=edited>

@@ -27,7 +27,8 @@ impl Debounce {
     pub fn schedule(&self, f: impl FnOnce() + 'static) {
         self.cancel();
         let h = set_timeout_with_handle(f, std::time::Duration::from_millis(self.ms));
-        self.pending.try_set_value(h.ok());
+        let h = super::check(h, "schedule work for when edits pause");
+        self.pending.try_set_value(h);
     }
 
     /// Drops the scheduled action, if any.

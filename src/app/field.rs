@@ -1,10 +1,15 @@
 //! One labelled form field: text input (or select) with the core's message next to it.
 
+use leptos::html;
 use leptos::prelude::*;
 
-/// A labelled input that applies its text on every keystroke. When the text is invalid, the
-/// message is shown next to the field and the scenario (plots, results) keeps its last valid
-/// state.
+use super::AppError;
+
+/// A labelled input controlled by the scenario: it shows `value` and applies its text on every
+/// keystroke. When the text is invalid, the message is shown next to the field and the
+/// scenario (plots, results) keeps its last valid state. When `value` changes from elsewhere
+/// (a recipe, a reset, a change of kind), the input takes it and its message goes; the echo of
+/// the field's own edit (`4k` read as `4000`) does not overwrite what is being typed.
 #[component]
 pub fn Field(
     /// The field key: the input's `name` attribute (the test contract relies on it).
@@ -13,36 +18,59 @@ pub fn Field(
     /// The visible label.
     #[prop(into)]
     label: String,
-    /// The initial text.
+    /// The value in the scenario, as text.
     #[prop(into)]
-    initial: String,
+    value: Signal<String>,
     /// Tooltip: the field's help or the source of its number.
     #[prop(optional, into)]
     title: Signal<String>,
     /// Choices for a `<select>` as (value, label); empty for a text input.
-    #[prop(optional)]
-    choices: Vec<(String, String)>,
+    #[prop(optional, into)]
+    choices: Signal<Vec<(String, String)>>,
     /// Free text (a label or name) rather than a number: no numeric keyboard on phones.
     #[prop(optional)]
     text: bool,
-    /// Applies the text; `Err(message)` marks the field invalid.
-    on_commit: Callback<String, Result<(), String>>,
+    /// Applies the text; an error marks the field invalid and is shown next to it.
+    on_commit: Callback<String, Result<(), AppError>>,
 ) -> impl IntoView {
     let (error, set_error) = signal(None::<String>);
     let id = format!("f-{}", next_id());
     let msg_id = format!("{id}-msg");
-    // A message stays short whatever was typed (a pasted page would otherwise come back in it).
-    let apply = move |text: String| set_error.set(on_commit.run(text).err().map(short_message));
-    let control = if choices.is_empty() {
+    // The scenario's text the input is known to stand for: the value it was last given, or the
+    // value its own last accepted edit produced.
+    let shown = StoredValue::new(value.get_untracked());
+    let apply = move |text: String| match on_commit.run(text) {
+        Ok(()) => {
+            shown.set_value(value.get_untracked());
+            set_error.set(None);
+        }
+        // A message stays short whatever was typed (a pasted page would otherwise come back
+        // in it).
+        Err(e) => set_error.set(Some(short_message(e.to_string()))),
+    };
+    let control = if choices.with_untracked(Vec::is_empty) {
+        let input = NodeRef::<html::Input>::new();
+        Effect::new(move |_| {
+            let v = value.get();
+            if shown.with_value(|s| *s == v) {
+                return;
+            }
+            shown.set_value(v.clone());
+            if let Some(el) = input.get_untracked() {
+                el.set_value(&v);
+            }
+            set_error.set(None);
+        });
         view! {
             <input
+                node_ref=input
                 id=id.clone()
                 name=key
                 type="text"
                 inputmode=if text { "text" } else { "decimal" }
                 autocomplete="off"
                 spellcheck="false"
-                value=initial
+                value=value.get_untracked()
                 title=move || title.get()
                 aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                 aria-describedby=msg_id.clone()
@@ -51,6 +79,14 @@ pub fn Field(
         }
         .into_any()
     } else {
+        // Selects show canonical values, so they simply follow the scenario; a change from
+        // elsewhere also clears a message left by a refused choice.
+        Effect::new(move |first: Option<()>| {
+            value.track();
+            if first.is_some() {
+                set_error.set(None);
+            }
+        });
         view! {
             <select
                 id=id.clone()
@@ -58,13 +94,20 @@ pub fn Field(
                 title=move || title.get()
                 on:change=move |ev| apply(event_target_value(&ev))
             >
-                {choices
-                    .into_iter()
-                    .map(|(value, text)| {
-                        let selected = value == initial;
-                        view! { <option value=value selected=selected>{text}</option> }
-                    })
-                    .collect_view()}
+                {move || {
+                    choices
+                        .get()
+                        .into_iter()
+                        .map(|(v, text)| {
+                            let this = v.clone();
+                            view! {
+                                <option value=v prop:selected=move || value.with(|now| *now == this)>
+                                    {text}
+                                </option>
+                            }
+                        })
+                        .collect_view()
+                }}
             </select>
         }
         .into_any()

@@ -15,35 +15,128 @@ mod share;
 mod text_measure;
 
 use leptos::prelude::*;
+use roofline::chip::Chip;
+use roofline::op::Op;
 use roofline::scenario::Scenario;
 
-use crate::view::SweepMetric;
+pub use crate::error::AppError;
+use crate::keys::{Keys, ListEdit};
 
 pub use chart_canvas::draw_on;
 
 /// Shared app state, provided as context.
 #[derive(Clone, Copy)]
 pub struct Ctx {
-    /// The last valid scenario: every plot and result reads it.
+    /// The last valid scenario: every form, plot and result reads it. Changed only through the
+    /// methods below, which notify only when something changed.
     pub scenario: RwSignal<Scenario>,
-    /// Bumped when the scenario is replaced as a whole (recipe, reset): forms re-render from it.
-    pub generation: RwSignal<u64>,
-    /// What the sweep plot shows on its y axis.
-    pub sweep_metric: RwSignal<SweepMetric>,
-    /// Log axes on the sweep plot.
-    pub sweep_log_x: RwSignal<bool>,
-    pub sweep_log_y: RwSignal<bool>,
+    /// Stable ids of the scenario's operations and chips (the cards' keys).
+    pub keys: RwSignal<Keys>,
     /// Dark theme (from `theme=` or `prefers-color-scheme`).
     pub dark: Signal<bool>,
     /// The chart models (computed once, read by the plots, exports and the embed).
     pub charts: plots::Charts,
+    /// The status line: the last failure that belongs to no field (an export, the clipboard,
+    /// the address bar), or `None`.
+    pub status: RwSignal<Option<String>>,
 }
 
 impl Ctx {
-    /// Replace the whole scenario (forms are rebuilt from it).
+    /// Replace the whole scenario (a recipe): cards whose position remains keep their DOM and
+    /// take the new values; nothing is notified when the scenario is the same.
     pub fn replace(&self, s: Scenario) {
-        self.scenario.set(s);
-        self.generation.update(|g| *g += 1);
+        self.keys.maybe_update(|k| {
+            let before = k.clone();
+            k.fit(&s);
+            *k != before
+        });
+        self.scenario.maybe_update(|now| {
+            let changed = *now != s;
+            if changed {
+                *now = s;
+            }
+            changed
+        });
+    }
+
+    /// Sets one part of the scenario (an option, the plot, the axes), notifying only when the
+    /// value differs.
+    pub fn set<T: PartialEq>(&self, slot: impl FnOnce(&mut Scenario) -> &mut T, value: T) {
+        self.scenario.maybe_update(|s| {
+            let slot = slot(s);
+            let changed = *slot != value;
+            if changed {
+                *slot = value;
+            }
+            changed
+        });
+    }
+
+    /// Edits the operation with id `id` on a copy: a refused edit leaves the scenario alone and
+    /// notifies no one, and so does one that changes nothing.
+    pub fn edit_op(
+        &self,
+        id: u64,
+        f: impl FnOnce(&mut Op) -> Result<(), AppError>,
+    ) -> Result<(), AppError> {
+        let Some(i) = self.keys.with_untracked(|k| k.op_index(id)) else {
+            return Ok(());
+        };
+        let Some(mut next) = self.scenario.with_untracked(|s| s.ops.get(i).cloned()) else {
+            return Ok(());
+        };
+        f(&mut next)?;
+        self.scenario.maybe_update(|s| match s.ops.get_mut(i) {
+            Some(o) if *o != next => {
+                *o = next;
+                true
+            }
+            _ => false,
+        });
+        Ok(())
+    }
+
+    /// Edits the chip with id `id` on a copy, as [`Ctx::edit_op`].
+    pub fn edit_chip(
+        &self,
+        id: u64,
+        f: impl FnOnce(&mut Chip) -> Result<(), AppError>,
+    ) -> Result<(), AppError> {
+        let Some(i) = self.keys.with_untracked(|k| k.chip_index(id)) else {
+            return Ok(());
+        };
+        let Some(mut next) = self.scenario.with_untracked(|s| s.chips.get(i).cloned()) else {
+            return Ok(());
+        };
+        f(&mut next)?;
+        self.scenario.maybe_update(|s| match s.chips.get_mut(i) {
+            Some(c) if *c != next => {
+                *c = next;
+                true
+            }
+            _ => false,
+        });
+        Ok(())
+    }
+
+    /// Adds, duplicates, moves or removes an operation, its id following it.
+    pub fn edit_ops(&self, edit: ListEdit<Op>) {
+        let mut ops = self.scenario.with_untracked(|s| s.ops.clone());
+        let mut keys = self.keys.get_untracked();
+        if keys.edit_ops(&mut ops, edit) {
+            self.keys.set(keys);
+            self.scenario.update(|s| s.ops = ops);
+        }
+    }
+
+    /// Adds or removes a chip, its id following it.
+    pub fn edit_chips(&self, edit: ListEdit<Chip>) {
+        let mut chips = self.scenario.with_untracked(|s| s.chips.clone());
+        let mut keys = self.keys.get_untracked();
+        if keys.edit_chips(&mut chips, edit) {
+            self.keys.set(keys);
+            self.scenario.update(|s| s.chips = chips);
+        }
     }
 }
 
@@ -52,11 +145,74 @@ pub fn ctx() -> Ctx {
     expect_context::<Ctx>()
 }
 
+thread_local! {
+    static STATUS: std::cell::Cell<Option<RwSignal<Option<String>>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Shows a failure in the status line (`role="status"`) and logs it to the console. Callable
+/// from anywhere, also outside a component (a timer, the canvas backend).
+pub fn report(e: AppError) {
+    let text = e.to_string();
+    web_sys::console::warn_1(&wasm_bindgen::JsValue::from_str(&text));
+    if let Some(status) = STATUS.with(|s| s.get()) {
+        status.try_set(Some(text));
+    }
+}
+
+/// Reports a failed browser call, if it failed.
+pub fn check<T>(r: Result<T, wasm_bindgen::JsValue>, action: &'static str) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(e) => {
+            report(AppError::browser(action, js_detail(&e)));
+            None
+        }
+    }
+}
+
+/// The browser's message of a thrown JavaScript value (`NotAllowedError: ...`).
+pub fn js_detail(e: &wasm_bindgen::JsValue) -> String {
+    use wasm_bindgen::JsCast;
+    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
+        let name = String::from(err.name());
+        let msg = String::from(err.message());
+        return if name.is_empty() {
+            msg
+        } else {
+            format!("{name}: {msg}")
+        };
+    }
+    e.as_string()
+        .unwrap_or_else(|| "the browser gave no reason".to_string())
+}
+
+/// The status line (in the page's actions; on its own in the embed).
+#[component]
+pub fn StatusLine() -> impl IntoView {
+    let status = ctx().status;
+    view! {
+        <span class="readout status" role="status" data-status="true">
+            <Show when=move || status.with(Option::is_some)>
+                <span class="status-msg">{move || status.get().unwrap_or_default()}</span>
+                " "
+                <button class="small" data-dismiss="status" on:click=move |_| status.set(None)>"dismiss"</button>
+            </Show>
+        </span>
+    }
+}
+
+/// The `prefers-color-scheme: dark` query (`None` where the browser has no `matchMedia`).
+fn dark_query() -> Option<web_sys::MediaQueryList> {
+    let w = web_sys::window()?;
+    check(
+        w.match_media("(prefers-color-scheme: dark)"),
+        "read the colour scheme",
+    )
+    .flatten()
+}
+
 fn prefers_dark() -> bool {
-    web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .map(|m| m.matches())
-        .unwrap_or(false)
+    dark_query().is_some_and(|m| m.matches())
 }
 
 /// After a panic the wasm instance is dead (release builds abort), so the error panel is plain
@@ -120,8 +276,18 @@ fn show_panic_panel(details: &str) {
         panel.append_child(&more).ok()?;
         Some(panel)
     };
-    if let (Some(panel), Some(body)) = (build(), doc.body()) {
-        body.prepend_with_node_1(&panel).ok();
+    let shown = match (build(), doc.body()) {
+        (Some(panel), Some(body)) => body.prepend_with_node_1(&panel).is_ok(),
+        _ => false,
+    };
+    if !shown {
+        // The panel could not be built: say it the plainest way there is.
+        let text = format!(
+            "Roofline Lab hit an internal error and stopped. Reload the page to start again.\n\n{details}"
+        );
+        if window.alert_with_message(&text).is_err() {
+            web_sys::console::error_1(&wasm_bindgen::JsValue::from_str(&text));
+        }
     }
 }
 
@@ -153,14 +319,14 @@ pub fn mount() {
 /// The whole page (or, with `embed=1`, the chromeless embed).
 #[component]
 pub fn App() -> impl IntoView {
+    let status = RwSignal::new(None::<String>);
+    STATUS.with(|s| s.set(Some(status)));
     let loaded = share::load_from_location();
     let embed = loaded.scenario.embed;
     let theme = loaded.scenario.theme;
     let scenario = RwSignal::new(loaded.scenario);
     let (os_dark, set_os_dark) = signal(prefers_dark());
-    if let Some(m) =
-        web_sys::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-    {
+    if let Some(m) = dark_query() {
         let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
             set_os_dark.set(prefers_dark())
         });
@@ -173,38 +339,37 @@ pub fn App() -> impl IntoView {
         None => os_dark.get(),
     });
     if let Some(root) = document().document_element() {
-        match theme {
-            Some(roofline::scenario::ColorScheme::Dark) => {
-                root.set_attribute("data-theme", "dark").ok()
-            }
-            Some(roofline::scenario::ColorScheme::Light) => {
-                root.set_attribute("data-theme", "light").ok()
-            }
+        let word = match theme {
+            Some(roofline::scenario::ColorScheme::Dark) => Some("dark"),
+            Some(roofline::scenario::ColorScheme::Light) => Some("light"),
             None => None,
         };
+        if let Some(word) = word {
+            check(
+                root.set_attribute("data-theme", word),
+                "set the colour theme",
+            );
+        }
     }
-    let (sweep_metric, sweep_log_x, sweep_log_y) = (
-        RwSignal::new(SweepMetric::Achieved),
-        RwSignal::new(false),
-        RwSignal::new(false),
-    );
+    let keys = RwSignal::new(scenario.with_untracked(Keys::new));
     let ctx = Ctx {
         scenario,
-        generation: RwSignal::new(0),
-        sweep_metric,
-        sweep_log_x,
-        sweep_log_y,
+        keys,
         dark,
-        charts: plots::Charts::new(scenario, sweep_metric, sweep_log_x, sweep_log_y),
+        charts: plots::Charts::new(scenario),
+        status,
     };
     provide_context(ctx);
     let notices = RwSignal::new(loaded.notices);
 
     if embed {
         if let Some(body) = document().body() {
-            body.class_list().add_1("embed").ok();
+            check(
+                body.class_list().add_1("embed"),
+                "switch to the embed layout",
+            );
         }
-        return view! { <share::EmbedView/> }.into_any();
+        return view! { <share::EmbedView/> <StatusLine/> }.into_any();
     }
     share::sync_url_effect();
 

@@ -3,19 +3,20 @@
 use leptos::prelude::*;
 use roofline::op::{FieldType, Op};
 
-use super::ctx;
 use super::field::Field;
+use super::{ctx, AppError};
+use crate::keys::ListEdit;
 use crate::view::OP_KINDS;
 
-/// Every operation of the scenario as an editable card, plus "add operation".
+/// Every operation of the scenario as an editable card (keyed by its stable id), plus "add
+/// operation".
 #[component]
 pub fn OpsPanel() -> impl IntoView {
     let c = ctx();
     let add = move |ev: leptos::ev::Event| {
         let kind = event_target_value(&ev);
         if let Ok(op) = Op::default_for(&kind) {
-            c.scenario.update(|s| s.ops.push(op));
-            c.generation.update(|g| *g += 1);
+            c.edit_ops(ListEdit::Push(op));
         }
         event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
     };
@@ -31,146 +32,122 @@ pub fn OpsPanel() -> impl IntoView {
                         .collect_view()}
                 </select>
             </h2>
-            {move || {
-                c.generation.track();
-                let n = c.scenario.with_untracked(|s| s.ops.len());
-                (0..n).map(|i| view! { <OpCard index=i/> }).collect_view()
-            }}
+            <For each=move || c.keys.with(|k| k.ops.clone()) key=|id| *id let(id)>
+                <OpCard id=id/>
+            </For>
         </section>
     }
 }
 
-/// One operation: kind, label, and its fields.
+/// The choices of a field: dtypes (with the field's "none" word first) or its options.
+fn choices_of(ty: FieldType, none: Option<&'static str>) -> Vec<(String, String)> {
+    match ty {
+        FieldType::DType => none
+            .into_iter()
+            .chain(roofline::dtype::DType::ALL.iter().map(|d| d.as_str()))
+            .map(|d| (d.to_string(), d.to_string()))
+            .collect(),
+        FieldType::Choice(options) => options
+            .iter()
+            .map(|o| (o.to_string(), o.to_string()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// One operation: kind, label, and its fields, following the operation of id `id` wherever
+/// it moves in the list.
 #[component]
 fn OpCard(
-    /// Position of the operation in the scenario.
-    index: usize,
+    /// The operation's stable id.
+    id: u64,
 ) -> impl IntoView {
     let c = ctx();
-    let Some(initial) = c.scenario.with_untracked(|s| s.ops.get(index).cloned()) else {
-        return ().into_any();
-    };
-    let n_ops = move || c.scenario.with(|s| s.ops.len());
-    let edit = move |f: &dyn Fn(&mut Vec<Op>)| {
-        c.scenario.update(|s| f(&mut s.ops));
-        c.generation.update(|g| *g += 1);
-    };
+    let index = Memo::new(move |_| c.keys.with(|k| k.op_index(id)));
+    // This operation alone: its fields update only when it changes, not on every edit of
+    // another operation or chip.
+    let op = Memo::new(move |_| {
+        c.scenario
+            .with(|s| index.get().and_then(|i| s.ops.get(i).cloned()))
+    });
+    let kind_id = Memo::new(move |_| op.with(|o| o.as_ref().map(Op::kind_id).unwrap_or_default()));
+    let n_ops = Memo::new(move |_| c.keys.with(|k| k.ops.len()));
+    let at = move || index.get_untracked().unwrap_or(usize::MAX);
     let change_kind = move |ev: leptos::ev::Event| {
         let kind = event_target_value(&ev);
-        if let Ok(op) = Op::default_for(&kind) {
-            edit(&|ops: &mut Vec<Op>| {
-                if let Some(o) = ops.get_mut(index) {
-                    let label = o.label.clone();
-                    *o = op.clone();
-                    o.label = label;
-                }
-            });
-        }
-    };
-    let kind_id = initial.kind_id();
-    let title = move || {
-        c.scenario
-            .with(|s| s.ops.get(index).map(Op::title).unwrap_or_default())
-    };
-    let label_commit = Callback::new(move |t: String| {
-        if t.chars().count() > 80 {
-            return Err("label: at most 80 characters".to_string());
-        }
-        c.scenario.update(|s| {
-            if let Some(o) = s.ops.get_mut(index) {
-                o.label = (!t.trim().is_empty()).then(|| t.trim().to_string());
-            }
+        let result = c.edit_op(id, |o| {
+            let mut next = Op::default_for(&kind)?;
+            next.label = o.label.take();
+            *o = next;
+            Ok(())
         });
-        Ok(())
+        if let Err(e) = result {
+            super::report(e);
+        }
+    };
+    let title = move || op.with(|o| o.as_ref().map(Op::title).unwrap_or_default());
+    let label_value = Signal::derive(move || {
+        op.with(|o| o.as_ref().and_then(|o| o.label.clone()).unwrap_or_default())
     });
-    let fields = initial
-        .fields()
-        .iter()
-        .map(|spec| {
-            let key = spec.key;
-            let text = initial.get(key).unwrap_or_default();
-            let choices: Vec<(String, String)> = match spec.ty {
-                FieldType::DType => {
-                    let mut v: Vec<(String, String)> = roofline::dtype::DType::ALL
-                        .iter()
-                        .map(|d| (d.as_str().to_string(), d.as_str().to_string()))
-                        .collect();
-                    if let Some(none) = spec.none {
-                        v.insert(0, (none.to_string(), none.to_string()));
-                    }
-                    v
-                }
-                FieldType::Choice(options) => options
-                    .iter()
-                    .map(|o| (o.to_string(), o.to_string()))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let help = spec.help;
-            let commit = Callback::new(move |t: String| {
-                let mut result = Ok(());
-                c.scenario.update(|s| {
-                    if let Some(o) = s.ops.get_mut(index) {
-                        let mut next = o.clone();
-                        match next.set(key, &t) {
-                            Ok(()) => *o = next,
-                            Err(e) => result = Err(e.to_string()),
-                        }
-                    }
+    let label_commit = Callback::new(move |t: String| {
+        if t.chars().count() > roofline::url::MAX_TEXT_CHARS {
+            return Err(AppError::invalid(
+                "label",
+                &t,
+                format!("at most {} characters", roofline::url::MAX_TEXT_CHARS),
+            ));
+        }
+        c.edit_op(id, |o| {
+            o.label = (!t.trim().is_empty()).then(|| t.trim().to_string());
+            Ok(())
+        })
+    });
+    // The fields of the current kind: rebuilt when the kind changes, each following its value.
+    let fields = move || {
+        let kind = kind_id.get();
+        let Ok(template) = Op::default_for(kind) else {
+            return ().into_any();
+        };
+        template
+            .fields()
+            .iter()
+            .map(|spec| {
+                let key = spec.key;
+                let value = Memo::new(move |_| {
+                    op.with(|o| o.as_ref().and_then(|o| o.get(key)).unwrap_or_default())
                 });
-                result
-            });
-            view! {
-                <Field
-                    key=key
-                    label=spec.label
-                    initial=text
-                    title=Signal::derive(move || help.to_string())
-                    choices=choices
-                    on_commit=commit
-                />
-            }
-        })
-        .collect_view();
-    let label_text = initial.label.clone().unwrap_or_default();
-    let is_first = index == 0;
-    let is_last = move || index + 1 >= n_ops();
-    let only_one = move || n_ops() <= 1;
-    let up = move |_| {
-        edit(&|ops: &mut Vec<Op>| {
-            if index > 0 {
-                ops.swap(index, index - 1)
-            }
-        })
+                let help = spec.help;
+                let commit = Callback::new(move |t: String| {
+                    c.edit_op(id, |o| o.set(key, &t).map_err(AppError::from))
+                });
+                view! {
+                    <Field
+                        key=key
+                        label=spec.label
+                        value=value
+                        title=Signal::derive(move || help.to_string())
+                        choices=choices_of(spec.ty, spec.none)
+                        on_commit=commit
+                    />
+                }
+            })
+            .collect_view()
+            .into_any()
     };
-    let down = move |_| {
-        edit(&|ops: &mut Vec<Op>| {
-            if index + 1 < ops.len() {
-                ops.swap(index, index + 1)
-            }
-        })
-    };
-    let dup = move |_| {
-        edit(&|ops: &mut Vec<Op>| {
-            if let Some(o) = ops.get(index).cloned() {
-                ops.insert(index + 1, o)
-            }
-        })
-    };
-    let remove = move |_| {
-        edit(&|ops: &mut Vec<Op>| {
-            if ops.len() > 1 && index < ops.len() {
-                ops.remove(index);
-            }
-        })
-    };
+    let is_first = move || index.get() == Some(0);
+    let is_last = move || index.get().is_none_or(|i| i + 1 >= n_ops.get());
+    let only_one = move || n_ops.get() <= 1;
+    let up = move |_| c.edit_ops(ListEdit::MoveUp(at()));
+    let down = move |_| c.edit_ops(ListEdit::MoveDown(at()));
+    let dup = move |_| c.edit_ops(ListEdit::Duplicate(at()));
+    let remove = move |_| c.edit_ops(ListEdit::Remove(at()));
     view! {
-        <div class="card" data-op=index data-kind=kind_id>
+        <div class="card" data-op=move || index.get().unwrap_or_default() data-kind=move || kind_id.get()>
             <div class="card-head">
                 <select name="kind" aria-label="Kind of operation" on:change=change_kind>
                     {OP_KINDS
                         .iter()
-                        .map(|(id, label)| view! { <option value=*id selected=*id == kind_id>{*label}</option> })
+                        .map(|(k, label)| view! { <option value=*k prop:selected=move || kind_id.get() == *k>{*label}</option> })
                         .collect_view()}
                 </select>
                 <span class="title">{title}</span>
@@ -180,10 +157,9 @@ fn OpCard(
                 <button class="small" title="Remove" aria-label="Remove this operation" disabled=only_one on:click=remove>"✕"</button>
             </div>
             <div class="fields">
-                <Field key="label" label="label" initial=label_text text=true on_commit=label_commit/>
+                <Field key="label" label="label" value=label_value text=true on_commit=label_commit/>
                 {fields}
             </div>
         </div>
     }
-    .into_any()
 }

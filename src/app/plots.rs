@@ -2,7 +2,7 @@
 //! line and a visually hidden data table per plot for screen readers.
 
 use leptos::prelude::*;
-use roofline::scenario::{PlotKind, Scenario};
+use roofline::scenario::{PlotKind, Scenario, SweepAxes};
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
@@ -10,8 +10,9 @@ use super::debounce::settled;
 use crate::view::{self, ChartModel, SweepMetric};
 
 /// The chart models, one memo per plot: each is computed only while its plot is shown and
-/// notifies (redraws) only when its own model changed, so toggling the sweep's axes leaves the
-/// roofline alone and an edit that moves no roofline point does not redraw it.
+/// notifies (redraws) only when its own model changed, so toggling the sweep's axes (part of
+/// the scenario) leaves the roofline alone and an edit that moves no roofline point does not
+/// redraw it.
 #[derive(Clone, Copy)]
 pub struct Charts {
     /// The sweep plot's model, `None` while it is hidden.
@@ -21,21 +22,16 @@ pub struct Charts {
 }
 
 impl Charts {
-    /// Memos over the scenario and the sweep display options.
-    pub fn new(
-        scenario: RwSignal<Scenario>,
-        metric: RwSignal<SweepMetric>,
-        log_x: RwSignal<bool>,
-        log_y: RwSignal<bool>,
-    ) -> Charts {
+    /// Memos over the scenario (its sweep axes included).
+    pub fn new(scenario: RwSignal<Scenario>) -> Charts {
         let cache = StoredValue::new_local(view::SweepCache::default());
         let sweep = Memo::new(move |_| {
             if !scenario.with(|s| s.plot.shows_sweep()) {
                 return None;
             }
-            let (m, lx, ly) = (metric.get(), log_x.get(), log_y.get());
             let chart = scenario.with(|s| {
-                cache.try_update_value(|cache| view::sweep_chart_cached(s, m, lx, ly, cache))
+                let SweepAxes { y, log_x, log_y } = s.axes;
+                cache.try_update_value(|cache| view::sweep_chart_cached(s, y, log_x, log_y, cache))
             });
             chart.map(ChartModel::Sweep)
         });
@@ -67,20 +63,15 @@ impl Charts {
 pub fn PlotsPanel() -> impl IntoView {
     let c = ctx();
     let plot = Memo::new(move |_| c.scenario.with(|s| s.plot));
-    let set_plot = move |p: PlotKind| c.scenario.update(|s| s.plot = p);
+    let axes = Memo::new(move |_| c.scenario.with(|s| s.axes));
+    let set_plot = move |p: PlotKind| c.set(|s| &mut s.plot, p);
     let metric_button = move |m: SweepMetric, text: &'static str| {
-        let id = match m {
-            SweepMetric::Achieved => "achieved",
-            SweepMetric::Time => "time",
-            SweepMetric::Fraction => "fraction",
-            SweepMetric::TokensPerS => "tokens_per_s",
-        };
         view! {
             <button
                 class="small"
-                data-sweep-metric=id
-                aria-pressed=move || (c.sweep_metric.get() == m).to_string()
-                on:click=move |_| c.sweep_metric.set(m)
+                data-sweep-metric=m.as_str()
+                aria-pressed=move || (axes.get().y == m).to_string()
+                on:click=move |_| c.set(|s| &mut s.axes.y, m)
             >{text}</button>
         }
     };
@@ -112,11 +103,11 @@ pub fn PlotsPanel() -> impl IntoView {
                         {metric_button(SweepMetric::TokensPerS, "tokens/s")}
                     </Show>
                     <label class="small"><input type="checkbox" name="log-x"
-                        prop:checked=move || c.sweep_log_x.get()
-                        on:change=move |ev| c.sweep_log_x.set(event_target_checked(&ev))/>" log x"</label>
+                        prop:checked=move || axes.get().log_x
+                        on:change=move |ev| c.set(|s| &mut s.axes.log_x, event_target_checked(&ev))/>" log x"</label>
                     <label class="small"><input type="checkbox" name="log-y"
-                        prop:checked=move || c.sweep_log_y.get()
-                        on:change=move |ev| c.sweep_log_y.set(event_target_checked(&ev))/>" log y"</label>
+                        prop:checked=move || axes.get().log_y
+                        on:change=move |ev| c.set(|s| &mut s.axes.log_y, event_target_checked(&ev))/>" log y"</label>
                 </Show>
             </div>
             <Show when=move || plot.get().shows_sweep()>

@@ -6,10 +6,10 @@ use roofline::scenario::Scenario;
 use wasm_bindgen::JsCast;
 
 use super::chart_canvas::ChartCanvas;
-use super::ctx;
 use super::debounce::Debounce;
 use super::field::Field;
 use super::plots::DataTable;
+use super::{check, ctx, js_detail, report, AppError};
 use crate::view::{self, ChartModel};
 
 /// The scenario read from the page's URL, with notices about what was ignored.
@@ -23,7 +23,7 @@ pub struct Loaded {
 /// Decode `location.search`.
 pub fn load_from_location() -> Loaded {
     let search = web_sys::window()
-        .and_then(|w| w.location().search().ok())
+        .and_then(|w| check(w.location().search(), "read the link"))
         .unwrap_or_default();
     let d = roofline::url::decode(&search);
     Loaded {
@@ -38,8 +38,8 @@ pub fn app_url(s: &Scenario) -> String {
     let (origin, path) = loc
         .map(|l| {
             (
-                l.origin().unwrap_or_default(),
-                l.pathname().unwrap_or_default(),
+                check(l.origin(), "read the page's address").unwrap_or_default(),
+                check(l.pathname(), "read the page's address").unwrap_or_default(),
             )
         })
         .unwrap_or_default();
@@ -61,17 +61,22 @@ pub fn sync_url_effect() {
         let query = c.scenario.with_untracked(roofline::url::encode);
         if let Some(w) = web_sys::window() {
             let loc = w.location();
-            if loc.search().ok().as_deref() == Some(&format!("?{query}")) {
+            let action = "update the address bar";
+            if check(loc.search(), action).as_deref() == Some(&format!("?{query}")) {
                 return;
             }
-            let path = loc.pathname().unwrap_or_default();
-            if let Ok(h) = w.history() {
-                h.replace_state_with_url(
-                    &wasm_bindgen::JsValue::NULL,
-                    "",
-                    Some(&format!("{path}?{query}")),
-                )
-                .ok();
+            let Some(path) = check(loc.pathname(), action) else {
+                return;
+            };
+            if let Some(h) = check(w.history(), action) {
+                check(
+                    h.replace_state_with_url(
+                        &wasm_bindgen::JsValue::NULL,
+                        "",
+                        Some(&format!("{path}?{query}")),
+                    ),
+                    action,
+                );
             }
         }
     };
@@ -108,41 +113,42 @@ pub fn Notices(
     }
 }
 
-fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+/// A failed browser call of an export, as an [`AppError`].
+fn js(action: &'static str) -> impl Fn(wasm_bindgen::JsValue) -> AppError {
+    move |e| AppError::browser(action, js_detail(&e))
+}
+
+fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), AppError> {
     let arr = js_sys::Uint8Array::from(bytes);
     let parts = js_sys::Array::of1(&arr);
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
-    let blob =
-        web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(|_| "blob")?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "object URL")?;
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts)
+        .map_err(js("make the file"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js("make the file"))?;
+    let clicked = download_url(name, &url);
+    // Released even when the click failed; either failure is reported.
+    web_sys::Url::revoke_object_url(&url).map_err(js("release the file"))?;
+    clicked
+}
+
+fn download_url(name: &str, url: &str) -> Result<(), AppError> {
     let a: web_sys::HtmlAnchorElement = document()
         .create_element("a")
-        .map_err(|_| "a")?
+        .map_err(js("start the download"))?
         .unchecked_into();
-    a.set_href(&url);
+    a.set_href(url);
     a.set_download(name);
     a.click();
-    web_sys::Url::revoke_object_url(&url).ok();
     Ok(())
 }
 
-fn download_url(name: &str, data_url: &str) {
-    if let Ok(a) = document().create_element("a") {
-        let a: web_sys::HtmlAnchorElement = a.unchecked_into();
-        a.set_href(data_url);
-        a.set_download(name);
-        a.click();
-    }
-}
-
 /// PNG of the chart at 2× device pixels: drawn on an off-screen canvas of twice the size.
-fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> {
+fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), AppError> {
     let on_page: web_sys::HtmlCanvasElement = document()
         .query_selector("canvas[data-chart]")
-        .ok()
-        .flatten()
-        .ok_or("no chart on the page")?
+        .map_err(js("find the chart"))?
+        .ok_or(AppError::NoPlot)?
         .unchecked_into();
     let (w, h) = (
         on_page.client_width().max(320),
@@ -150,7 +156,7 @@ fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> 
     );
     let canvas: web_sys::HtmlCanvasElement = document()
         .create_element("canvas")
-        .map_err(|_| "canvas")?
+        .map_err(js("make the PNG"))?
         .unchecked_into();
     // Off-screen by a class (the CSP refuses style attributes); with no CSS size, its CSS size is
     // its backing size, w × h, until draw_scaled enlarges the backing store.
@@ -159,9 +165,9 @@ fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> 
     canvas.set_height(h as u32);
     document()
         .body()
-        .ok_or("no body")?
+        .ok_or_else(|| AppError::browser("make the PNG", "the page has no body"))?
         .append_child(&canvas)
-        .map_err(|_| "append")?;
+        .map_err(js("make the PNG"))?;
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .unwrap_or(1.0)
@@ -170,29 +176,34 @@ fn export_png(model: &ChartModel, dark: bool, name: &str) -> Result<(), String> 
         .and_then(|_| {
             canvas
                 .to_data_url_with_type("image/png")
-                .map_err(|_| "toDataURL failed".to_string())
+                .map_err(js("make the PNG"))
         });
     canvas.remove();
-    download_url(name, &result?);
-    Ok(())
+    download_url(name, &result?)
 }
 
 /// Copy link, Embed, Export.
 #[component]
 pub fn ShareActions() -> impl IntoView {
     let c = ctx();
-    // Some(true) after a copy, Some(false) when the browser refused (the link is in the address bar).
+    // Some(true) after a copy, Some(false) when the browser refused (the link is in the address
+    // bar; the status line says why).
     let (copied, set_copied) = signal(None::<bool>);
     let (embed_open, set_embed_open) = signal(false);
-    let (status, set_status) = signal(String::new());
     let charts = c.charts;
     let copy = move |_| {
         let url = c.scenario.with(app_url);
         let Some(w) = web_sys::window() else { return };
         let promise = w.navigator().clipboard().write_text(&url);
         leptos::task::spawn_local(async move {
-            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-            set_copied.set(Some(ok));
+            let result = wasm_bindgen_futures::JsFuture::from(promise).await;
+            if let Err(e) = &result {
+                report(AppError::browser(
+                    "copy the link (it is in the address bar)",
+                    js_detail(e),
+                ));
+            }
+            set_copied.set(Some(result.is_ok()));
             set_timeout(
                 move || set_copied.set(None),
                 std::time::Duration::from_millis(2000),
@@ -207,7 +218,7 @@ pub fn ShareActions() -> impl IntoView {
         let r = match what.as_str() {
             "png" => charts
                 .with_front(|m| export_png(m, c.dark.get_untracked(), &format!("{base}.png")))
-                .unwrap_or_else(|| Err("no plot is shown".into())),
+                .unwrap_or(Err(AppError::NoPlot)),
             "svg" => charts
                 .with_front(|m| {
                     m.to_svg_via::<super::canvas_backend::CanvasBackend>(
@@ -215,8 +226,9 @@ pub fn ShareActions() -> impl IntoView {
                         960,
                         540,
                     )
+                    .map_err(AppError::Draw)
                 })
-                .unwrap_or_else(|| Err("no plot is shown".into()))
+                .unwrap_or(Err(AppError::NoPlot))
                 .and_then(|svg| download(&format!("{base}.svg"), "image/svg+xml", svg.as_bytes())),
             "csv" => {
                 let csv = view::sweep_csv(&s);
@@ -228,11 +240,10 @@ pub fn ShareActions() -> impl IntoView {
             }
             _ => Ok(()),
         };
-        set_status.set(
-            r.err()
-                .map(|e| format!("export failed: {e}"))
-                .unwrap_or_default(),
-        );
+        match r {
+            Ok(()) => c.status.set(None),
+            Err(e) => report(AppError::Export(Box::new(e))),
+        }
     };
     view! {
         <div class="actions">
@@ -251,7 +262,7 @@ pub fn ShareActions() -> impl IntoView {
                 <option value="csv">"CSV (sweep series)"</option>
                 <option value="json">"JSON (scenario + results)"</option>
             </select>
-            <span class="readout">{move || status.get()}</span>
+            <super::StatusLine/>
             <Show when=move || embed_open.get()>
                 <EmbedDialog on_close=Callback::new(move |_| set_embed_open.set(false))/>
             </Show>
@@ -268,13 +279,13 @@ fn iframe_snippet(s: &Scenario, width: u32, height: u32) -> String {
 }
 
 /// A size in whole pixels from `min` to 2000, or a message naming the field and the range.
-fn parse_px(field: &str, text: &str, min: u32) -> Result<u32, String> {
-    let t = text.trim();
-    match t.parse::<u32>() {
+fn parse_px(field: &'static str, text: &str, min: u32) -> Result<u32, AppError> {
+    match text.trim().parse::<u32>() {
         Ok(v) if (min..=2000).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "{field}={}: must be a whole number of pixels from {min} to 2000",
-            roofline::error::clip_text(t, 40)
+        _ => Err(AppError::invalid(
+            field,
+            text,
+            format!("must be a whole number of pixels from {min} to 2000"),
         )),
     }
 }
@@ -306,9 +317,9 @@ fn EmbedDialog(
                 </div>
                 <p>"Paste this into a blog post. The plot stays live and links back to the full app."</p>
                 <div class="row">
-                    <Field key="embed-width" label="width (px)" initial="640"
+                    <Field key="embed-width" label="width (px)" value="640".to_string()
                         on_commit=Callback::new(move |t: String| parse_px("width", &t, 320).map(|v| set_w.set(v)))/>
-                    <Field key="embed-height" label="height (px)" initial="400"
+                    <Field key="embed-height" label="height (px)" value="400".to_string()
                         on_commit=Callback::new(move |t: String| parse_px("height", &t, 240).map(|v| set_h.set(v)))/>
                 </div>
                 <textarea readonly name="embed-snippet" prop:value=snippet></textarea>

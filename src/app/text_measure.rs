@@ -15,12 +15,13 @@ thread_local! {
 fn context() -> Option<web_sys::CanvasRenderingContext2d> {
     CONTEXT.with(|c| {
         if c.borrow().is_none() {
-            let canvas = web_sys::window()?
-                .document()?
-                .create_element("canvas")
-                .ok()?
-                .unchecked_into::<web_sys::HtmlCanvasElement>();
-            let ctx = canvas.get_context("2d").ok()??.unchecked_into();
+            let action = "measure chart text";
+            let canvas = super::check(
+                web_sys::window()?.document()?.create_element("canvas"),
+                action,
+            )?
+            .unchecked_into::<web_sys::HtmlCanvasElement>();
+            let ctx = super::check(canvas.get_context("2d"), action)??.unchecked_into();
             *c.borrow_mut() = Some(ctx);
         }
         c.borrow().clone()
@@ -41,7 +42,8 @@ thread_local! {
 const CACHE_LIMIT: usize = 4096;
 
 /// (text, font family list, size in px, font style) → (width, height) in px, the height being
-/// the font's ascent + descent; `None` falls back to plotters' estimate.
+/// the font's ascent + descent; `None` falls back to plotters' estimate (a failed browser call
+/// is reported in the status line).
 pub fn measure(text: &str, family: &str, size: f64, style: &str) -> Option<(f64, f64)> {
     measure_font(text, &format!("{style} {size}px {family}"))
 }
@@ -66,7 +68,7 @@ pub fn measure_font(text: &str, font: &str) -> Option<(f64, f64)> {
 fn measure_now(text: &str, font: &str) -> Option<(f64, f64)> {
     let ctx = context()?;
     ctx.set_font(font);
-    let m = ctx.measure_text(text).ok()?;
+    let m = super::check(ctx.measure_text(text), "measure chart text")?;
     let (w, h) = (
         m.width(),
         m.font_bounding_box_ascent() + m.font_bounding_box_descent(),

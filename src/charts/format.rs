@@ -1,18 +1,14 @@
 //! Number formatting (SI prefixes) and tick generation.
 
-/// Format a number compactly with SI prefixes, 3 significant digits:
-/// `1e14 → "100T"`, `2e11 → "200G"`, `1.97e14 → "197T"`, `0.5 → "0.5"`,
-/// `1024 → "1024"`, `12345 → "12.3k"`, `1e-5 → "1e-5"`.
+/// Format an axis tick compactly with SI prefixes and `sig` significant digits (1..=15); with
+/// 3: `1e14 → "100T"`, `2e11 → "200G"`, `1.97e14 → "197T"`, `0.5 → "0.5"`, `1024 → "1024"`,
+/// `12345 → "12.3k"`, `1e-5 → "1e-5"`. Bare numbers, no unit (the axis title says it); the
+/// page's quantities with units go through `roofline::units::format_si`.
 ///
 /// Values in `[0.001, 10000)` are written plainly (integers < 10000 keep all
 /// their digits); larger values use k, M, G, T, P, E; anything beyond uses
 /// scientific notation.
-pub fn format_si(v: f64) -> String {
-    format_si_digits(v, 3)
-}
-
-/// [`format_si`] with a chosen number of significant digits (1..=15).
-pub fn format_si_digits(v: f64, sig: usize) -> String {
+pub fn format_axis_si(v: f64, sig: usize) -> String {
     let sig = sig.clamp(1, 15);
     if v.is_nan() {
         return "NaN".to_string();
@@ -108,7 +104,7 @@ pub fn format_ticks(ticks: &[f64]) -> Vec<String> {
                     let sign = if t < 0.0 { "-" } else { "" };
                     format!("{sign}{}", prefixed(t.abs(), sig))
                 } else {
-                    format_si_digits(t, sig)
+                    format_axis_si(t, sig)
                 }
             })
             .collect();
@@ -260,18 +256,18 @@ mod tests {
 
     #[test]
     fn si() {
-        assert_eq!(format_si(1e14), "100T");
-        assert_eq!(format_si(2e11), "200G");
-        assert_eq!(format_si(1.97e14), "197T");
-        assert_eq!(format_si(0.5), "0.5");
-        assert_eq!(format_si(1024.0), "1024");
-        assert_eq!(format_si(12345.0), "12.3k");
-        assert_eq!(format_si(999_999.0), "1M");
-        assert_eq!(format_si(0.0), "0");
-        assert_eq!(format_si(-2e9), "-2G");
-        assert_eq!(format_si(1e-5), "1e-5");
-        assert_eq!(format_si(1e30), "1e30");
-        assert_eq!(format_si(0.001), "0.001");
-        assert_eq!(format_si(f64::NAN), "NaN");
+        assert_eq!(format_axis_si(1e14, 3), "100T");
+        assert_eq!(format_axis_si(2e11, 3), "200G");
+        assert_eq!(format_axis_si(1.97e14, 3), "197T");
+        assert_eq!(format_axis_si(0.5, 3), "0.5");
+        assert_eq!(format_axis_si(1024.0, 3), "1024");
+        assert_eq!(format_axis_si(12345.0, 3), "12.3k");
+        assert_eq!(format_axis_si(999_999.0, 3), "1M");
+        assert_eq!(format_axis_si(0.0, 3), "0");
+        assert_eq!(format_axis_si(-2e9, 3), "-2G");
+        assert_eq!(format_axis_si(1e-5, 3), "1e-5");
+        assert_eq!(format_axis_si(1e30, 3), "1e30");
+        assert_eq!(format_axis_si(0.001, 3), "0.001");
+        assert_eq!(format_axis_si(f64::NAN, 3), "NaN");
     }
 }

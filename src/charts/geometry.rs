@@ -27,14 +27,6 @@ impl AxisScale {
         }
     }
 
-    fn inverse(&self, t: f64) -> f64 {
-        if self.log {
-            10f64.powf(t)
-        } else {
-            t
-        }
-    }
-
     /// Position of `v` along the axis: 0 at `lo`, 1 at `hi` (may lie outside).
     #[inline(always)]
     pub fn fraction(&self, v: f64) -> Option<f64> {
@@ -47,20 +39,6 @@ impl AxisScale {
         }
         let f = (t - a) / d;
         f.is_finite().then_some(f)
-    }
-
-    /// Data value at fraction `f` along the axis.
-    pub fn at_fraction(&self, f: f64) -> Option<f64> {
-        let a = self.transform(self.lo)?;
-        let b = self.transform(self.hi)?;
-        let v = self.inverse(a + f * (b - a));
-        v.is_finite().then_some(v)
-    }
-
-    /// Is `v` inside `[lo, hi]` (with a tiny tolerance)?
-    pub fn contains(&self, v: f64) -> bool {
-        self.fraction(v)
-            .is_some_and(|f| (-1e-9..=1.0 + 1e-9).contains(&f))
     }
 }
 
@@ -95,9 +73,6 @@ impl PixelRect {
     }
     pub fn contains_rect(&self, r: &PixelRect) -> bool {
         r.left >= self.left && r.right <= self.right && r.top >= self.top && r.bottom <= self.bottom
-    }
-    pub fn intersects(&self, r: &PixelRect) -> bool {
-        self.left < r.right && r.left < self.right && self.top < r.bottom && r.top < self.bottom
     }
     /// Area of the intersection with `r` (0 if disjoint).
     #[inline(always)]
@@ -135,19 +110,6 @@ pub struct ChartGeometry {
 }
 
 impl ChartGeometry {
-    pub fn x_range(&self) -> (f64, f64) {
-        (self.x.lo, self.x.hi)
-    }
-    pub fn y_range(&self) -> (f64, f64) {
-        (self.y.lo, self.y.hi)
-    }
-    pub fn log_x(&self) -> bool {
-        self.x.log
-    }
-    pub fn log_y(&self) -> bool {
-        self.y.log
-    }
-
     /// Pixel position of a data point (may lie outside the plot area);
     /// `None` if it can't be placed (NaN, non-positive on a log axis, ...).
     pub fn to_pixel(&self, x: f64, y: f64) -> Option<(f64, f64)> {
@@ -156,21 +118,6 @@ impl ChartGeometry {
         let px = self.plot.left + fx * self.plot.width();
         let py = self.plot.bottom - fy * self.plot.height();
         (px.is_finite() && py.is_finite()).then_some((px, py))
-    }
-
-    /// Data coordinates under a pixel; `None` outside the plot area.
-    pub fn to_data(&self, px: f64, py: f64) -> Option<(f64, f64)> {
-        if !(px.is_finite() && py.is_finite() && self.plot.contains(px, py)) {
-            return None;
-        }
-        let w = self.plot.width();
-        let h = self.plot.height();
-        if !(w > 0.0 && h > 0.0) {
-            return None;
-        }
-        let x = self.x.at_fraction((px - self.plot.left) / w)?;
-        let y = self.y.at_fraction((self.plot.bottom - py) / h)?;
-        Some((x, y))
     }
 }
 

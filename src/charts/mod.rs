@@ -4,11 +4,11 @@
 //! plotters [`DrawingBackend`](plotters::prelude::DrawingBackend): the
 //! browser renders to a `<canvas>` (plotters-canvas), tests and the SVG
 //! export render to SVG natively. Errors stay plotters errors inside the
-//! drawing code and become strings only in the `render_svg` helpers.
+//! drawing code and become strings only in [`render_svg_with`].
 //!
 //! ```ignore
 //! // Browser (plotters-canvas), HiDPI-aware:
-//! let theme = Theme::light().with_scale(window.device_pixel_ratio());
+//! let theme = ChartTheme::light().with_scale(window.device_pixel_ratio());
 //! let root = CanvasBackend::with_canvas_object(canvas).unwrap().into_drawing_area();
 //! let geometry = charts::roofline::draw(root, &model, &theme).map_err(|e| e.to_string())?;
 //! // Pointer read-out (offset in CSS px × devicePixelRatio):
@@ -31,13 +31,13 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 
 pub use either::{BackendError, EitherBackend, NoBackend};
-pub use format::{format_si, format_si_digits, format_ticks, linear_ticks, log_ticks, Ticks};
+pub use format::{format_axis_si, format_ticks, linear_ticks, log_ticks, Ticks};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{
-    Ceiling, HLine, Marker, PointMark, RooflineChart, Series, Slope, SweepChart, VLine,
+    Ceiling, ChartSeries, HLine, Marker, PointMark, RooflineChart, Slope, SweepChart, VLine,
 };
 pub use paint::{set_text_measurer, DrawError, TextMeasurer};
-pub use theme::{Theme, OKABE_ITO_DARK, OKABE_ITO_LIGHT};
+pub use theme::{ChartTheme, OKABE_ITO_DARK, OKABE_ITO_LIGHT};
 
 /// plotters' SVG backend writes `font-size = size / 1.24`; compensate so
 /// SVG text has the same size as canvas text.
@@ -52,14 +52,14 @@ const MAX_SVG_SIDE: u32 = 16_384;
 pub fn render_svg_with<B, F>(
     width: u32,
     height: u32,
-    theme: &Theme,
+    theme: &ChartTheme,
     f: F,
 ) -> Result<(String, ChartGeometry), String>
 where
     B: DrawingBackend,
     F: for<'b> FnOnce(
         DrawingArea<EitherBackend<SVGBackend<'b>, B>, Shift>,
-        &Theme,
+        &ChartTheme,
     ) -> Result<ChartGeometry, DrawError<EitherBackend<SVGBackend<'b>, B>>>,
 {
     if width == 0 || height == 0 {

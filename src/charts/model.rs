@@ -3,7 +3,7 @@
 //! These types deliberately know nothing about chips, operations or the
 //! analysis crate: whoever owns the analysis results converts them into these
 //! structs, and the drawing code only ever sees numbers, labels and palette
-//! indices. `series_idx` always indexes [`Theme::palette`](super::Theme)
+//! indices. `series_idx` always indexes [`ChartTheme::palette`](super::ChartTheme)
 //! (modulo its length), so the same chip keeps the same colour everywhere.
 
 /// A labelled point (ridge point, crossover, ...).
@@ -83,7 +83,7 @@ impl RooflineChart {
 
 /// One curve of a sweep chart.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Series {
+pub struct ChartSeries {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub series_idx: usize,
@@ -110,7 +110,7 @@ pub struct SweepChart {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
-    pub series: Vec<Series>,
+    pub series: Vec<ChartSeries>,
     pub hlines: Vec<HLine>,
     pub crossovers: Vec<Marker>,
     pub vlines: Vec<VLine>,

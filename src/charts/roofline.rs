@@ -14,7 +14,7 @@ use super::paint::{
     rgba, ring_marker, Axes, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side,
     Swatch, Weight, ANNOT_SIZE,
 };
-use super::theme::Theme;
+use super::theme::ChartTheme;
 
 /// Message drawn when the model has nothing plottable.
 pub const EMPTY_MESSAGE: &str = "Nothing to plot";
@@ -186,7 +186,7 @@ pub fn auto_ranges(model: &RooflineChart) -> Option<(AxisScale, AxisScale)> {
 pub fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     model: &RooflineChart,
-    theme: &Theme,
+    theme: &ChartTheme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
     let titles = AxisTitles {
@@ -372,7 +372,7 @@ pub fn draw<DB: DrawingBackend>(
 }
 
 /// Colour for a ridge marker: the chip whose ceiling matches its height.
-fn ridge_color(model: &RooflineChart, theme: &Theme, y: f64) -> plotters::style::RGBAColor {
+fn ridge_color(model: &RooflineChart, theme: &ChartTheme, y: f64) -> plotters::style::RGBAColor {
     model
         .ceilings
         .iter()
@@ -487,26 +487,4 @@ fn region_labels<DB: DrawingBackend>(
         )?;
     }
     Ok(())
-}
-
-/// Render the roofline chart to an SVG string (`width × height` px).
-pub fn render_svg(
-    model: &RooflineChart,
-    theme: &Theme,
-    width: u32,
-    height: u32,
-) -> Result<String, String> {
-    render_svg_with_geometry(model, theme, width, height).map(|(svg, _)| svg)
-}
-
-/// Like [`render_svg`], also returning where things were drawn.
-pub fn render_svg_with_geometry(
-    model: &RooflineChart,
-    theme: &Theme,
-    width: u32,
-    height: u32,
-) -> Result<(String, ChartGeometry), String> {
-    super::render_svg_with::<super::NoBackend, _>(width, height, theme, |root, theme| {
-        draw(root, model, theme)
-    })
 }

@@ -14,7 +14,7 @@ use super::paint::{
     ring_marker, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side, Swatch, Weight,
     ANNOT_SIZE,
 };
-use super::theme::Theme;
+use super::theme::ChartTheme;
 
 /// Message drawn when the model has nothing plottable.
 pub const EMPTY_MESSAGE: &str = "Nothing to plot";
@@ -121,7 +121,7 @@ pub fn auto_ranges(model: &SweepChart) -> Option<(AxisScale, AxisScale)> {
 pub fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     model: &SweepChart,
-    theme: &Theme,
+    theme: &ChartTheme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
     let titles = AxisTitles {
@@ -278,26 +278,4 @@ pub fn draw<DB: DrawingBackend>(
         annotate_best(&p, &mut occ, &inner, &candidates, label, rgba(theme.muted))?;
     }
     finish_chart(&p, &axes, &titles, &mut occ, &legend)
-}
-
-/// Render the sweep chart to an SVG string (`width × height` px).
-pub fn render_svg(
-    model: &SweepChart,
-    theme: &Theme,
-    width: u32,
-    height: u32,
-) -> Result<String, String> {
-    render_svg_with_geometry(model, theme, width, height).map(|(svg, _)| svg)
-}
-
-/// Like [`render_svg`], also returning where things were drawn.
-pub fn render_svg_with_geometry(
-    model: &SweepChart,
-    theme: &Theme,
-    width: u32,
-    height: u32,
-) -> Result<(String, ChartGeometry), String> {
-    super::render_svg_with::<super::NoBackend, _>(width, height, theme, |root, theme| {
-        draw(root, model, theme)
-    })
 }

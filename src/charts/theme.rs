@@ -29,7 +29,7 @@ pub const OKABE_ITO_DARK: [RGBColor; 8] = [
 
 /// Everything that decides how a chart looks (but not what it shows).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Theme {
+pub struct ChartTheme {
     /// Whole-canvas background.
     pub background: RGBColor,
     /// Background of the plot area (inside the axes frame).
@@ -66,7 +66,7 @@ pub struct Theme {
     pub scale: f64,
     /// Backend text-size correction. plotters' SVG backend writes
     /// `font-size = size / 1.24` whereas the canvas backend uses `size` px,
-    /// so [`render_svg`](super::roofline::render_svg) sets this to 1.24.
+    /// so [`render_svg_with`](super::render_svg_with) sets this to 1.24.
     /// Leave it at 1.0 for the canvas backend.
     pub font_size_factor: f64,
 }
@@ -74,7 +74,7 @@ pub struct Theme {
 const FONT_STACK: &str =
     "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif";
 
-impl Theme {
+impl ChartTheme {
     pub fn light() -> Self {
         Self {
             background: RGBColor(0xFF, 0xFF, 0xFF),
@@ -135,7 +135,7 @@ impl Theme {
     }
 }
 
-impl Default for Theme {
+impl Default for ChartTheme {
     fn default() -> Self {
         Self::light()
     }

@@ -28,6 +28,9 @@
 //!   latent attention, sliding windows): parameters, KV-cache bytes, FLOPs per token; read
 //!   from a Hugging Face `config.json` ([`Arch::from_hf_config`]) or the zoo
 //!   ([`arch_presets`]).
+//! * [`train`]: training on a mesh of chips (parts 5, 6 and 12): step time, MFU, memory per
+//!   chip, the critical batch per chip of each parallelism strategy beside the book's closed
+//!   forms, the best FSDP × TP split, days and cost of a token budget ([`analyze_train`]).
 //! * [`profile`]: measured profiles (plain CSV, Nsight Compute CSV, PyTorch traces) imported
 //!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
 //!
@@ -71,6 +74,7 @@ pub mod resource;
 pub mod scenario;
 pub mod serving;
 pub mod sweep;
+pub mod train;
 pub mod units;
 pub mod url;
 pub mod workload;
@@ -91,5 +95,6 @@ pub use options::{FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};
 pub use scenario::{ColorScheme, PlotKind, Scenario};
 pub use sweep::{sweep, Crossover, SweepCurve, SweepPoint, SweepSpec};
+pub use train::{analyze_train, TrainAnalysis, TrainConfig};
 pub use units::{format_exact, format_quantity, parse_quantity, Unit};
 pub use workload::{analyze_workload, parts, AllReduce, Workload};

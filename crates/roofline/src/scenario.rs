@@ -43,6 +43,87 @@ impl PlotKind {
     }
 }
 
+/// What the sweep plot shows on its y axis (`y=` in links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepMetric {
+    /// Achieved FLOPs/s (the chapter's question-3 plot).
+    #[default]
+    Achieved,
+    /// Time, T_lower (seconds).
+    Time,
+    /// Achieved / peak, in percent (model workloads add one curve per part).
+    Fraction,
+    /// Tokens per second of model workloads (other operations have no tokens).
+    #[serde(rename = "tokens")]
+    TokensPerS,
+}
+
+impl SweepMetric {
+    /// Every metric, in the order the app offers them.
+    pub const ALL: [SweepMetric; 4] = [
+        SweepMetric::Achieved,
+        SweepMetric::Time,
+        SweepMetric::Fraction,
+        SweepMetric::TokensPerS,
+    ];
+
+    /// The URL word: `achieved`, `time`, `fraction` or `tokens`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SweepMetric::Achieved => "achieved",
+            SweepMetric::Time => "time",
+            SweepMetric::Fraction => "fraction",
+            SweepMetric::TokensPerS => "tokens",
+        }
+    }
+
+    /// The metric of a URL word (case-insensitive); `None` for anything else.
+    pub fn parse(s: &str) -> Option<SweepMetric> {
+        let s = s.trim();
+        SweepMetric::ALL
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(s))
+    }
+}
+
+/// How the sweep plot is drawn: its y metric and which axes are logarithmic (`y=`, `log=`
+/// in links). A display choice: it changes no number of the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SweepAxes {
+    /// The y metric.
+    pub y: SweepMetric,
+    /// Logarithmic x axis.
+    pub log_x: bool,
+    /// Logarithmic y axis.
+    pub log_y: bool,
+}
+
+impl SweepAxes {
+    /// The `log=` word: `x`, `y`, `xy`, or `None` for linear axes (the default, not written).
+    pub fn log_str(self) -> Option<&'static str> {
+        match (self.log_x, self.log_y) {
+            (false, false) => None,
+            (true, false) => Some("x"),
+            (false, true) => Some("y"),
+            (true, true) => Some("xy"),
+        }
+    }
+
+    /// The log axes of a `log=` word: `x`, `y`, `xy` (or `yx`), and `none` (or empty) for
+    /// linear axes; case-insensitive. `None` for anything else.
+    pub fn parse_log(s: &str) -> Option<(bool, bool)> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "none" => Some((false, false)),
+            "x" => Some((true, false)),
+            "y" => Some((false, true)),
+            "xy" | "yx" => Some((true, true)),
+            _ => None,
+        }
+    }
+}
+
 /// Colour scheme override (the page's light or dark theme).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,6 +146,8 @@ pub struct Scenario {
     pub sweep: SweepSpec,
     /// Which plot.
     pub plot: PlotKind,
+    /// The sweep plot's y metric and log axes.
+    pub axes: SweepAxes,
     /// Analysis options.
     pub options: Options,
     /// Embedded mode (no chrome).
@@ -95,6 +178,7 @@ impl Default for Scenario {
             ops: vec![Op::new(mm(4096.0)), Op::new(mm(1024.0))],
             sweep: SweepSpec::default(),
             plot: PlotKind::Sweep,
+            axes: SweepAxes::default(),
             options: Options::default(),
             embed: false,
             theme: None,

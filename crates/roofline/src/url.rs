@@ -12,8 +12,12 @@
 //! chip=custom:name=<text>,<field>=<value>,... a chip from scratch
 //! op=<kind>[:<field>=<value>,...]             repeatable, in order; label=<text> on any op
 //! sweep=<field>:<from>..<to>[:log][:n=<points>]
-//! plot=sweep|roofline|both   flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
+//! plot=sweep|roofline|both   y=achieved|time|fraction|tokens   log=x|y|xy
+//! flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
 //! ```
+//!
+//! `y=` and `log=` (the sweep plot's y metric and log axes) were added to version 1 later;
+//! links without them show FLOPs/s on linear axes, as they always did.
 //!
 //! Chip fields are the [`ChipField`] ids (`value` read by [`Chip::set_str`]; `none`, `-` or an
 //! empty value removes an optional value) plus `interconnect=switch|point_to_point`. Limits: [`MAX_CHIPS`],
@@ -50,7 +54,7 @@ use crate::chip::{preset, preset_ids, Chip, ChipField, Interconnect};
 use crate::field::FieldSpec;
 use crate::op::{Op, OpKind};
 use crate::options::FlopConvention;
-use crate::scenario::{ColorScheme, PlotKind, Scenario};
+use crate::scenario::{ColorScheme, PlotKind, Scenario, SweepAxes, SweepMetric};
 use crate::sweep::SweepSpec;
 use crate::units::{format_exact, parse_quantity};
 use std::borrow::Cow;
@@ -504,7 +508,7 @@ pub fn decode(query: &str) -> Decoded {
         let name = text(name_raw).trim().to_ascii_lowercase();
         let single = matches!(
             name.as_str(),
-            "v" | "sweep" | "plot" | "flops" | "derate" | "embed" | "theme"
+            "v" | "sweep" | "plot" | "y" | "log" | "flops" | "derate" | "embed" | "theme"
         );
         if single {
             if seen.contains(&name) {
@@ -555,6 +559,17 @@ pub fn decode(query: &str) -> Decoded {
                     "plot={}: must be sweep, roofline or both",
                     show(&v())
                 )),
+            },
+            "y" => match SweepMetric::parse(&v()) {
+                Some(m) => s.axes.y = m,
+                None => notes.push(format!(
+                    "y={}: must be achieved, time, fraction or tokens",
+                    show(&v())
+                )),
+            },
+            "log" => match SweepAxes::parse_log(&v()) {
+                Some((x, y)) => (s.axes.log_x, s.axes.log_y) = (x, y),
+                None => notes.push(format!("log={}: must be x, y or xy", show(&v()))),
             },
             "flops" => match v().to_ascii_lowercase().as_str() {
                 "2mac" => s.options.convention = FlopConvention::TwoPerMac,
@@ -718,7 +733,8 @@ fn encode_op(op: &Op, out: &mut String) {
 
 /// Encodes a scenario as a canonical query string (without the leading `?`).
 ///
-/// Order: `v=1`, every chip, every op, the sweep, then `plot=` (unless `sweep`), `flops=`
+/// Order: `v=1`, every chip, every op, the sweep, then `plot=` (unless `sweep`), `y=` (unless
+/// `achieved`), `log=` (unless both axes are linear), `flops=`
 /// (unless `2mac`), `derate=` (unless 1), `embed=1` (if set), `theme=` (if set). Numbers
 /// are written losslessly by [`format_exact`], dtypes and choices by id; text is
 /// percent-encoded except ASCII letters, digits and `- . _ ~ /` (a space is `+`).
@@ -750,6 +766,14 @@ pub fn encode(s: &Scenario) -> String {
     if s.plot != PlotKind::Sweep {
         out.push_str("&plot=");
         out.push_str(s.plot.as_str());
+    }
+    if s.axes.y != SweepMetric::default() {
+        out.push_str("&y=");
+        out.push_str(s.axes.y.as_str());
+    }
+    if let Some(log) = s.axes.log_str() {
+        out.push_str("&log=");
+        out.push_str(log);
     }
     if s.options.convention == FlopConvention::OnePerMac {
         out.push_str("&flops=1mac");

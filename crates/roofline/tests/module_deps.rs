@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "arch",
     "collective",
     "profile",
+    "train",
     "resource",
     "options",
     "eval",

@@ -152,6 +152,8 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
             return eq(sw, value);
         }
         "plot" => return eq(&format!("{:?}", s.plot).to_lowercase(), value),
+        "y" => return eq(s.axes.y.as_str(), value),
+        "log" => return eq(s.axes.log_str().unwrap_or("none"), value),
         "flops" => {
             let f = match s.options.convention {
                 roofline::FlopConvention::TwoPerMac => "2mac",

@@ -12,6 +12,7 @@ mod common;
 
 use common::{golden_urls, Rng};
 use proptest::prelude::*;
+use roofline::scenario::{SweepAxes, SweepMetric};
 use roofline::url::{decode, encode};
 use roofline::{
     preset, preset_ids, Chip, ChipField, ColorScheme, DType, FieldSpec, FieldType, FlopConvention,
@@ -174,6 +175,11 @@ fn scenario(seed: u64) -> Scenario {
         sweep,
         ops,
         plot: [PlotKind::Sweep, PlotKind::Roofline, PlotKind::Both][r.below(3)],
+        axes: SweepAxes {
+            y: r.pick(&SweepMetric::ALL),
+            log_x: r.chance(2),
+            log_y: r.chance(2),
+        },
         options: Options {
             convention: if r.chance(2) {
                 FlopConvention::TwoPerMac
@@ -195,7 +201,8 @@ fn scenario(seed: u64) -> Scenario {
 const NOISE: &[&str] = &[
     "&", "=", ":", ",", "..", "%", "%2", "%2C", "%3A", "+", "#", "?", " ", "-", "e", "9", "0",
     "chip=", "op=", "sweep=", "label=", "name=", ":log", ":n=", "v=2", "h100", "custom", "matmul",
-    "é", "\u{0}", "\n", "%FF", "%C3", "1e999", "-5", "none",
+    "&y=", "&log=", "time", "tokens", "xy", "é", "\u{0}", "\n", "%FF", "%C3", "1e999", "-5",
+    "none",
 ];
 
 /// Applies 1 to 6 random edits (insert, delete, replace, duplicate a span) on char boundaries.

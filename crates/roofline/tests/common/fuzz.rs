@@ -97,6 +97,12 @@ pub const WORDS: &[&str] = &[
     "op",
     "sweep",
     "plot",
+    "y",
+    "achieved",
+    "time",
+    "fraction",
+    "tokens",
+    "xy",
     "flops",
     "derate",
     "embed",
@@ -258,7 +264,8 @@ pub fn soup(r: &mut Rng) -> String {
             s.push(if i == 0 { '?' } else { '&' });
         }
         s.push_str(r.pick(&[
-            "chip", "op", "sweep", "v", "plot", "flops", "derate", "embed", "theme", "zz",
+            "chip", "op", "sweep", "v", "plot", "y", "log", "flops", "derate", "embed", "theme",
+            "zz",
         ]));
         s.push('=');
         s.push_str(r.pick(WORDS));

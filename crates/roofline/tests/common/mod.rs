@@ -4,6 +4,7 @@
 use roofline::Op;
 
 pub mod fuzz;
+pub mod train;
 
 /// Relative difference of `a` from `b` (0 when equal).
 pub fn rel(a: f64, b: f64) -> f64 {

@@ -1,8 +1,9 @@
-//! End-to-end harness: the release build in `dist/` served by an in-process HTTP server on
+//! The browser harness of the end-to-end tests (`tests/e2e*.rs`) and the page benchmark
+//! (`benches/page.rs`): the release build in `dist/` served by an in-process HTTP server on
 //! 127.0.0.1, driven by headless Chromium through a chromedriver that the harness starts and stops
 //! itself (by handle), on free ports. Every wait is bounded; a missing build or browser fails at
 //! once with a message saying what to run.
-#![allow(dead_code)]
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -20,9 +21,10 @@ use tokio::process::{Child, Command};
 /// One browser at a time: the machine has 2 cores and Chromium is heavy.
 static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The repository root.
+/// The repository root (this crate lives in `crates/e2e-harness`).
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().nth(2).unwrap_or(here).to_path_buf()
 }
 
 /// Where screenshots and downloads go, for people to look at.

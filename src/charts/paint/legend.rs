@@ -1,0 +1,107 @@
+//! The legend: one entry per series, placed where it covers the least.
+
+use plotters::prelude::DrawingBackend;
+use plotters::style::text_anchor::{HPos, VPos};
+use plotters::style::RGBAColor;
+
+use super::*;
+use crate::charts::geometry::PixelRect;
+
+#[derive(Clone, Debug)]
+pub(crate) enum Swatch {
+    Line {
+        color: RGBAColor,
+        width: f64,
+        dashed: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct LegendEntry {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+/// Draw a compact legend in the least crowded corner of the plot area.
+pub(super) fn draw_legend<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    axes: &Axes,
+    occ: &mut Occupancy,
+    entries: &[LegendEntry],
+) -> DrawResult<(), DB> {
+    let entries: Vec<&LegendEntry> = entries.iter().filter(|e| !e.label.is_empty()).collect();
+    if entries.is_empty() || axes.tiny {
+        return Ok(());
+    }
+    let pad = p.px(7.0);
+    let sample_w = p.px(24.0);
+    let gap = p.px(7.0);
+    let row_gap = p.px(4.0);
+    let mut text_w: f64 = 0.0;
+    let mut text_h: f64 = 0.0;
+    for e in &entries {
+        let (w, h) = p.measure(&e.label, LEGEND_SIZE, Weight::Normal)?;
+        text_w = text_w.max(w);
+        text_h = text_h.max(h);
+    }
+    let n = entries.len() as f64;
+    let w = pad * 2.0 + sample_w + gap + text_w;
+    let h = pad * 2.0 + n * text_h + (n - 1.0) * row_gap;
+
+    let r = &axes.plot;
+    let inset = p.px(8.0);
+    let (l, rt) = (r.left + inset, r.right - inset - w);
+    let (t, b) = (r.top + inset, r.bottom - inset - h);
+    let cx = (r.left + r.right - w) / 2.0;
+    let cy = (r.top + r.bottom - h) / 2.0;
+    let corners = [
+        (l, t),
+        (rt, t),
+        (rt, b),
+        (l, b),
+        (cx, t),
+        (rt, cy),
+        (cx, b),
+        (l, cy),
+    ];
+    let candidates: Vec<PixelRect> = corners
+        .iter()
+        .map(|&(x, y)| PixelRect::new(x, y, x + w, y + h))
+        .collect();
+    let box_r = candidates[best_rect(occ, &candidates, r)];
+    occ.add_rect(box_r);
+
+    p.fill_rect(&box_r, p.theme.legend_background)?;
+    p.stroke_rect(&box_r, rgba(p.theme.legend_border), 1.0)?;
+    for (i, e) in entries.iter().enumerate() {
+        let row_top = box_r.top + pad + i as f64 * (text_h + row_gap);
+        let mid = row_top + text_h / 2.0;
+        let x0 = box_r.left + pad;
+        match e.swatch {
+            Swatch::Line {
+                color,
+                width,
+                dashed,
+            } => {
+                let pts = [(x0, mid), (x0 + sample_w, mid)];
+                if dashed {
+                    for d in dash_polyline(&pts, p.px(5.0), p.px(3.0)) {
+                        p.polyline(&d, color, width)?;
+                    }
+                } else {
+                    p.polyline(&pts, color, width)?;
+                }
+            }
+        }
+        p.text(
+            &e.label,
+            (x0 + sample_w + gap, mid),
+            LEGEND_SIZE,
+            Weight::Normal,
+            rgba(p.theme.foreground),
+            HPos::Left,
+            VPos::Center,
+        )?;
+    }
+    Ok(())
+}

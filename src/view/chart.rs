@@ -1,0 +1,157 @@
+//! The chart in front, whichever it is: its kind, its sentence and table for screen readers,
+//! the pointer read-out and its SVG drawing.
+
+use roofline::units::{format_sig, Unit};
+
+use super::names::pretty;
+use crate::charts::{self, ChartGeometry, ChartTheme, RooflineChart, SweepChart};
+
+/// The chart in front.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChartModel {
+    /// Achieved FLOPs/s (or time, or % of peak) against the swept field.
+    Sweep(SweepChart),
+    /// Log-log roofline.
+    Roofline(RooflineChart),
+}
+
+impl ChartModel {
+    /// `sweep` or `roofline` (the canvas's `data-chart`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ChartModel::Sweep(_) => "sweep",
+            ChartModel::Roofline(_) => "roofline",
+        }
+    }
+
+    /// What the chart shows, in a sentence, for `aria-label`.
+    pub fn aria_label(&self) -> String {
+        match self {
+            ChartModel::Sweep(m) => {
+                let xs: Vec<String> = m.crossovers.iter().map(|c| c.label.clone()).collect();
+                format!(
+                    "{}: {} series{}",
+                    m.title,
+                    m.series.len(),
+                    if xs.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; compute-bound from {}", xs.join(", "))
+                    }
+                )
+            }
+            ChartModel::Roofline(m) => format!(
+                "{}: {} points, {} ceilings",
+                m.title,
+                m.points.len(),
+                m.ceilings.len()
+            ),
+        }
+    }
+
+    /// The plotted numbers as a table (header, rows), for screen readers.
+    pub fn table(&self) -> (Vec<String>, Vec<Vec<String>>) {
+        match self {
+            ChartModel::Sweep(m) => {
+                let head = vec!["series".into(), m.x_label.clone(), m.y_label.clone()];
+                let mut rows = Vec::new();
+                for s in &m.series {
+                    // Every point would be hundreds of rows per series; list a readable subset
+                    // (about 16 per series) plus every crossover.
+                    let step = (s.points.len() / 16).max(1);
+                    for (i, (x, y)) in s.points.iter().enumerate() {
+                        if i % step == 0 || i + 1 == s.points.len() {
+                            rows.push(vec![s.label.clone(), format_sig(*x, 4), format_sig(*y, 4)]);
+                        }
+                    }
+                }
+                for c in &m.crossovers {
+                    rows.push(vec![
+                        format!("crossover {}", c.label),
+                        format_sig(c.x, 4),
+                        format_sig(c.y, 4),
+                    ]);
+                }
+                (head, rows)
+            }
+            ChartModel::Roofline(m) => {
+                let head = vec!["point".into(), m.x_label.clone(), m.y_label.clone()];
+                let mut rows: Vec<Vec<String>> = m
+                    .points
+                    .iter()
+                    .map(|p| vec![p.label.clone(), format_sig(p.x, 4), format_sig(p.y, 4)])
+                    .collect();
+                rows.extend(
+                    m.ceilings
+                        .iter()
+                        .map(|c| vec![c.label.clone(), "—".into(), format_sig(c.flops_per_s, 4)]),
+                );
+                rows.extend(
+                    m.ridges
+                        .iter()
+                        .map(|r| vec![r.label.clone(), format_sig(r.x, 4), format_sig(r.y, 4)]),
+                );
+                (head, rows)
+            }
+        }
+    }
+
+    /// The nearest plotted point to a pointer position (backend pixels), as text.
+    pub fn readout(&self, g: &ChartGeometry, px: f64, py: f64, max_px: f64) -> Option<String> {
+        match self {
+            ChartModel::Sweep(m) => {
+                let hits = m.hit_points();
+                let n =
+                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let (_, x, y) = hits[n.index];
+                let s = &m.series[n.series];
+                Some(format!(
+                    "{} — {} = {}, {} = {}",
+                    s.label,
+                    m.x_label,
+                    format_sig(x, 4),
+                    m.y_label,
+                    format_sig(y, 4)
+                ))
+            }
+            ChartModel::Roofline(m) => {
+                let hits = m.hit_points();
+                let n =
+                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let p = &m.points[n.series];
+                Some(format!(
+                    "{} — intensity {} FLOPs/byte, {}",
+                    p.label,
+                    format_sig(p.x, 4),
+                    pretty(p.y, Unit::FlopRate)
+                ))
+            }
+        }
+    }
+
+    /// The same drawing as an SVG document (the export).
+    pub fn to_svg(&self, dark: bool, width: u32, height: u32) -> Result<String, String> {
+        self.to_svg_via::<charts::NoBackend>(dark, width, height)
+    }
+
+    /// [`ChartModel::to_svg`], drawn through `EitherBackend<SVGBackend, B>`: the page passes
+    /// its canvas backend, whose drawings go through the same type, so the wasm holds one copy
+    /// of the chart code for the screen and the export.
+    pub fn to_svg_via<B: plotters::prelude::DrawingBackend>(
+        &self,
+        dark: bool,
+        width: u32,
+        height: u32,
+    ) -> Result<String, String> {
+        let theme = if dark {
+            ChartTheme::dark()
+        } else {
+            ChartTheme::light()
+        };
+        charts::render_svg_with::<B, _>(width, height, &theme, |root, theme| match self {
+            ChartModel::Sweep(m) => charts::sweep::draw(root, m, theme),
+            ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),
+        })
+        .map(|(svg, _)| svg)
+    }
+}

@@ -1,0 +1,133 @@
+//! Exports: file names, the sweep as CSV, the scenario with its results as JSON, the embed
+//! snippet.
+
+use roofline::analysis::{analyze, Analysis, FlopConvention};
+use roofline::op::Op;
+use roofline::scenario::Scenario;
+use roofline::sweep::sweep;
+use roofline::units::format_exact;
+
+/// A file name stem for exports: `roofline-lab-tpu-v5e-matmul-sweep`.
+pub fn file_stem(s: &Scenario) -> String {
+    let mut words = vec!["roofline-lab".to_string()];
+    if let Some(c) = s.chips.first() {
+        words.push(c.preset_id.clone().unwrap_or_else(|| "custom".into()));
+    }
+    if let Some(o) = s.ops.first() {
+        words.push(o.kind_id().to_string());
+    }
+    words.push(s.plot.as_str().into());
+    words.join("-")
+}
+
+fn csv_field(t: &str) -> String {
+    if t.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", t.replace('"', "\"\""))
+    } else {
+        t.to_string()
+    }
+}
+
+/// The sweep series as CSV, with units in the header; one row per point.
+pub fn sweep_csv(s: &Scenario) -> String {
+    let conv = match s.options.convention {
+        FlopConvention::TwoPerMac => "2 FLOPs/MAC",
+        FlopConvention::OnePerMac => "1 FLOP/MAC",
+    };
+    let mut out = format!(
+        "operation,chip,{},achieved (FLOPs/s; {conv}),t_lower (s),t_upper (s),t_math (s),t_comms (s),fraction of peak,bound\n",
+        csv_field(&s.sweep.field)
+    );
+    for chip in &s.chips {
+        for op in &s.ops {
+            if op.field(&s.sweep.field).is_none() {
+                continue;
+            }
+            let Ok(series) = sweep(op, chip, &s.options, &s.sweep) else {
+                continue;
+            };
+            for p in &series.points {
+                out.push_str(&format!(
+                    "{},{},{},{},{},{},{},{},{},{}\n",
+                    csv_field(&op.title()),
+                    csv_field(&chip.name),
+                    format_exact(p.x),
+                    format_exact(p.achieved),
+                    format_exact(p.t_lower),
+                    format_exact(p.t_upper),
+                    format_exact(p.t_math),
+                    format_exact(p.t_comms),
+                    format_exact(p.fraction),
+                    p.bound.as_str()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The scenario with its results, as JSON (export). Keys in alphabetical order; a result has
+/// either an analysis or an error (the other is `null`).
+pub fn scenario_json(s: &Scenario) -> String {
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        generator: &'static str,
+        results: Vec<Entry>,
+        scenario: &'a Scenario,
+        url_query: String,
+    }
+    #[derive(serde::Serialize)]
+    struct Entry {
+        analysis: Option<Analysis>,
+        chip: usize,
+        error: Option<String>,
+        op: usize,
+    }
+    let results = s
+        .ops
+        .iter()
+        .enumerate()
+        .flat_map(|(i, op)| {
+            s.chips.iter().enumerate().map(move |(j, chip)| {
+                let r = analyze(op, chip, &s.options);
+                let error = r.as_ref().err().map(|e| e.to_string());
+                Entry {
+                    analysis: r.ok(),
+                    chip: j,
+                    error,
+                    op: i,
+                }
+            })
+        })
+        .collect();
+    let doc = Doc {
+        generator: "Roofline Lab",
+        results,
+        scenario: s,
+        url_query: roofline::url::encode(s),
+    };
+    crate::json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn attr_escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// An `<iframe>` snippet (src, width, height, `loading="lazy"`, title).
+pub fn iframe_html(src: &str, width: u32, height: u32, title: &str) -> String {
+    format!(
+        "<iframe src=\"{}\" width=\"{width}\" height=\"{height}\" loading=\"lazy\" title=\"{}\" style=\"border:0\"></iframe>",
+        attr_escape(src),
+        attr_escape(title)
+    )
+}
+
+/// The embed's title attribute.
+pub fn embed_title(s: &Scenario) -> String {
+    let ops: Vec<String> = s.ops.iter().map(Op::title).collect();
+    let chips: Vec<&str> = s.chips.iter().map(|c| c.name.as_str()).collect();
+    format!("Roofline Lab: {} on {}", ops.join(", "), chips.join(", "))
+}

@@ -1,0 +1,29 @@
+//! From a scenario to what the page shows: result rows (with the test contract's `data-metric`
+//! figures), chart models, the key result line, exports and recipes. Pure and tested natively;
+//! the Leptos components only render what this module computes.
+//!
+//! One file per concern: [`names`] (what operations, series and axes are called), [`rows`]
+//! (the results table and the key line), [`sweep`] and [`roofline`] (the two chart models),
+//! [`chart`] (the chart in front: its table, read-out and SVG), [`export`] (CSV, JSON, embed),
+//! [`recipes`] (the chapter's worked examples) and [`cache`] (what is remembered per (operation,
+//! chip) between edits).
+
+pub mod cache;
+pub mod chart;
+pub mod export;
+pub mod names;
+pub mod recipes;
+pub mod roofline;
+pub mod rows;
+pub mod sweep;
+
+pub use cache::PairCache;
+pub use chart::ChartModel;
+pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
+pub use names::{op_name, pretty, OP_KINDS};
+pub use recipes::{recipes, Recipe};
+pub use roofline::roofline_chart;
+pub use rows::{cells, key_line, result_rows, result_rows_cached, Cell, ResultRow, RowCache};
+pub use sweep::{
+    sweep_chart, sweep_chart_cached, sweepable_fields, SweepCache, SweepMetric, Swept,
+};

@@ -1,0 +1,361 @@
+//! The results table: one row per (operation, chip) with the test contract's `data-metric`
+//! figures (model workloads add a row per part), and the one-line key result.
+
+use std::sync::Arc;
+
+use roofline::analysis::{analyze, Analysis, Bound};
+use roofline::scenario::Scenario;
+use roofline::units::{format_exact, format_sig, Unit};
+
+use super::cache::PairCache;
+use super::names::{dim_word, op_name, pretty, series_name};
+
+/// One figure of a result row: `data-metric`, raw `data-value` (base units) and display text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// The metric key of the test contract (`flops`, `t_math`, `bound`, ...).
+    pub metric: &'static str,
+    /// The raw value in base units, or a word.
+    pub value: String,
+    /// What people read.
+    pub text: String,
+    /// CSS class.
+    pub class: &'static str,
+    /// Tooltip.
+    pub title: String,
+}
+
+/// A row of the results table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultRow {
+    /// Unique id (for open/closed derivations).
+    pub id: String,
+    /// `data-op`: the op's position (`"0"`), or `"<i>.<k>"` for the k-th part of a model.
+    pub op_key: String,
+    /// `data-chip`.
+    pub chip: usize,
+    /// "operation · chip".
+    pub name: String,
+    /// Extra row class (`part-row`, `total-row`).
+    pub class: &'static str,
+    /// The figures.
+    pub cells: Vec<Cell>,
+    /// The analysis behind the figures; its derivation is written only when a row is opened,
+    /// not on every keystroke.
+    pub analysis: Option<Box<Analysis>>,
+    /// Why there are no figures (invalid combination, missing peak).
+    pub error: Option<String>,
+    /// Rows of the parts (model workloads), shown under this one.
+    pub parts: Vec<ResultRow>,
+}
+
+fn cell(metric: &'static str, v: f64, text: String) -> Cell {
+    Cell {
+        metric,
+        value: format_exact(v),
+        text,
+        class: "",
+        title: String::new(),
+    }
+}
+
+/// The figures of an analysis, in column order.
+pub fn cells(a: &Analysis) -> Vec<Cell> {
+    let mut out = vec![
+        cell("flops", a.flops, pretty(a.flops, Unit::Flops)),
+        cell("bytes", a.bytes, pretty(a.bytes, Unit::Bytes)),
+        cell("intensity", a.intensity, format_sig(a.intensity, 4)),
+        cell("t_math", a.t_math, pretty(a.t_math, Unit::Seconds)),
+    ];
+    let mut comms = cell("t_comms", a.t_comms, pretty(a.t_comms, Unit::Seconds));
+    comms.title = a
+        .comms
+        .iter()
+        .map(|t| {
+            format!(
+                "{} = {} / {} = {}",
+                t.resource.time_symbol(),
+                pretty(t.bytes, Unit::Bytes),
+                pretty(t.bandwidth, Unit::ByteRate),
+                pretty(t.time, Unit::Seconds)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    if a.comms.len() > 1 {
+        comms.text = a
+            .comms
+            .iter()
+            .map(|t| format!("{} {}", t.resource.label(), pretty(t.time, Unit::Seconds)))
+            .collect::<Vec<_>>()
+            .join(" · ");
+    }
+    out.push(comms);
+    out.push(cell("t_lower", a.t_lower, pretty(a.t_lower, Unit::Seconds)));
+    out.push(cell("t_upper", a.t_upper, pretty(a.t_upper, Unit::Seconds)));
+    let bound = a.bound.as_str();
+    out.push(Cell {
+        metric: "bound",
+        value: bound.to_string(),
+        text: if a.bound == Bound::Compute {
+            bound.to_string()
+        } else {
+            format!("{bound} ({})", a.binding.label())
+        },
+        class: match a.bound {
+            Bound::Compute => "bound-compute",
+            Bound::Memory => "bound-memory",
+            Bound::Network => "bound-network",
+        },
+        title: String::new(),
+    });
+    out.push(cell(
+        "achieved",
+        a.achieved,
+        pretty(a.achieved, Unit::FlopRate),
+    ));
+    out.push(cell(
+        "fraction",
+        a.fraction,
+        format!("{}%", format_sig(100.0 * a.fraction, 3)),
+    ));
+    out.push(cell("ridge", a.ridge, format_sig(a.ridge, 4)));
+    match &a.critical {
+        Some(c) => {
+            let metric = if c.dim == "d" {
+                "critical_d"
+            } else {
+                "critical_b"
+            };
+            let mut text = format!("{} > {}", dim_word(&c.dim), format_sig(c.value, 4));
+            if let Some(ap) = c.approx {
+                text.push_str(&format!(" (≈ {})", format_sig(ap, 3)));
+            }
+            out.push(Cell {
+                metric,
+                value: format_exact(c.value),
+                text,
+                class: "",
+                title: String::new(),
+            });
+        }
+        None => out.push(Cell {
+            metric: "critical_b",
+            value: "none".into(),
+            text: "—".into(),
+            class: "",
+            title: "never compute-bound by growing the batch".into(),
+        }),
+    }
+    out.push(Cell {
+        metric: "fits",
+        value: a.fits.to_string(),
+        text: format!(
+            "{} {} / {}",
+            if a.fits { "✓" } else { "✗" },
+            pretty(a.memory, Unit::Bytes),
+            pretty(a.capacity, Unit::Bytes)
+        ),
+        class: if a.fits {
+            "bound-compute"
+        } else {
+            "bound-memory"
+        },
+        title: "bytes resident in HBM against its capacity".into(),
+    });
+    out
+}
+
+/// Parts grouped by what binds them: `compute: MLP up, MLP down · memory: attention scores`.
+fn bound_groups(summary: &[(String, Bound)]) -> String {
+    [Bound::Compute, Bound::Memory, Bound::Network]
+        .iter()
+        .filter_map(|b| {
+            let names: Vec<&str> = summary
+                .iter()
+                .filter(|(_, x)| x == b)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            (!names.is_empty()).then(|| format!("{}: {}", b.as_str(), names.join(", ")))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The extra figures of a model workload's total row: tokens/s, time per token, memory.
+fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
+    let binds: Vec<String> = w
+        .summary
+        .iter()
+        .map(|(n, b)| format!("{n}: {}", b.as_str()))
+        .collect();
+    vec![
+        Cell {
+            metric: "tokens_per_s",
+            value: format_exact(w.tokens_per_s),
+            text: format!("{} {}/s", format_sig(w.tokens_per_s, 4), w.unit),
+            class: "",
+            title: format!(
+                "{} {} per step; {} per {}",
+                format_exact(w.tokens),
+                w.unit,
+                pretty(w.time_per_token, Unit::Seconds),
+                w.unit
+            ),
+        },
+        Cell {
+            metric: "time_per_token",
+            value: format_exact(w.time_per_token),
+            text: pretty(w.time_per_token, Unit::Seconds),
+            class: "",
+            title: binds.join("\n"),
+        },
+        Cell {
+            metric: "parts_bound",
+            value: w
+                .summary
+                .iter()
+                .map(|(n, b)| format!("{n}={}", b.as_str()))
+                .collect::<Vec<_>>()
+                .join(";"),
+            text: bound_groups(&w.summary),
+            class: "",
+            title: "which parts bind on what".into(),
+        },
+        Cell {
+            metric: "memory",
+            value: format_exact(w.memory),
+            text: format!(
+                "{} (weights {} + KV {})",
+                pretty(w.memory, Unit::Bytes),
+                pretty(w.weights, Unit::Bytes),
+                pretty(w.kv_cache, Unit::Bytes)
+            ),
+            class: if w.fits { "" } else { "bound-memory" },
+            title: format!("against {} of HBM", pretty(w.capacity, Unit::Bytes)),
+        },
+    ]
+}
+
+impl ResultRow {
+    /// The worked derivation, one step per line (empty when the analysis failed).
+    pub fn derivation(&self) -> Vec<String> {
+        self.analysis
+            .as_ref()
+            .map(|a| a.derivation())
+            .unwrap_or_default()
+    }
+}
+
+/// One row per (operation, chip), operation-major.
+pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
+    result_rows_cached(s, &mut RowCache::default())
+        .into_iter()
+        .map(|r| Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone()))
+        .collect()
+}
+
+/// Rows remembered between edits: a row is recomputed only when its operation, its chip or the
+/// options changed, and an unchanged row is the same `Arc` as before (so a reader can tell it
+/// apart with `Arc::ptr_eq`, without comparing figures).
+pub type RowCache = PairCache<(), Arc<ResultRow>>;
+
+/// [`result_rows`], re-using the rows of `cache` that are still valid (and updating it).
+pub fn result_rows_cached(s: &Scenario, cache: &mut RowCache) -> Vec<Arc<ResultRow>> {
+    let mut cache = cache.pass();
+    let mut rows = Vec::new();
+    for i in 0..s.ops.len() {
+        for j in 0..s.chips.len() {
+            rows.push(cache.get(s, i, j, &(), || Arc::new(result_row(s, i, j))));
+        }
+    }
+    rows
+}
+
+/// The row of operation `i` on chip `j`.
+fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
+    let (op, chip) = (&s.ops[i], &s.chips[j]);
+    let name = format!("{} · {}", op_name(op), chip.name);
+    // A model workload's aggregate analysis comes with its parts: analyse once.
+    let workload = roofline::workload::analyze_workload(op, chip, &s.options);
+    let analysis = match &workload {
+        Ok(Some(w)) => Ok(w.analysis.clone()),
+        _ => analyze(op, chip, &s.options),
+    };
+    let (mut cells, analysis, error) = match analysis {
+        Ok(a) => (cells(&a), Some(Box::new(a)), None),
+        Err(e) => (Vec::new(), None, Some(e.to_string())),
+    };
+    let mut parts = Vec::new();
+    let mut class = "";
+    if let Ok(Some(w)) = workload {
+        class = "total-row";
+        cells.extend(workload_cells(&w));
+        for (k, (part, a)) in w.parts.into_iter().enumerate() {
+            let mut c = self::cells(&a);
+            c.push(Cell {
+                metric: "repeat",
+                value: format_exact(part.repeat),
+                text: format!("×{}", format_exact(part.repeat)),
+                class: "",
+                title: "how many times per step (layers)".into(),
+            });
+            parts.push(ResultRow {
+                id: format!("{i}.{k}/{j}"),
+                op_key: format!("{i}.{k}"),
+                chip: j,
+                name: format!("  {} ×{}", part.name, format_exact(part.repeat)),
+                class: "part-row",
+                cells: c,
+                analysis: Some(Box::new(a)),
+                error: None,
+                parts: Vec::new(),
+            });
+        }
+    }
+    ResultRow {
+        id: format!("{i}/{j}"),
+        op_key: i.to_string(),
+        chip: j,
+        name,
+        class,
+        cells,
+        analysis,
+        error,
+        parts,
+    }
+}
+
+/// The one-line key result (embed and under the plot).
+pub fn key_line(s: &Scenario) -> String {
+    let mut parts = Vec::new();
+    for chip in &s.chips {
+        for op in &s.ops {
+            let who = series_name(s, op, &chip.name);
+            match analyze(op, chip, &s.options) {
+                Ok(a) => {
+                    let mut t = format!("{who}: {}-bound", a.bound.as_str());
+                    if let Some(c) = &a.critical {
+                        t.push_str(&format!(
+                            ", compute-bound for {} > {}",
+                            dim_word(&c.dim),
+                            format_sig(c.value, 4)
+                        ));
+                        if let Some(ap) = c.approx {
+                            t.push_str(&format!(" (≈ {})", format_sig(ap, 3)));
+                        }
+                    }
+                    parts.push(t);
+                }
+                Err(e) => parts.push(format!("{who}: {e}")),
+            }
+        }
+    }
+    let chips = s
+        .chips
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("{chips} — {}", parts.join("; "))
+}

@@ -1,0 +1,284 @@
+//! The sweep chart model: one series per (operation, chip) against the swept field, peak lines,
+//! exact crossovers and the closed-form approximation; the fields a sweep can vary.
+
+use std::rc::Rc;
+
+use roofline::analysis::{analyze, Analysis};
+use roofline::op::Op;
+use roofline::scenario::Scenario;
+use roofline::sweep::sweep;
+use roofline::units::{format_sig, Unit};
+
+use super::cache::PairCache;
+use super::names::{dim_word, name_of, op_name, pretty, series_name};
+use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
+
+/// What the sweep plot shows on its y axis: part of the scenario (`y=` in links).
+pub use roofline::scenario::SweepMetric;
+
+/// Numeric fields of the scenario's operations that a sweep can vary: (key, label), no repeats.
+pub fn sweepable_fields(s: &Scenario) -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    for op in &s.ops {
+        for f in op.fields() {
+            if f.is_numeric() && !out.iter().any(|(k, _)| *k == f.key) {
+                out.push((f.key, f.label));
+            }
+        }
+    }
+    if !out.iter().any(|(k, _)| *k == s.sweep.field) {
+        // Keep the current choice visible even if no op has it (its series then say so).
+        if let Some(f) = s
+            .ops
+            .iter()
+            .flat_map(|o| o.fields())
+            .find(|f| f.key == s.sweep.field)
+        {
+            out.push((f.key, f.label));
+        }
+    }
+    out
+}
+
+/// The swept field for an axis title: `batch size B`, `D`, `context (ctx)`.
+fn axis_name(s: &Scenario) -> String {
+    let (label, dim) = (name_of(&s.sweep.field, s), dim_word(&s.sweep.field));
+    if s.sweep.field == "b" && label == "B" {
+        "batch size B".into()
+    } else if label == dim || label.starts_with(&format!("{dim} ")) {
+        label
+    } else {
+        format!("{label} ({dim})")
+    }
+}
+
+fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
+    let what = match metric {
+        SweepMetric::Achieved => "Achieved FLOPs/s",
+        SweepMetric::Time => "Time (lower bound)",
+        SweepMetric::Fraction => "Fraction of peak",
+        SweepMetric::TokensPerS => "Tokens/s",
+    };
+    let chips: Vec<&str> = s.chips.iter().map(|c| c.name.as_str()).collect();
+    format!(
+        "{what} vs {} ({})",
+        name_of(&s.sweep.field, s),
+        chips.join(", ")
+    )
+}
+
+/// A series and the analysis at the operation's own values (for its peak and critical lines).
+pub type Swept = (
+    Result<roofline::sweep::SweepCurve, roofline::Error>,
+    Result<Analysis, roofline::Error>,
+);
+
+/// Sweeps remembered between charts: a series is re-swept only when its operation, its chip, the
+/// options or the sweep changed, so an edit to one operation re-sweeps only that operation's
+/// series. Each chart keeps only the entries it used.
+pub type SweepCache = PairCache<roofline::sweep::SweepSpec, Rc<Swept>>;
+
+/// The sweep plot: one series per (operation, chip), peak lines, exact crossovers, and the
+/// closed-form approximation as a dashed line.
+pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) -> SweepChart {
+    sweep_chart_cached(s, metric, log_x, log_y, &mut SweepCache::default())
+}
+
+/// [`sweep_chart`], re-using the sweeps of `cache` that are still valid (and updating it).
+pub fn sweep_chart_cached(
+    s: &Scenario,
+    metric: SweepMetric,
+    log_x: bool,
+    log_y: bool,
+    cache: &mut SweepCache,
+) -> SweepChart {
+    let mut cache = cache.pass();
+    let mut chart = SweepChart {
+        title: sweep_title(s, metric),
+        x_label: axis_name(s),
+        y_label: match metric {
+            SweepMetric::Achieved => "achieved FLOPs/s".into(),
+            SweepMetric::Time => "T_lower (s)".into(),
+            SweepMetric::Fraction => "% of peak".into(),
+            SweepMetric::TokensPerS => "tokens/s".into(),
+        },
+        log_x,
+        log_y,
+        ..SweepChart::default()
+    };
+    let n_ops = s.ops.len();
+    for (j, chip) in s.chips.iter().enumerate() {
+        let mut peaks_seen: Vec<f64> = Vec::new();
+        for (i, op) in s.ops.iter().enumerate() {
+            if op.field(&s.sweep.field).is_none() {
+                continue;
+            }
+            if metric == SweepMetric::TokensPerS && op.kind_id() != "llm" {
+                continue;
+            }
+            let swept = cache.get(s, i, j, &s.sweep, || {
+                Rc::new((
+                    sweep(op, chip, &s.options, &s.sweep),
+                    analyze(op, chip, &s.options),
+                ))
+            });
+            let (Ok(series), analysis) = swept.as_ref() else {
+                continue;
+            };
+            let idx = j * n_ops + i;
+            let y_of = |p: &roofline::sweep::SweepPoint| match metric {
+                SweepMetric::Achieved => p.achieved,
+                SweepMetric::Time => p.t_lower,
+                SweepMetric::Fraction => 100.0 * p.fraction,
+                SweepMetric::TokensPerS => tokens_at(op, &s.sweep.field, p.x) / p.t_lower,
+            };
+            chart.series.push(ChartSeries {
+                label: series_name(s, op, &chip.name),
+                points: series.points.iter().map(|p| (p.x, y_of(p))).collect(),
+                series_idx: idx,
+            });
+            if metric == SweepMetric::Fraction && op.kind_id() == "llm" {
+                part_series(&mut chart, s, op, chip, series, idx);
+            }
+            for c in &series.crossovers {
+                let y = match metric {
+                    SweepMetric::Achieved => c.achieved,
+                    SweepMetric::Time => c.t_lower,
+                    SweepMetric::Fraction => 100.0 * (c.achieved / series.peak).min(1.0),
+                    SweepMetric::TokensPerS => tokens_at(op, &s.sweep.field, c.x) / c.t_lower,
+                };
+                chart.crossovers.push(Marker::new(
+                    c.x,
+                    y,
+                    format!("{} = {}", dim_word(&s.sweep.field), format_sig(c.x, 4)),
+                ));
+            }
+            if let Ok(a) = analysis {
+                if let Some(crit) = a.critical.as_ref().filter(|c| c.dim == s.sweep.field) {
+                    if let Some(approx) = crit.approx {
+                        let label = format!(
+                            "{} > {} (approx.)",
+                            dim_word(&crit.dim),
+                            format_sig(approx, 3)
+                        );
+                        if !chart.vlines.iter().any(|v| v.label == label) {
+                            chart.vlines.push(VLine { x: approx, label });
+                        }
+                    }
+                }
+                let peak = a.compute.effective_peak;
+                if metric == SweepMetric::Achieved && !peaks_seen.contains(&peak) {
+                    peaks_seen.push(peak);
+                    let who = if s.chips.len() > 1 {
+                        format!("{} ", chip.name)
+                    } else {
+                        String::new()
+                    };
+                    chart.hlines.push(HLine {
+                        label: format!(
+                            "{who}{} peak {}",
+                            a.compute.dtype.as_str(),
+                            pretty(peak, Unit::FlopRate)
+                        ),
+                        y: peak,
+                        series_idx: idx,
+                    });
+                }
+            }
+        }
+        if metric == SweepMetric::Fraction && j == 0 {
+            chart.hlines.push(HLine {
+                label: "peak (100%)".into(),
+                y: 100.0,
+                series_idx: 0,
+            });
+        }
+    }
+    chart
+}
+
+/// Tokens per step of a model workload with `field` at `x` (decode: B; prefill: B·ctx). `x`
+/// is taken as it is, not validated: a crossover lies between grid points, at a fractional
+/// batch such as B = 22.34.
+fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
+    let num = |k: &str| {
+        if k == field {
+            x
+        } else {
+            op.get_num(k).unwrap_or(0.0)
+        }
+    };
+    match op.get("phase").as_deref() {
+        Some("prefill") => num("b") * num("ctx"),
+        _ => num("b"),
+    }
+}
+
+/// The group a model part belongs to on the sweep plot.
+fn part_group(name: &str) -> &'static str {
+    if name.contains("attention scores") || name.contains("attention values") {
+        "attention (KV cache)"
+    } else if name.contains("norm") || name.contains("gather") {
+        "norms, embedding gather"
+    } else {
+        "weight matmuls"
+    }
+}
+
+/// "% of peak" curves for the parts of a model workload, grouped (weight matmuls, attention over
+/// the KV cache, norms): each group's FLOPs over its summed time, against the chip's peak. Decode's
+/// weight matmuls climb to the peak near the ridge while attention, reading per-sequence KV cache,
+/// stays low at any batch.
+fn part_series(
+    chart: &mut SweepChart,
+    s: &Scenario,
+    op: &Op,
+    chip: &roofline::chip::Chip,
+    series: &roofline::sweep::SweepCurve,
+    idx: usize,
+) {
+    const GROUPS: [&str; 3] = [
+        "weight matmuls",
+        "attention (KV cache)",
+        "norms, embedding gather",
+    ];
+    let mut curves: [Vec<(f64, f64)>; 3] = Default::default();
+    for p in &series.points {
+        let mut o = op.clone();
+        if o.set_num(&s.sweep.field, p.x).is_err() {
+            continue;
+        }
+        let Some(parts) = roofline::workload::parts(&o) else {
+            return;
+        };
+        // (Σ FLOPs, Σ time) per group; the peak is the chip's peak for the step's dtype.
+        let mut sums = [(0.0f64, 0.0f64); 3];
+        let mut peak = 0.0f64;
+        for part in parts {
+            let Ok(a) = analyze(&part.op, chip, &s.options) else {
+                continue;
+            };
+            let g = GROUPS
+                .iter()
+                .position(|g| *g == part_group(&part.name))
+                .unwrap_or(0);
+            sums[g].0 += part.repeat * a.flops;
+            sums[g].1 += part.repeat * a.t_lower;
+            peak = peak.max(a.compute.peak);
+        }
+        for (g, (flops, t)) in sums.iter().enumerate() {
+            if *t > 0.0 && peak > 0.0 {
+                curves[g].push((p.x, 100.0 * (flops / t / peak).min(1.0)));
+            }
+        }
+    }
+    for (k, points) in curves.into_iter().enumerate() {
+        if !points.is_empty() {
+            chart.series.push(ChartSeries {
+                label: format!("{} · {}", op_name(op), GROUPS[k]),
+                points,
+                series_idx: idx + 1 + k,
+            });
+        }
+    }
+}
