@@ -72,6 +72,7 @@ pub mod options;
 pub mod profile;
 pub mod resource;
 pub mod scenario;
+pub mod serving;
 pub mod sweep;
 pub mod train;
 pub mod units;

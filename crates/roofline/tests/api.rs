@@ -156,7 +156,9 @@ fn chip_catalog() {
             "node",
             "leaf",
             "hop_lat",
-            "net_lat"
+            "net_lat",
+            "price",
+            "power"
         ]
     );
 }
@@ -252,7 +254,7 @@ fn op_fields_and_defaults() {
         keys("collective"),
         ["kind", "bytes", "n", "topology", "axes", "levels", "sharp"]
     );
-    assert_eq!(keys("custom"), ["flops", "bytes", "t"]);
+    assert_eq!(keys("custom"), ["flops", "bytes", "t", "net", "link"]);
     assert!(matches!(
         Op::default_for("conv"),
         Err(Error::UnknownKind { .. })

@@ -49,8 +49,48 @@ fn fields_presets_and_parameter_counts() {
     assert_eq!(
         keys,
         [
-            "preset", "b", "ctx", "phase", "w", "x", "kv", "tp", "link", "layers", "dmodel", "ffn",
-            "gated", "heads", "kv_heads", "head_dim", "vocab"
+            "preset",
+            "b",
+            "ctx",
+            "phase",
+            "w",
+            "x",
+            "kv",
+            "tp",
+            "link",
+            "layers",
+            "dmodel",
+            "ffn",
+            "gated",
+            "heads",
+            "kv_heads",
+            "head_dim",
+            "vocab",
+            // Additions (issue 13), each defaulting to today's dense Llama behaviour.
+            "experts",
+            "top_k",
+            "shared_experts",
+            "expert_ffn",
+            "shared_ffn",
+            "dense_layers",
+            "router_bias",
+            "shared_gate",
+            "kv_rank",
+            "q_rank",
+            "rope_dim",
+            "nope_dim",
+            "v_dim",
+            "window",
+            "window_layers",
+            "tied",
+            "qkv_bias",
+            "o_bias",
+            "mlp_bias",
+            "sinks",
+            "qk_norm",
+            "norms",
+            "prompt",
+            "output",
         ]
     );
     for (k, v) in [
@@ -631,7 +671,7 @@ fn derivation_serde_and_url() {
     for s in [
         "T_lower = Σ r·T_lower",
         "T_upper = Σ r·T_upper",
-        "Meta Llama 3 model card",
+        "Llama 3 model card",
         "all-reduced over NVLINK",
         "tokens/s",
         "Memory per chip",
@@ -758,7 +798,24 @@ mod props {
         /// Totals are sums of the parts; the bounds and invariants of a single op hold for the
         /// aggregate; sweeps agree with analysis.
         #[test]
-        fn aggregate_is_the_sum_of_parts(op in arch(), idx in 0usize..11, one in any::<bool>(), derate in 0.3f64..=1.0) {
+        fn aggregate_is_the_sum_of_parts(op in arch(), ext in 0usize..5, idx in 0usize..11, one in any::<bool>(), derate in 0.3f64..=1.0) {
+            // Half the cases add an architecture feature: experts, MLA, a window, or all three.
+            let mut op = op;
+            let layers = op.get_num("layers").unwrap();
+            if ext == 1 || ext == 4 {
+                op.set("experts", "16").unwrap();
+                op.set("top_k", "2").unwrap();
+                op.set("shared_experts", "1").unwrap();
+                op.set_num("dense_layers", (layers / 2.0).floor()).unwrap();
+            }
+            if ext == 2 || ext == 4 {
+                op.set("kv_rank", "512").unwrap();
+                op.set("q_rank", "1536").unwrap();
+            }
+            if ext == 3 || ext == 4 {
+                op.set("window", "512").unwrap();
+                op.set_num("window_layers", (layers / 2.0).ceil()).unwrap();
+            }
             let chip = presets().swap_remove(idx);
             let opts = Options {
                 convention: if one { FlopConvention::OnePerMac } else { FlopConvention::TwoPerMac },
@@ -808,4 +865,319 @@ mod props {
             }
         }
     }
+}
+
+/// The `preset` field lists the whole architecture zoo (then `custom`), each id fills its
+/// architecture, and identical architectures show the first of them.
+#[test]
+fn presets_are_the_zoo() {
+    let op = Op::default_for("llm").unwrap();
+    let spec = op.fields().iter().find(|f| f.key == "preset").unwrap();
+    let FieldType::Choice(ids) = spec.ty else {
+        panic!("preset is a choice")
+    };
+    let zoo: Vec<&str> = arch::arch_presets().iter().map(|p| p.id).collect();
+    assert_eq!(&ids[..ids.len() - 1], &zoo[..]);
+    assert_eq!(ids.last(), Some(&"custom"));
+    assert!(zoo.len() >= 15);
+    for p in arch::arch_presets() {
+        let o = llm(&[("preset", p.id)]);
+        let OpKind::Llm(l) = o.kind else { panic!() };
+        assert_eq!(l.arch(), p.arch, "{}", p.id);
+        let first = arch::arch_presets()
+            .iter()
+            .find(|q| q.arch == p.arch)
+            .unwrap();
+        assert_eq!(o.get("preset").unwrap(), first.id, "{}", p.id);
+        // The link carries the architecture: encode, decode, same op.
+        let sc = Scenario {
+            ops: vec![o.clone()],
+            ..Scenario::default()
+        };
+        let back = url::decode(&url::encode(&sc)).scenario;
+        assert_eq!(back.ops[0], o, "{}", p.id);
+    }
+    // Llama-3.1 8B is Llama-3 8B's architecture: the derived preset is the first.
+    assert_eq!(
+        llm(&[("preset", "llama3.1-8b")]).get("preset").unwrap(),
+        "llama3-8b"
+    );
+}
+
+/// inference.md, worked problems 1 and 2 (a LLaMA-2-13B-like model: L 64, D 4096, F 16384,
+/// N 32, K 8, H 256, V 32128, shared embeddings): "18.4e9" parameters, "262kB" of KV cache
+/// per token in int8, and on a TPU v5e 4x4 with 128k sequences "the largest batch size we
+/// can fit is (16 * 16e9 - 18.4e9) / 33.5e9 = 7. If we had K=1, we would have 8 times this,
+/// aka about 56."
+#[test]
+fn inference_worked_problems_1_and_2() {
+    let base = [
+        ("layers", "64"),
+        ("dmodel", "4096"),
+        ("ffn", "16384"),
+        ("heads", "32"),
+        ("kv_heads", "8"),
+        ("head_dim", "256"),
+        ("vocab", "32128"),
+        ("tied", "yes"),
+        ("w", "int8"),
+        ("x", "int8"),
+        ("kv", "int8"),
+    ];
+    let OpKind::Llm(l) = llm(&base).kind else {
+        panic!()
+    };
+    // L·D·(3F + 2H·(N + K)) + D·V = 18,385,207,296, plus norms 2·64·4096 + 4096.
+    let book = 64.0 * 4096.0 * (3.0 * 16384.0 + 2.0 * 256.0 * 40.0) + 4096.0 * 32128.0;
+    assert_eq!(book, 18_385_207_296.0);
+    assert_eq!(l.params(), book + 2.0 * 64.0 * 4096.0 + 4096.0);
+    assert_eq!(l.active_params(), l.params());
+    assert_eq!(l.kv_bytes_per_seq(1.0), 2.0 * 64.0 * 8.0 * 256.0); // 262,144 B
+                                                                   // 4x4 slice: 16 chips, weights and KV cache fully sharded; v5e's 16e9 bytes of HBM.
+    let v5e = preset("tpu-v5e").unwrap();
+    assert_eq!(v5e.hbm_cap, 16e9);
+    let mut l16 = l;
+    l16.tp = 16.0;
+    let mb = l16.max_batch(16e9, 128e3);
+    assert_eq!(mb, 7.0);
+    // By hand, per chip: (16e9 − 18.39e9/16) / (262,144·128,000/16) = 7.08.
+    let hand = (16e9 - l.params() / 16.0) / (262_144.0 * 128e3 / 16.0);
+    assert_eq!(mb, hand.floor());
+    l16.kv_heads = 1.0;
+    assert_eq!(l16.max_batch(16e9, 128e3), 56.0);
+}
+
+/// inference.md, worked problem 5: the model of problem 1 as an MoE with E = 16, k = 2: "212e9
+/// total parameters ... 31.2e9" activated; "our HBM roofline increases by a factor of E/k.
+/// That means on a TPU v5e we need about 240 * (16 / 2) = 1920 tokens"; "the KV cache size
+/// stays the same".
+#[test]
+fn inference_worked_problem_5_moe() {
+    let dense = [
+        ("layers", "64"),
+        ("dmodel", "4096"),
+        ("ffn", "16384"),
+        ("heads", "32"),
+        ("kv_heads", "8"),
+        ("head_dim", "256"),
+        ("vocab", "32128"),
+        ("tied", "yes"),
+    ];
+    let mut moe_kv = dense.to_vec();
+    moe_kv.extend([("experts", "16"), ("top_k", "2")]);
+    let (d_op, m_op) = (llm(&dense), llm(&moe_kv));
+    let (OpKind::Llm(d), OpKind::Llm(m)) = (d_op.kind.clone(), m_op.kind.clone()) else {
+        panic!()
+    };
+    let norms = 2.0 * 64.0 * 4096.0 + 4096.0;
+    let router = 64.0 * 16.0 * 4096.0; // E·D per layer, which the book leaves out
+    let total: f64 = 64.0 * 4096.0 * (3.0 * 16.0 * 16384.0 + 2.0 * 256.0 * 40.0) + 4096.0 * 32128.0;
+    let active: f64 = 64.0 * 4096.0 * (3.0 * 2.0 * 16384.0 + 2.0 * 256.0 * 40.0) + 4096.0 * 32128.0;
+    assert_eq!((total / 1e9).round(), 212.0);
+    assert_eq!((active / 1e8).round(), 313.0); // 31.27e9: the book's "31.2e9"
+    assert_eq!(m.params(), total + router + norms);
+    assert_eq!(m.active_params(), active + router + norms);
+    assert_eq!(m.kv_bytes_per_seq(4096.0), d.kv_bytes_per_seq(4096.0));
+
+    let v5e = preset("tpu-v5e").unwrap();
+    let ridge = 1.97e14 / 8.2e11; // 240.2
+                                  // Decode reads only the experts the batch hits: B = 1 hits k = 2 experts, B = 4 hits
+                                  // 16·(1 − (7/8)^4) = 6.62, B = 1920 all 16. Routed-expert weight bytes per layer are
+                                  // hit · 3·D·F_e · 2 (bf16), plus 2·s_x·T·k·D of activations.
+    let pe = 3.0 * 4096.0 * 16384.0;
+    for (b, hit) in [
+        (1.0, 2.0),
+        (4.0, 16.0 * (1.0 - (7.0f64 / 8.0).powi(4))),
+        (1920.0, 16.0),
+    ] {
+        let mut o = m_op.clone();
+        o.set_num("b", b).unwrap();
+        let w = work(&o, &v5e);
+        let (_, a) = part(&w, "routed experts");
+        close(
+            a.bytes,
+            2.0 * hit * pe + 2.0 * b * 2.0 * 2.0 * 4096.0,
+            1e-12,
+            "routed bytes",
+        );
+        close(a.flops, 2.0 * b * 2.0 * pe, 1e-15, "routed FLOPs");
+    }
+    // Part 7's rule in the derivation: E/k · ridge·s_w/2 = 8 · 240.2 = 1922 tokens.
+    let a = analyze(&m_op, &v5e, &Options::default()).unwrap();
+    let text = a.derivation().join("\n");
+    assert!(
+        text.contains("part 7's rule E/k · ridge·s_w/2 = 16/2 · 240.2·2/2 = 1922"),
+        "{text}"
+    );
+    assert!(text.contains("E·(1 − (1 − k/E)^T) = 16·(1 − (1 − 2/16)^1) = 2 of 16"));
+    let OpKind::Llm(ml) = &m_op.kind else {
+        panic!()
+    };
+    let moe = ml.arch().moe.unwrap();
+    close(moe.critical_rule(ridge, 2.0), 1920.0, 0.002, "book's 1920");
+    // The rule falls out of the routed-experts part: at T = 1920 tokens its intensity is the
+    // ridge (1% below it: the book leaves out the 2·s_x·T·k·D bytes of activations), at 960
+    // half of it.
+    for (b, frac) in [(1920.0, 1.0), (960.0, 0.5)] {
+        let mut o = m_op.clone();
+        o.set_num("b", b).unwrap();
+        let w = work(&o, &v5e);
+        let (_, a) = part(&w, "routed experts");
+        close(a.intensity, frac * ridge, 0.02, "routed experts' intensity");
+    }
+    // The whole step's critical batch, at a short context (the book's weights-only view):
+    // attention, embeddings and LM head are not MoE, so it grows by less than E/k = 8 over
+    // the dense model's (by about total/active = 6.8).
+    let crit = |op: &Op| {
+        let mut o = op.clone();
+        o.set("ctx", "1").unwrap();
+        analyze(&o, &v5e, &Options::default())
+            .unwrap()
+            .critical
+            .unwrap()
+            .value
+    };
+    let (cd, cm) = (crit(&d_op), crit(&m_op));
+    assert!(cd > 240.0 && cd < 300.0, "dense critical {cd}");
+    let ratio = cm / cd;
+    assert!(
+        ratio > 6.0 && ratio < 8.0,
+        "MoE/dense critical ratio {ratio}"
+    );
+    // The bisected critical batch is the sweep's crossover (where summed T_math overtakes
+    // the summed HBM time), and the bound flips around it.
+    let mut at = m_op.clone();
+    at.set("ctx", "1").unwrap();
+    let spec = SweepSpec {
+        field: "b".into(),
+        from: 1.0,
+        to: 4096.0,
+        points: 64,
+        log: true,
+    };
+    let s = sweep(&at, &v5e, &Options::default(), &spec).unwrap();
+    assert_eq!(s.crossovers.len(), 1);
+    close(s.crossovers[0].x, cm, 1e-9, "crossover = critical");
+    for (b, bound) in [(cm.floor(), Bound::Memory), (cm.ceil(), Bound::Compute)] {
+        at.set_num("b", b).unwrap();
+        assert_eq!(
+            analyze(&at, &v5e, &Options::default()).unwrap().bound,
+            bound
+        );
+    }
+}
+
+/// Multi-head latent attention (DeepSeek-V3) and sliding windows through the op.
+#[test]
+fn mla_and_windows_through_the_op() {
+    let h100 = h100();
+    // DeepSeek-V3: the cache holds 512 + 64 elements per layer and position: 61·576·2 =
+    // 70,272 bytes per token in bf16 (against 2·61·128·128·2 = 4.0 MB were it MHA), and the
+    // latent is not split by tensor parallelism.
+    let mut ds = llm(&[("preset", "deepseek-v3"), ("b", "32"), ("ctx", "4096")]);
+    let OpKind::Llm(l) = ds.kind.clone() else {
+        panic!()
+    };
+    assert_eq!(l.kv_bytes_per_seq(1.0), 70_272.0);
+    assert_eq!(l.kv_bytes(), 32.0 * 4096.0 * 70_272.0);
+    ds.set("tp", "8").unwrap();
+    let OpKind::Llm(l8) = ds.kind.clone() else {
+        panic!()
+    };
+    assert_eq!(l8.kv_bytes(), l.kv_bytes());
+    // Attention FLOPs per decode step: scores 2·B·H·(r + d_r)·S and values 2·B·H·r·S per
+    // layer: 2·32·128·(576 + 512)·4096·61 = the arch's per-token figure × B.
+    let op = llm(&[("preset", "deepseek-v3"), ("b", "32"), ("ctx", "4096")]);
+    let w = work(&op, &h100);
+    let attn: f64 = w
+        .parts
+        .iter()
+        .filter(|(p, _)| p.name.starts_with("attention") && p.name != "attention norm")
+        .map(|(p, a)| p.repeat * a.flops)
+        .sum();
+    assert_eq!(attn, 2.0 * 32.0 * 128.0 * (576.0 + 512.0) * 4096.0 * 61.0);
+    assert_eq!(attn, 32.0 * l.arch().attention_flops_per_token(4096.0));
+    let (_, sc) = part(&w, "attention scores over the latent");
+    // Bytes: queries in the latent space 2·B·H·576 plus the latent cache 2·B·576·S.
+    assert_eq!(
+        sc.bytes,
+        2.0 * 32.0 * 128.0 * 576.0 + 2.0 * 32.0 * 576.0 * 4096.0
+    );
+    // All 256 experts resident; 37.6B active parameters with the embedding table.
+    assert!((l.params() / 1e9 - 671.0).abs() < 0.5);
+    assert!((l.active_params() / 1e9 - 37.6).abs() < 0.1);
+
+    // Mistral 7B: a window of 4096 on all 32 layers caps the cache and the decode reads at
+    // 4096 positions: at ctx 16384 a sequence holds 2·32·8·128·4096·2 = 536,870,912 bytes.
+    let mi = llm(&[("preset", "mistral-7b"), ("ctx", "16384")]);
+    let OpKind::Llm(ml) = mi.kind.clone() else {
+        panic!()
+    };
+    assert_eq!(ml.kv_bytes_per_seq(16384.0), 536_870_912.0);
+    let w = work(&mi, &h100);
+    let (p, sc) = part(&w, "attention scores Q·Kᵀ (window 4096)");
+    assert_eq!(p.repeat, 32.0);
+    assert_eq!(sc.flops, 2.0 * 32.0 * 128.0 * 4096.0);
+    assert!(w
+        .parts
+        .iter()
+        .all(|(p, _)| p.name != "attention scores Q·Kᵀ"));
+    // Gemma 3 27B: 10 global layers see all 32768 positions, 52 windowed layers 1024.
+    let g = llm(&[("preset", "gemma3-27b"), ("ctx", "32768")]);
+    let OpKind::Llm(gl) = g.kind.clone() else {
+        panic!()
+    };
+    assert_eq!(
+        gl.kv_bytes_per_seq(32768.0),
+        2.0 * 16.0 * 128.0 * 2.0 * (10.0 * 32768.0 + 52.0 * 1024.0)
+    );
+    let w = work(&g, &h100);
+    assert_eq!(part(&w, "attention scores Q·Kᵀ").0.repeat, 10.0);
+    assert_eq!(
+        part(&w, "attention scores Q·Kᵀ (window 1024)").0.repeat,
+        52.0
+    );
+    // Prefill with a window: Σ_{i=1..S} min(i, W) = W(W+1)/2 + (S − W)·W score pairs.
+    let mut gp = g.clone();
+    gp.set("phase", "prefill").unwrap();
+    gp.set("ctx", "4096").unwrap();
+    let w = work(&gp, &h100);
+    let (_, a) = part(&w, "attention scores Q·Kᵀ (window 1024)");
+    let pairs = 1024.0 * 1025.0 / 2.0 + (4096.0 - 1024.0) * 1024.0;
+    assert_eq!(a.flops, 2.0 * 32.0 * 128.0 * pairs);
+}
+
+/// applied-inference.md: LLaMA 3-70B's KV cache in int8 is "2 * 8 * 128 * 80 = 160kB" per
+/// token; the new fields' errors name the field.
+#[test]
+fn applied_inference_kv_and_field_errors() {
+    let OpKind::Llm(l) = llm(&[("preset", "llama3-70b"), ("kv", "int8")]).kind else {
+        panic!()
+    };
+    assert_eq!(l.kv_bytes_per_seq(1.0), 163_840.0);
+    let h100 = h100();
+    for (kv, want) in [
+        (vec![("experts", "8"), ("top_k", "9")], "top_k"),
+        (
+            vec![("experts", "8"), ("dense_layers", "32")],
+            "dense_layers",
+        ),
+        (
+            vec![("window", "4096"), ("window_layers", "33")],
+            "window_layers",
+        ),
+        (
+            vec![("kv_rank", "512"), ("nope_dim", "0"), ("rope_dim", "0")],
+            "nope_dim",
+        ),
+    ] {
+        let op = llm(&kv);
+        let e = analyze(&op, &h100, &Options::default()).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    }
+    assert!(Op::default_for("llm")
+        .unwrap()
+        .set("experts", "-1")
+        .is_err());
+    assert!(Op::default_for("llm").unwrap().set("top_k", "0").is_err());
 }

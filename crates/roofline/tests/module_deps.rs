@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "analysis",
     "sweep",
     "workload",
+    "serving",
     "scenario",
     "url",
 ];

@@ -113,8 +113,14 @@ fn op() -> impl Strategy<Value = Op> {
         matmul_with(size()).prop_map(|m| Op::new(OpKind::Matmul(m))),
         (size(), size(), size(), dtype(), dtype(), dtype())
             .prop_map(|(b, d, f, x, w, out)| { Op::new(OpKind::Bmm(Bmm { b, d, f, x, w, out })) }),
-        (rate(), rate(), dtype())
-            .prop_map(|(flops, bytes, t)| { Op::new(OpKind::Custom(Custom { flops, bytes, t })) }),
+        (rate(), rate(), dtype()).prop_map(|(flops, bytes, t)| {
+            Op::new(OpKind::Custom(Custom {
+                flops,
+                bytes,
+                t,
+                ..Custom::default()
+            }))
+        }),
     ]
 }
 

@@ -469,6 +469,7 @@ fn one_teraflop_times() {
         flops: 1e12,
         bytes: 1.0,
         t: DType::Bf16,
+        ..Custom::default()
     }));
     let h100 = run(&op, &preset("h100").unwrap());
     assert_close(h100.t_math, 1e12 / 9.89e14, 1e-15, "H100 time");
@@ -618,6 +619,7 @@ fn mlsysim_resnet50_sanity_check() {
         flops: 8.2e9,
         bytes: 50e6,
         t: DType::Fp16,
+        ..Custom::default()
     }));
     let one = Options {
         convention: FlopConvention::OnePerMac,

@@ -310,6 +310,16 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
                 .to_string(),
         ),
     }
+    if let (OpKind::Llm(l), Some(hbm)) = (&a.op.kind, a.term(Resource::Hbm)) {
+        if let Some(moe) = l.arch().moe {
+            // Part 7's rule, at this chip's ridge (2 FLOPs per MAC, derated peak / HBM).
+            let ridge = a.compute.effective_peak / conv / hbm.bandwidth;
+            out.push(format!(
+                "Mixture of experts: {}",
+                moe.critical_line(ridge, l.w.bytes())
+            ));
+        }
+    }
     if let Some(c) = m.composite() {
         out.push(format!(
             "Throughput = tokens / T_lower = {} / {} = {} {}s/s; {} s per {}",

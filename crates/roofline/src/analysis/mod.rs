@@ -194,7 +194,8 @@ pub(crate) fn costs_at_0_and(
 pub(crate) fn check_inputs(kind: &OpKind, chip: &Chip, opts: &Options) -> Result<(), Error> {
     opts.validate()?;
     chip.check()?;
-    kind.validate()
+    kind.validate()?;
+    kind.behavior().check_consistency()
 }
 
 /// The [`Sample`] of `kind` with its critical dimension `dim` at `x`: FLOPs and bytes of one
@@ -219,6 +220,9 @@ fn critical(kind: &OpKind, chip: &Chip, derate: f64) -> Result<Option<Critical>,
         return Ok(None);
     };
     let s = pow2_scale(kind.get_num(dim).unwrap_or(1.0));
+    if b.composite().is_some_and(|c| !c.affine) {
+        return critical_bisected(kind, dim, s, chip, derate);
+    }
     let at0 = sample_at(kind, dim, 0.0, chip, derate)?;
     let at_s = sample_at(kind, dim, s, chip, derate)?;
     Ok(
@@ -229,6 +233,68 @@ fn critical(kind: &OpKind, chip: &Chip, derate: f64) -> Result<Option<Critical>,
             resource,
         }),
     )
+}
+
+/// The critical value of a composite whose costs are not affine in `dim` (an MoE: the experts
+/// read saturate as the batch grows), by bisection on `g(x) = T_math − max_r T_r`. Each
+/// `T_math − T_r` is convex in `x` there (affine minus concave) and not positive at 0 while
+/// some traffic is left, so the set where all are ≥ 0 is `[x*, ∞)`: `x*` is found by
+/// doubling from `s` (up to 1e15, else `None`) and bisecting to machine precision.
+fn critical_bisected(
+    kind: &OpKind,
+    dim: &str,
+    s: f64,
+    chip: &Chip,
+    derate: f64,
+) -> Result<Option<Critical>, Error> {
+    let g = |x: f64| -> Result<(f64, Resource), Error> {
+        let smp = sample_at(kind, dim, x, chip, derate)?;
+        let math = smp.math / smp.math_rate;
+        let mut worst = (f64::NEG_INFINITY, Resource::Hbm);
+        for &(res, amount, rate) in &smp.terms {
+            let t = amount / rate;
+            if t > worst.0 {
+                worst = (t, res);
+            }
+        }
+        Ok((math - worst.0, worst.1))
+    };
+    let (g0, r0) = g(0.0)?;
+    let found = |value: f64, resource: Resource| {
+        Some(Critical {
+            dim: dim.to_string(),
+            value,
+            approx: None,
+            resource,
+        })
+    };
+    if g0 >= 0.0 {
+        return Ok(found(0.0, r0));
+    }
+    let mut hi = s.max(1.0);
+    loop {
+        if g(hi)?.0 >= 0.0 {
+            break;
+        }
+        if hi > 1e15 {
+            return Ok(None);
+        }
+        hi *= 2.0;
+    }
+    let mut lo = 0.0;
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if g(mid)?.0 >= 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let (_, res) = g(lo)?;
+    Ok(found(hi, res))
 }
 
 /// Analyses `op` on `chip`: times, bounds, intensity, ridge, exact critical batch, memory

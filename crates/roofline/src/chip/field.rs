@@ -9,11 +9,13 @@ use std::str::FromStr;
 id_enum! {
     /// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8 int8 int4 fp4
     /// vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn torus wrap node leaf hop_lat
-    /// net_lat`.
+    /// net_lat price power`.
     ///
     /// The last six describe the chip's network for collectives (see
     /// [`crate::collective`]); with `ici × links` (the NVLink egress per GPU) and `dcn` (the
     /// scale-out NIC per GPU, or a TPU's DCN egress) they are all a collective reads.
+    ///
+    /// `price` and `power` are for serving figures (cost and joules per token).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum ChipField {
         /// Display name (text).
@@ -67,6 +69,10 @@ id_enum! {
         HopLat = "hop_lat",
         /// Latency per hop of the scale-out network (InfiniBand, DCN), seconds.
         NetLat = "net_lat",
+        /// Price, USD per chip-hour (serving cost per token).
+        Price = "price",
+        /// Power per chip, watts (serving joules per token).
+        Power = "power",
     }
 }
 
@@ -98,6 +104,8 @@ impl ChipField {
             ChipField::Leaf => "nodes per leaf (scalable unit)",
             ChipField::HopLat => "scale-up latency per hop",
             ChipField::NetLat => "scale-out latency per hop",
+            ChipField::Price => "price (USD per chip-hour)",
+            ChipField::Power => "power (W per chip)",
         }
     }
 
@@ -124,7 +132,9 @@ impl ChipField {
             | ChipField::Torus
             | ChipField::Wrap
             | ChipField::Node
-            | ChipField::Leaf => Some(Unit::Count),
+            | ChipField::Leaf
+            | ChipField::Price
+            | ChipField::Power => Some(Unit::Count),
             ChipField::HopLat | ChipField::NetLat => Some(Unit::Seconds),
         }
     }
@@ -157,6 +167,7 @@ impl ChipField {
             ChipField::Torus => (1.0, 16.0, true),
             ChipField::Wrap | ChipField::Node | ChipField::Leaf => (1.0, 1e9, true),
             ChipField::HopLat | ChipField::NetLat => (0.0, 1e3, false),
+            ChipField::Price | ChipField::Power => (1e-6, 1e30, false),
             _ => (1.0, 1e30, false),
         }
     }

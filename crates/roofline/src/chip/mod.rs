@@ -116,6 +116,12 @@ pub struct Chip {
     /// Scale-out (InfiniBand, DCN) latency per hop, seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_lat: Option<f64>,
+    /// Price, USD per chip-hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<f64>,
+    /// Power per chip, watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<f64>,
 }
 
 /// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
@@ -171,6 +177,8 @@ impl Chip {
             leaf: None,
             hop_lat: None,
             net_lat: None,
+            price: None,
+            power: None,
         }
     }
 
@@ -197,6 +205,8 @@ impl Chip {
             ChipField::Leaf => &mut self.leaf,
             ChipField::HopLat => &mut self.hop_lat,
             ChipField::NetLat => &mut self.net_lat,
+            ChipField::Price => &mut self.price,
+            ChipField::Power => &mut self.power,
             ChipField::Name | ChipField::Hbm | ChipField::HbmCap => return None,
         })
     }
@@ -228,6 +238,8 @@ impl Chip {
             ChipField::Leaf => self.leaf,
             ChipField::HopLat => self.hop_lat,
             ChipField::NetLat => self.net_lat,
+            ChipField::Price => self.price,
+            ChipField::Power => self.power,
         }
     }
 
@@ -508,6 +520,8 @@ impl PresetDef {
             ChipField::Leaf => self.leaf,
             ChipField::HopLat => self.hop_lat,
             ChipField::NetLat => self.net_lat,
+            ChipField::Price => self.price,
+            ChipField::Power => self.power,
         }
     }
 
@@ -541,6 +555,8 @@ impl PresetDef {
             leaf: self.leaf.v,
             hop_lat: self.hop_lat.v,
             net_lat: self.net_lat.v,
+            price: self.price.v,
+            power: self.power.v,
         }
     }
 }

@@ -53,12 +53,16 @@ pub(crate) struct PresetDef {
     pub leaf: Spec,
     pub hop_lat: Spec,
     pub net_lat: Spec,
+    pub price: Spec,
+    pub power: Spec,
 }
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {
     PRESETS.iter().find(|p| p.id == id)
 }
 
+const NO_PRICE: &str = "no price in the references for this chip (prices vary by provider and contract); set price= (USD per chip-hour) for cost per token";
+const NO_POWER: &str = "no power figure in the references for this chip; set power= (watts per chip) for joules per token";
 const TPU_NO_FP32: &str = "no fp32 MXU peak published: TPU MXUs multiply bf16 (fp32 matmuls run as several bf16 passes); left empty";
 const TPU_NO_TF32: &str = "TPUs have no tf32 mode; left empty";
 const TPU_NO_FP16: &str = "TPUs compute in bf16; no fp16 peak is published; left empty";
@@ -123,6 +127,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: TPU_NO_LEAF,
         hop_lat: ICI_LAT,
         net_lat: TPU_NO_NET_LAT,
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu-v5e",
@@ -152,6 +158,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: TPU_NO_LEAF,
         hop_lat: s(1e-6, "scaling book, tpus.md, question 5: \"the per-hop latency for TPU v5e is 1us\""),
         net_lat: TPU_NO_NET_LAT,
+        price: s(1.2, "scaling book, applied inference (Google Cloud TPU pricing, February 2025): TPU v5e $1.2 per chip-hour"),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu-v5p",
@@ -181,6 +189,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: TPU_NO_LEAF,
         hop_lat: ICI_LAT,
         net_lat: TPU_NO_NET_LAT,
+        price: s(4.2, "scaling book, applied inference (Google Cloud TPU pricing, February 2025): TPU v5p $4.2 per chip-hour"),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu-v6e",
@@ -210,6 +220,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: TPU_NO_LEAF,
         hop_lat: ICI_LAT,
         net_lat: TPU_NO_NET_LAT,
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "tpu7x",
@@ -239,6 +251,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: TPU_NO_LEAF,
         hop_lat: ICI_LAT,
         net_lat: TPU_NO_NET_LAT,
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "a100",
@@ -268,6 +282,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: s(20.0, "NVIDIA DGX SuperPOD (DGX A100) reference architecture: scalable units of 20 nodes"),
         hop_lat: NCCL_NVLINK_LAT,
         net_lat: NCCL_NET_LAT,
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "h100",
@@ -297,6 +313,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: s(32.0, "scaling book, gpus.md: \"Each set of 32 nodes is called a Scalable Unit (or SU), under a single set of 8 leaf InfiniBand switches\""),
         hop_lat: NCCL_NVLINK_LAT,
         net_lat: NCCL_NET_LAT,
+        price: s(10.8, "scaling book, applied inference (Google Cloud pricing, February 2025): H100 $10.8 per chip-hour"),
+        power: s(700.0, "NVIDIA H100 Tensor Core GPU datasheet: max thermal design power up to 700 W (SXM)"),
     },
     PresetDef {
         id: "h200",
@@ -326,6 +344,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: s(32.0, "as the scaling book's DGX H100 SuperPod: scalable units of 32 nodes"),
         hop_lat: NCCL_NVLINK_LAT,
         net_lat: NCCL_NET_LAT,
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "b200",
@@ -355,6 +375,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: s(32.0, "NVIDIA DGX SuperPOD (DGX B200) reference architecture, linked from the book's quiz 5: scalable units of 32 nodes"),
         hop_lat: NCCL_NVLINK_LAT,
         net_lat: NCCL_NET_LAT,
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "mi300x",
@@ -384,6 +406,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: none("no reference scale-out architecture given; left empty"),
         hop_lat: none("no per-hop latency published for Infinity Fabric; left empty"),
         net_lat: none("no scale-out figure; left empty"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
     PresetDef {
         id: "l4",
@@ -413,6 +437,8 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         leaf: none("the L4 has no NVLink"),
         hop_lat: none("the L4 has no scale-up link"),
         net_lat: none("L4 is a PCIe card; left empty"),
+        price: none(NO_PRICE),
+        power: none(NO_POWER),
     },
 ];
 

@@ -36,6 +36,12 @@ pub(crate) trait OpBehavior {
     fn validate_extra(&self) -> Result<(), Error> {
         Ok(())
     }
+    /// Checks between fields that only an analysis needs (`llm`: `top_k ≤ experts`). Not part
+    /// of [`Op::validate`](super::Op::validate), so a link decodes the same whatever order
+    /// its fields come in, and an inconsistent op is kept and shown with its error.
+    fn check_consistency(&self) -> Result<(), Error> {
+        Ok(())
+    }
     /// FLOPs (2 per MAC), peak, per-resource bytes. Errors only on missing chip values. A
     /// composite kind returns the sums of its parts (its analysis goes through
     /// [`OpBehavior::composite`]).
@@ -96,6 +102,9 @@ pub struct Part {
 /// The decomposition a composite kind returns (crate-private).
 #[derive(Debug, Clone)]
 pub(crate) struct Composite {
+    /// Every part's FLOPs and bytes are affine in the critical dimension (false for an MoE,
+    /// whose expert reads saturate with the batch: its critical point is bisected).
+    pub affine: bool,
     pub parts: Vec<Part>,
     pub tokens: f64,
     /// The dtype whose peak the aggregate is reported against.

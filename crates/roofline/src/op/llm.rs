@@ -1,5 +1,8 @@
-use super::behavior::{n, Composite, OpBehavior, Part};
-use super::{Custom, Elementwise, Link, Matmul, Op, OpKind, Split, WeightSource};
+use super::behavior::{n, Composite, OpBehavior};
+use super::Link;
+#[cfg(doc)]
+use super::Matmul;
+use crate::arch::{arch_presets, Arch, ArchPreset, Mla, Moe, SlidingWindow};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -9,75 +12,14 @@ use crate::resource::Resource;
 use crate::units::{format_exact, format_quantity, Unit};
 use serde::{Deserialize, Serialize};
 
-/// A transformer architecture preset, with the source of its numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct LlmPreset {
-    /// The id (`llama3-8b`), the value of the `preset` field.
-    pub id: &'static str,
-    /// Display name (`Llama-3 8B`).
-    pub name: &'static str,
-    /// Transformer layers `L`.
-    pub layers: f64,
-    /// Model width `D` (d_model).
-    pub dmodel: f64,
-    /// MLP hidden width `F`.
-    pub ffn: f64,
-    /// Gated MLP (3 matrices: gate, up, down) or not (2: up, down).
-    pub gated: bool,
-    /// Query heads `H`.
-    pub heads: f64,
-    /// Key/value heads `K` (grouped-query attention: `H/K` query heads share one).
-    pub kv_heads: f64,
-    /// Head dimension `h`.
-    pub head_dim: f64,
-    /// Vocabulary size `V`.
-    pub vocab: f64,
-    /// Where the numbers come from.
-    pub source: &'static str,
-}
+/// A transformer architecture preset: an entry of the architecture zoo
+/// ([`crate::arch::arch_presets`]), with the source of its numbers.
+pub type LlmPreset = ArchPreset;
 
-static PRESETS: [LlmPreset; 2] = [
-    LlmPreset {
-        id: "llama3-8b",
-        name: "Llama-3 8B",
-        layers: 32.0,
-        dmodel: 4096.0,
-        ffn: 14336.0,
-        gated: true,
-        heads: 32.0,
-        kv_heads: 8.0,
-        head_dim: 128.0,
-        vocab: 128256.0,
-        source: concat!(
-            "Meta Llama 3 model card (github.com/meta-llama/llama3, MODEL_CARD.md) and config.json of ",
-            "meta-llama/Meta-Llama-3-8B on the Hugging Face hub: num_hidden_layers 32, hidden_size 4096, ",
-            "intermediate_size 14336 (SwiGLU: gate, up, down), num_attention_heads 32, num_key_value_heads 8 ",
-            "(GQA), head_dim 4096/32 = 128, vocab_size 128256, untied embeddings; 8.03e9 parameters"
-        ),
-    },
-    LlmPreset {
-        id: "llama3-70b",
-        name: "Llama-3 70B",
-        layers: 80.0,
-        dmodel: 8192.0,
-        ffn: 28672.0,
-        gated: true,
-        heads: 64.0,
-        kv_heads: 8.0,
-        head_dim: 128.0,
-        vocab: 128256.0,
-        source: concat!(
-            "Meta Llama 3 model card (github.com/meta-llama/llama3, MODEL_CARD.md) and config.json of ",
-            "meta-llama/Meta-Llama-3-70B on the Hugging Face hub: num_hidden_layers 80, hidden_size 8192, ",
-            "intermediate_size 28672 (SwiGLU: gate, up, down), num_attention_heads 64, num_key_value_heads 8 ",
-            "(GQA), head_dim 8192/64 = 128, vocab_size 128256, untied embeddings; 70.6e9 parameters"
-        ),
-    },
-];
-
-/// The transformer presets: `llama3-8b`, `llama3-70b`.
+/// The transformer presets: the architecture zoo, `llama3-8b` (the default) and `llama3-70b`
+/// first.
 pub fn llm_presets() -> &'static [LlmPreset] {
-    &PRESETS
+    arch_presets()
 }
 
 id_enum! {
@@ -95,7 +37,29 @@ id_enum! {
     }
 }
 
-const PRESET_IDS: &[&str] = &["llama3-8b", "llama3-70b", "custom"];
+/// The `preset` field's ids: the zoo's, in its order, then `custom` (`tests/llm.rs` checks
+/// they match [`arch_presets`]).
+const PRESET_IDS: &[&str] = &[
+    "llama3-8b",
+    "llama3-70b",
+    "llama3.1-8b",
+    "llama3.1-70b",
+    "llama3.1-405b",
+    "llama4-scout",
+    "llama4-maverick",
+    "mistral-7b",
+    "mixtral-8x7b",
+    "mixtral-8x22b",
+    "qwen2.5-7b",
+    "qwen2.5-72b",
+    "qwen3-30b-a3b",
+    "qwen3-235b-a22b",
+    "deepseek-v3",
+    "gpt-oss-20b",
+    "gpt-oss-120b",
+    "gemma3-27b",
+    "custom",
+];
 const YES_NO: &[&str] = &["yes", "no"];
 
 /// FLOPs per element of an RMSNorm: square, accumulate, scale by `1/rms`, multiply by `γ`.
@@ -103,36 +67,47 @@ pub(crate) const NORM_FLOPS: f64 = 4.0;
 
 /// A transformer inference step (decode or prefill), analysed the chapter's way: decomposed
 /// into core operations, each on its own roofline, and summed (see [`crate::workload`]).
+/// The architecture is an [`Arch`] (dense or mixture of experts, GQA or multi-head latent
+/// attention, sliding windows) held as flat fields (URL keys); [`Llm::arch`] builds it.
 ///
 /// Notation: `L` layers, `D` d_model, `F` ffn width, `H` query heads, `K` KV heads, `h` head
 /// dim, `V` vocabulary, `B` sequences, `S` context, `n` tensor-parallel chips, `s_w s_x s_kv`
 /// bytes per weight, activation and KV-cache element; `T` tokens per step (`B` in decode,
-/// `B·S` in prefill). Per chip, parts (per layer × `L` unless noted):
+/// `B·S` in prefill). MoE: `E` experts, `k` per token, `F_e` expert width, `S_e` shared
+/// experts, `L_d` dense layers; MLA: `r` KV rank, `r_q` query rank, `d_n`/`d_r`/`d_v`; windows
+/// `W` on `L_w` layers. Per chip, parts (per layer × `L` unless noted):
 ///
 /// * embedding gather (once): reads only the `T` rows used, `T·D·(s_w + s_x)` bytes, 0 FLOPs;
 /// * attention norm, MLP norm: RMSNorm on `T·D` elements (4 FLOPs each);
-/// * QKV projection: matmul `[T,D]·[D,(H+2K)·h]`, split along F (columns) over `n` chips;
+/// * QKV projection: matmul `[T,D]·[D,(H+2K)·h]`, split along F (columns) over `n` chips
+///   (MLA: the query down/up, KV down and absorbed KV up projections, see [`Mla`]);
 /// * attention scores `Q·Kᵀ` and values `P·V`, per sequence (each sequence has its own KV
 ///   cache, like per-example weights): FLOPs `2·B·(H/n)·h·pairs` each, with `pairs = S`
 ///   (decode) or `S·(S+1)/2` (prefill, causal); bytes `s_x·T·(H/n)·h` (Q read, or O
 ///   written) plus `s_kv·B·(K/n)·S·h` (the K or V cache, read once): intensity ≈
 ///   `2·(H/K)/s_kv` in decode (the GQA ratio in bf16) whatever `B` is. A fused
-///   (FlashAttention-style) kernel is assumed: the score matrix stays on chip;
+///   (FlashAttention-style) kernel is assumed: the score matrix stays on chip. Sliding-window
+///   layers are their own parts, with `min(S, W)` positions in decode;
 /// * output projection `[T,H·h]·[H·h,D]` and MLP down `[T,F]·[F,D]`, split along D (rows)
 ///   over `n` chips: their partial sums are all-reduced over `link`, `2·(n−1)/n·s_x·T·D`
 ///   bytes per chip each (two all-reduces per layer), as a D-sharded [`Matmul`];
-/// * MLP gate and up (or only up when not gated) `[T,D]·[D,F]`, split along F;
+/// * MLP gate and up (or only up when not gated) `[T,D]·[D,F]`, split along F (on the
+///   `L_d` dense layers of an MoE); an MoE layer has a router `[T,D]·[D,E]`, the shared
+///   experts, and the routed experts, which read only the `E·(1 − (1 − k/E)^T)` experts the
+///   step's tokens hit (see [`Moe::expected_distinct`]);
 /// * final norm and LM head `[B,D]·[D,V]` (once; the logits of the last position of each
 ///   sequence: `B` rows in both phases), split along V.
 ///
 /// Elementwise work besides the norms (activation, residual adds, RoPE, softmax) is assumed
-/// fused into neighbouring kernels and not counted, nor are the norm weights' `2·L·D + D`
-/// parameters in traffic. Memory per chip: all weights (the sharded ones `/n`, norms
-/// replicated) plus the KV cache `2·L·K·h·S·B·s_kv / n`.
+/// fused into neighbouring kernels and not counted, nor are norm weights and biases in
+/// traffic. Memory per chip: all weights (every expert resident; the sharded ones `/n`,
+/// norms replicated) plus the KV cache ([`Llm::kv_bytes`]).
 ///
-/// The `preset` field is derived: `llama3-8b` or `llama3-70b` when the architecture fields
-/// equal that preset's, else `custom`; setting `preset` to a preset id fills the
-/// architecture, `custom` changes nothing.
+/// The `preset` field is derived: the first zoo preset whose architecture equals the fields
+/// (identical architectures — Llama-3 and Llama-3.1 — show the first, `llama3-8b`), else
+/// `custom`; setting `preset` to a preset id fills the architecture, `custom` changes
+/// nothing. The new fields (MoE, MLA, windows, parameter details, `prompt`, `output`) default
+/// to a dense Llama-3 8B, so links written before them keep their meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Llm {
@@ -140,15 +115,15 @@ pub struct Llm {
     pub layers: f64,
     /// Model width `D`.
     pub dmodel: f64,
-    /// MLP hidden width `F`.
+    /// MLP hidden width `F` (the dense layers' of an MoE).
     pub ffn: f64,
-    /// Gated MLP (gate, up, down) or not (up, down).
+    /// Gated MLP (gate, up, down) or not (up, down); experts alike.
     pub gated: bool,
     /// Query heads `H`.
     pub heads: f64,
-    /// Key/value heads `K`.
+    /// Key/value heads `K` (unused with MLA).
     pub kv_heads: f64,
-    /// Head dimension `h`.
+    /// Head dimension `h` (unused with MLA).
     pub head_dim: f64,
     /// Vocabulary `V`.
     pub vocab: f64,
@@ -168,20 +143,212 @@ pub struct Llm {
     pub tp: f64,
     /// The link the all-reduces use when `tp > 1`.
     pub link: Link,
+    /// Routed experts `E`; 0 for a dense MLP.
+    pub experts: f64,
+    /// Experts per token `k`.
+    pub top_k: f64,
+    /// Expert width `F_e`; 0 means `F`.
+    pub expert_ffn: f64,
+    /// Shared experts `S_e`.
+    pub shared_experts: f64,
+    /// Shared expert width `F_s`; 0 means `F_e`.
+    pub shared_ffn: f64,
+    /// Layers with a dense MLP `L_d`.
+    pub dense_layers: f64,
+    /// A bias per expert in the router.
+    pub router_bias: bool,
+    /// The shared expert's output gated by a `D → 1` projection (Qwen2-MoE).
+    pub shared_gate: bool,
+    /// MLA KV rank `r`; 0 for grouped-query attention.
+    pub kv_rank: f64,
+    /// MLA query rank `r_q` (0: queries projected directly).
+    pub q_rank: f64,
+    /// MLA per-head RoPE dimensions `d_r`.
+    pub rope_dim: f64,
+    /// MLA per-head query/key dimensions without RoPE `d_n`.
+    pub nope_dim: f64,
+    /// MLA value head dimension `d_v`.
+    pub v_dim: f64,
+    /// Sliding window `W` in positions; 0 for none.
+    pub window: f64,
+    /// Layers with the window `L_w`; 0 means all.
+    pub window_layers: f64,
+    /// The LM head is the embedding table.
+    pub tied: bool,
+    /// Biases on Q, K, V.
+    pub qkv_bias: bool,
+    /// A bias on the output projection.
+    pub o_bias: bool,
+    /// Biases on the MLP and expert projections.
+    pub mlp_bias: bool,
+    /// A learned attention sink per head and layer.
+    pub sinks: bool,
+    /// Per-head q/k RMSNorms.
+    pub qk_norm: bool,
+    /// RMSNorms of width `D` per layer.
+    pub norms: f64,
+    /// Serving: prompt length `P` (tokens).
+    pub prompt: f64,
+    /// Serving: output length `G` (tokens generated per request).
+    pub output: f64,
 }
 
 impl Default for Llm {
-    /// Llama-3 8B, decode, B=1, ctx 2048, bf16 everywhere, tp 1.
+    /// Llama-3 8B, decode, B=1, ctx 2048, bf16 everywhere, tp 1; serving prompt 2048, output
+    /// 512.
     fn default() -> Self {
-        let mut l = Llm {
-            layers: 0.0,
-            dmodel: 0.0,
-            ffn: 0.0,
+        let mut l = Llm::zeroed();
+        l.apply_preset(&arch_presets()[0]);
+        l
+    }
+}
+
+impl Llm {
+    /// The architecture the fields describe: MoE when `experts > 0` (`expert_ffn` 0 → `F`,
+    /// `shared_ffn` 0 → `F_e`), MLA when `kv_rank > 0`, a window when `window > 0`
+    /// (`window_layers` 0 → all layers).
+    pub fn arch(&self) -> Arch {
+        let moe = (self.experts > 0.0).then(|| {
+            let ef = if self.expert_ffn > 0.0 {
+                self.expert_ffn
+            } else {
+                self.ffn
+            };
+            Moe {
+                experts: self.experts,
+                top_k: self.top_k,
+                expert_ffn: ef,
+                shared_experts: self.shared_experts,
+                shared_ffn: if self.shared_experts <= 0.0 {
+                    0.0
+                } else if self.shared_ffn > 0.0 {
+                    self.shared_ffn
+                } else {
+                    ef
+                },
+                dense_layers: self.dense_layers,
+                router_bias: self.router_bias,
+                shared_gate: self.shared_gate,
+            }
+        });
+        let mla = (self.kv_rank > 0.0).then_some(Mla {
+            q_lora_rank: self.q_rank,
+            kv_lora_rank: self.kv_rank,
+            qk_nope_head_dim: self.nope_dim,
+            qk_rope_head_dim: self.rope_dim,
+            v_head_dim: self.v_dim,
+        });
+        let window = (self.window > 0.0).then_some(SlidingWindow {
+            size: self.window,
+            layers: if self.window_layers > 0.0 {
+                self.window_layers
+            } else {
+                self.layers
+            },
+        });
+        Arch {
+            layers: self.layers,
+            dmodel: self.dmodel,
+            heads: self.heads,
+            kv_heads: self.kv_heads,
+            head_dim: self.head_dim,
+            ffn: self.ffn,
+            gated: self.gated,
+            vocab: self.vocab,
+            tied_embeddings: self.tied,
+            qkv_bias: self.qkv_bias,
+            o_bias: self.o_bias,
+            mlp_bias: self.mlp_bias,
+            attn_sinks: self.sinks,
+            norms_per_layer: self.norms,
+            qk_norm: self.qk_norm,
+            moe,
+            mla,
+            window,
+        }
+    }
+
+    /// Sets every architecture field from `a` (batch, context, phase, dtypes, parallelism and
+    /// serving lengths are kept); what `a` lacks (experts, MLA, a window) gets the defaults.
+    pub fn set_arch(&mut self, a: &Arch) {
+        let d = Llm::zeroed();
+        self.layers = a.layers;
+        self.dmodel = a.dmodel;
+        self.ffn = a.ffn;
+        self.gated = a.gated;
+        self.heads = a.heads;
+        self.kv_heads = a.kv_heads;
+        self.head_dim = a.head_dim;
+        self.vocab = a.vocab;
+        self.tied = a.tied_embeddings;
+        self.qkv_bias = a.qkv_bias;
+        self.o_bias = a.o_bias;
+        self.mlp_bias = a.mlp_bias;
+        self.sinks = a.attn_sinks;
+        self.norms = a.norms_per_layer;
+        self.qk_norm = a.qk_norm;
+        match &a.moe {
+            Some(m) => {
+                self.experts = m.experts;
+                self.top_k = m.top_k;
+                self.expert_ffn = m.expert_ffn;
+                self.shared_experts = m.shared_experts;
+                self.shared_ffn = m.shared_ffn;
+                self.dense_layers = m.dense_layers;
+                self.router_bias = m.router_bias;
+                self.shared_gate = m.shared_gate;
+            }
+            None => {
+                self.experts = d.experts;
+                self.top_k = d.top_k;
+                self.expert_ffn = d.expert_ffn;
+                self.shared_experts = d.shared_experts;
+                self.shared_ffn = d.shared_ffn;
+                self.dense_layers = d.dense_layers;
+                self.router_bias = d.router_bias;
+                self.shared_gate = d.shared_gate;
+            }
+        }
+        match &a.mla {
+            Some(m) => {
+                self.kv_rank = m.kv_lora_rank;
+                self.q_rank = m.q_lora_rank;
+                self.rope_dim = m.qk_rope_head_dim;
+                self.nope_dim = m.qk_nope_head_dim;
+                self.v_dim = m.v_head_dim;
+            }
+            None => {
+                self.kv_rank = d.kv_rank;
+                self.q_rank = d.q_rank;
+                self.rope_dim = d.rope_dim;
+                self.nope_dim = d.nope_dim;
+                self.v_dim = d.v_dim;
+            }
+        }
+        match &a.window {
+            Some(w) => {
+                self.window = w.size;
+                self.window_layers = w.layers;
+            }
+            None => {
+                self.window = 0.0;
+                self.window_layers = 0.0;
+            }
+        }
+    }
+
+    /// The defaults of every field but the architecture's base shape (no experts, GQA, no
+    /// window; the shape fields at 1 until a preset fills them).
+    fn zeroed() -> Llm {
+        Llm {
+            layers: 1.0,
+            dmodel: 1.0,
+            ffn: 1.0,
             gated: true,
-            heads: 0.0,
-            kv_heads: 0.0,
-            head_dim: 0.0,
-            vocab: 0.0,
+            heads: 1.0,
+            kv_heads: 1.0,
+            head_dim: 1.0,
+            vocab: 1.0,
             b: 1.0,
             ctx: 2048.0,
             phase: Phase::Decode,
@@ -190,25 +357,38 @@ impl Default for Llm {
             kv: DType::Bf16,
             tp: 1.0,
             link: Link::Ici,
-        };
-        l.apply_preset(&PRESETS[0]);
-        l
+            experts: 0.0,
+            top_k: 1.0,
+            expert_ffn: 0.0,
+            shared_experts: 0.0,
+            shared_ffn: 0.0,
+            dense_layers: 0.0,
+            router_bias: false,
+            shared_gate: false,
+            kv_rank: 0.0,
+            q_rank: 0.0,
+            rope_dim: 64.0,
+            nope_dim: 128.0,
+            v_dim: 128.0,
+            window: 0.0,
+            window_layers: 0.0,
+            tied: false,
+            qkv_bias: false,
+            o_bias: false,
+            mlp_bias: false,
+            sinks: false,
+            qk_norm: false,
+            norms: 2.0,
+            prompt: 2048.0,
+            output: 512.0,
+        }
     }
-}
 
-impl Llm {
-    /// The preset whose architecture equals this one, if any.
+    /// The zoo preset whose architecture equals this one, if any (the first of identical
+    /// ones).
     pub fn preset(&self) -> Option<&'static LlmPreset> {
-        PRESETS.iter().find(|p| {
-            p.layers == self.layers
-                && p.dmodel == self.dmodel
-                && p.ffn == self.ffn
-                && p.gated == self.gated
-                && p.heads == self.heads
-                && p.kv_heads == self.kv_heads
-                && p.head_dim == self.head_dim
-                && p.vocab == self.vocab
-        })
+        let a = self.arch();
+        arch_presets().iter().find(|p| p.arch == a)
     }
 
     /// The value of the `preset` field: a preset id or `custom`.
@@ -219,19 +399,12 @@ impl Llm {
     /// Sets the architecture fields from a preset (batch, context, phase, dtypes and
     /// parallelism are kept).
     pub fn apply_preset(&mut self, p: &LlmPreset) {
-        self.layers = p.layers;
-        self.dmodel = p.dmodel;
-        self.ffn = p.ffn;
-        self.gated = p.gated;
-        self.heads = p.heads;
-        self.kv_heads = p.kv_heads;
-        self.head_dim = p.head_dim;
-        self.vocab = p.vocab;
+        self.set_arch(&p.arch);
     }
 
     /// Sets the `preset` field: a preset id fills the architecture, `custom` changes nothing.
     fn set_preset(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
-        if let Some(p) = PRESETS.get(parse_choice(spec, text)?) {
+        if let Some(p) = arch_presets().get(parse_choice(spec, text)?) {
             self.apply_preset(p);
         }
         Ok(())
@@ -245,43 +418,64 @@ impl Llm {
         }
     }
 
-    fn mlp_mats(&self) -> f64 {
-        if self.gated {
-            3.0
+    /// Norm weights (replicated on every chip): `norms·L·D + D` (Llama: `2·L·D + D`).
+    pub fn norm_params(&self) -> f64 {
+        self.arch().params().norms
+    }
+
+    /// Parameters split by tensor parallelism: all but the norms.
+    pub fn sharded_params(&self) -> f64 {
+        let p = self.arch().params();
+        p.total() - p.norms
+    }
+
+    /// All parameters, every expert included (Llama-3 8B: 8,030,261,248; 70B:
+    /// 70,553,706,496). See [`Arch::params`].
+    pub fn params(&self) -> f64 {
+        self.arch().params_total()
+    }
+
+    /// Parameters one token uses (the total for a dense model): [`Arch::params_active`].
+    pub fn active_params(&self) -> f64 {
+        self.arch().params_active()
+    }
+
+    /// Weight bytes resident per chip: `s_w·(sharded/n + norms)` (every expert resident).
+    pub fn weight_bytes(&self) -> f64 {
+        let p = self.arch().params();
+        self.w.bytes() * ((p.total() - p.norms) / self.tp + p.norms)
+    }
+
+    /// KV-cache bytes of one sequence per chip at context `S`: GQA `2·K·h·s_kv·((L − L_w)·S +
+    /// L_w·min(S, W)) / n` (the KV heads split over the `n` chips); MLA `(r + d_r)·s_kv·(...)`,
+    /// not divided: every chip's heads read the one shared latent, so it is replicated.
+    pub fn kv_bytes_per_seq(&self, ctx: f64) -> f64 {
+        let a = self.arch();
+        let per = a.kv_bytes(ctx, self.kv.bytes());
+        if a.mla.is_some() {
+            per
         } else {
-            2.0
+            per / self.tp
         }
     }
 
-    /// Parameters of the matrices split by tensor parallelism: per layer `D·(H+2K)·h +
-    /// H·h·D + (3 or 2)·D·F`, plus the LM head and the embedding table (`V·D` each).
-    pub fn sharded_params(&self) -> f64 {
-        let (d, h) = (self.dmodel, self.head_dim);
-        let per_layer = d * (self.heads + 2.0 * self.kv_heads) * h
-            + self.heads * h * d
-            + self.mlp_mats() * d * self.ffn;
-        self.layers * per_layer + 2.0 * self.vocab * d
-    }
-
-    /// Norm weights (replicated on every chip): `2·L·D + D`.
-    pub fn norm_params(&self) -> f64 {
-        (2.0 * self.layers + 1.0) * self.dmodel
-    }
-
-    /// All parameters (Llama-3 8B: 8,030,261,248; 70B: 70,553,706,496).
-    pub fn params(&self) -> f64 {
-        self.sharded_params() + self.norm_params()
-    }
-
-    /// Weight bytes resident per chip: `s_w·(sharded/n + norms)`.
-    pub fn weight_bytes(&self) -> f64 {
-        self.w.bytes() * (self.sharded_params() / self.tp + self.norm_params())
-    }
-
-    /// KV-cache bytes per chip: `2·L·K·h·S·B·s_kv / n`.
+    /// KV-cache bytes per chip: `B ·` [`Llm::kv_bytes_per_seq`] (dense Llama:
+    /// `2·L·K·h·S·B·s_kv / n`).
     pub fn kv_bytes(&self) -> f64 {
-        2.0 * self.layers * self.kv_heads * self.head_dim * self.ctx * self.b * self.kv.bytes()
-            / self.tp
+        self.b * self.kv_bytes_per_seq(self.ctx)
+    }
+
+    /// The largest batch whose weights and KV cache at context `ctx` fit in `capacity` bytes
+    /// per chip: `⌊(capacity − weights) / KV per sequence⌋`, 0 when the weights alone do not
+    /// fit (or a sequence's cache does not fit beside them).
+    pub fn max_batch(&self, capacity: f64, ctx: f64) -> f64 {
+        let free = capacity - self.weight_bytes();
+        let per = self.kv_bytes_per_seq(ctx);
+        if free > 0.0 && per > 0.0 {
+            (free / per).floor()
+        } else {
+            0.0
+        }
     }
 
     /// The dtype the projections compute in (default rule of `x × w`): the peak the
@@ -290,116 +484,66 @@ impl Llm {
         DType::compute_default(self.x, self.w)
     }
 
-    fn matmul(&self, b: f64, d: f64, f: f64, split: Split) -> OpKind {
-        OpKind::Matmul(Matmul {
-            b,
-            d,
-            f,
-            x: self.x,
-            w: self.w,
-            out: self.x,
-            compute: None,
-            shards: self.tp,
-            split,
-            link: self.link,
-            // The tensor-parallel all-reduce as before the matmul's `topology` key.
-            topology: Default::default(),
-            from: WeightSource::Hbm,
-            tiles: None,
-        })
-    }
-
-    fn norm(&self, rows: f64) -> OpKind {
-        OpKind::Elementwise(Elementwise {
-            n: rows * self.dmodel,
-            flops: NORM_FLOPS,
-            inputs: 1.0,
-            t: self.x,
-        })
-    }
-
-    /// The parts of one step, per chip, in execution order (see the type's docs).
-    pub fn parts(&self) -> Vec<Part> {
-        let (l, d, ff, h) = (self.layers, self.dmodel, self.ffn, self.head_dim);
-        let (b, s, nn) = (self.b, self.ctx, self.tp);
-        let t = self.tokens();
-        let (hq, hk) = (self.heads / nn, self.kv_heads / nn);
-        let (sx, skv) = (self.x.bytes(), self.kv.bytes());
-        let pairs = match self.phase {
-            Phase::Decode => s,
-            Phase::Prefill => s * (s + 1.0) / 2.0,
-        };
-        let attn_flops = 2.0 * b * hq * h * pairs;
-        let q_bytes = sx * t * hq * h;
-        let cache_bytes = skv * b * hk * s * h;
-        let attn_t = DType::compute_default(self.x, self.kv);
-        let custom = |flops: f64, bytes: f64, t: DType| OpKind::Custom(Custom { flops, bytes, t });
-        let part = |name: &str, kind: OpKind, repeat: f64| Part {
-            name: name.to_string(),
-            op: Op::labeled(name, kind),
-            repeat,
-        };
-        let mut v = vec![
-            part(
-                "embedding gather",
-                custom(0.0, t * d * (self.w.bytes() + sx), self.compute_dtype()),
-                1.0,
-            ),
-            part("attention norm", self.norm(t), l),
-            part(
-                "QKV projection",
-                self.matmul(t, d, (self.heads + 2.0 * self.kv_heads) * h, Split::F),
-                l,
-            ),
-            part(
-                "attention scores Q·Kᵀ",
-                custom(attn_flops, q_bytes + cache_bytes, attn_t),
-                l,
-            ),
-            part(
-                "attention values P·V",
-                custom(attn_flops, cache_bytes + q_bytes, attn_t),
-                l,
-            ),
-            part(
-                "output projection",
-                self.matmul(t, self.heads * h, d, Split::D),
-                l,
-            ),
-            part("MLP norm", self.norm(t), l),
-        ];
-        if self.gated {
-            v.push(part("MLP gate", self.matmul(t, d, ff, Split::F), l));
-        }
-        v.push(part("MLP up", self.matmul(t, d, ff, Split::F), l));
-        v.push(part("MLP down", self.matmul(t, ff, d, Split::D), l));
-        v.push(part("final norm", self.norm(b), 1.0));
-        v.push(part(
-            "LM head",
-            self.matmul(b, d, self.vocab, Split::F),
-            1.0,
-        ));
-        v
-    }
-
     fn name(&self) -> String {
         match self.preset() {
             Some(p) => p.name.to_string(),
-            None => format!(
-                "LLM (L={}, D={}, F={}{}, H={}, K={}, h={}, V={})",
-                n(self.layers),
-                n(self.dmodel),
-                n(self.ffn),
-                if self.gated { " gated" } else { "" },
-                n(self.heads),
-                n(self.kv_heads),
-                n(self.head_dim),
-                n(self.vocab)
-            ),
+            None if self.experts <= 0.0 && self.kv_rank <= 0.0 && self.window <= 0.0 => {
+                format!(
+                    "LLM (L={}, D={}, F={}{}, H={}, K={}, h={}, V={})",
+                    n(self.layers),
+                    n(self.dmodel),
+                    n(self.ffn),
+                    if self.gated { " gated" } else { "" },
+                    n(self.heads),
+                    n(self.kv_heads),
+                    n(self.head_dim),
+                    n(self.vocab)
+                )
+            }
+            None => format!("LLM ({})", self.arch().describe()),
         }
     }
-}
 
+    /// Checks the MoE, MLA and window fields against each other and the layers (the other
+    /// fields are checked by their specs): `top_k ≤ experts`, `dense_layers < layers`,
+    /// `window_layers ≤ layers`, MLA dimensions.
+    fn check_arch(&self) -> Result<(), Error> {
+        if self.experts > 0.0 {
+            if self.top_k < 1.0 || self.top_k > self.experts {
+                return Err(Error::invalid(
+                    "top_k",
+                    n(self.top_k),
+                    format!("must be from 1 to experts = {}", n(self.experts)),
+                ));
+            }
+            if self.dense_layers >= self.layers {
+                return Err(Error::invalid(
+                    "dense_layers",
+                    n(self.dense_layers),
+                    format!(
+                        "must be below layers = {} (an MoE needs at least one MoE layer)",
+                        n(self.layers)
+                    ),
+                ));
+            }
+        }
+        if self.kv_rank > 0.0 && self.nope_dim + self.rope_dim < 1.0 {
+            return Err(Error::invalid(
+                "nope_dim",
+                n(self.nope_dim),
+                "nope_dim + rope_dim must be at least 1 with MLA",
+            ));
+        }
+        if self.window > 0.0 && self.window_layers > self.layers {
+            return Err(Error::invalid(
+                "window_layers",
+                n(self.window_layers),
+                format!("must be at most layers = {}", n(self.layers)),
+            ));
+        }
+        Ok(())
+    }
+}
 impl OpBehavior for Llm {
     op_fields! {
         "preset" => derived(preset_id, set_preset): choice(
@@ -473,6 +617,137 @@ impl OpBehavior for Llm {
             "128256",
             "vocabulary V: LM head [D,V]; the embedding table is only gathered (T rows)",
         ),
+        "experts" => num(experts): integer(
+            "experts",
+            "0",
+            (0.0, 1e9),
+            "0 (dense) or a whole number of experts",
+            "routed experts E per MoE layer (0: a dense MLP); decode reads only the E·(1 − (1 − k/E)^T) experts T tokens hit",
+        ),
+        "top_k" => num(top_k): integer(
+            "experts per token",
+            "1",
+            (1.0, 1e9),
+            "a whole number from 1",
+            "routed experts per token k (at most E): active parameters and FLOPs use k experts",
+        ),
+        "shared_experts" => num(shared_experts): integer(
+            "shared experts",
+            "0",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "shared experts every token goes through (DeepSeek, Llama 4)",
+        ),
+        "expert_ffn" => num(expert_ffn): integer(
+            "expert ffn",
+            "0",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "width F_e of each expert's MLP (0: the ffn width F)",
+        ),
+        "shared_ffn" => num(shared_ffn): integer(
+            "shared expert ffn",
+            "0",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "width of each shared expert (0: the expert width F_e)",
+        ),
+        "dense_layers" => num(dense_layers): integer(
+            "dense layers",
+            "0",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "layers L_d with a dense MLP of width F instead of experts (DeepSeek-V3: the first 3)",
+        ),
+        "router_bias" => yes_no(router_bias): choice(
+            "router bias",
+            YES_NO,
+            "no",
+            "a bias per expert in the router (E parameters per MoE layer)",
+            "yes or no",
+        ),
+        "shared_gate" => yes_no(shared_gate): choice(
+            "shared expert gate",
+            YES_NO,
+            "no",
+            "the shared expert's output gated by a D → 1 projection (Qwen2-MoE)",
+            "yes or no",
+        ),
+        "kv_rank" => num(kv_rank): integer(
+            "MLA KV rank",
+            "0",
+            (0.0, 1e9),
+            "0 (GQA) or a whole number",
+            "multi-head latent attention: the cached latent's rank r (kv_lora_rank; 0: grouped-query attention); cache r + d_r elements per layer and position",
+        ),
+        "q_rank" => num(q_rank): integer(
+            "MLA query rank",
+            "0",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "MLA query compression rank r_q (q_lora_rank; 0: queries projected directly)",
+        ),
+        "rope_dim" => num(rope_dim): integer(
+            "MLA RoPE dim",
+            "64",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "MLA per-head RoPE dimensions d_r (qk_rope_head_dim; the key part is shared and cached)",
+        ),
+        "nope_dim" => num(nope_dim): integer(
+            "MLA no-RoPE dim",
+            "128",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "MLA per-head query/key dimensions without RoPE d_n (qk_nope_head_dim)",
+        ),
+        "v_dim" => num(v_dim): size("MLA value dim", "128", "MLA value head dimension d_v (v_head_dim)"),
+        "window" => num(window): integer(
+            "sliding window",
+            "0",
+            (0.0, 1e9),
+            "0 (none) or a whole number of positions",
+            "sliding window W: those layers cache and read at most W positions (0: none)",
+        ),
+        "window_layers" => num(window_layers): integer(
+            "window layers",
+            "0",
+            (0.0, 1e9),
+            "0 (all) or a whole number",
+            "layers L_w with the window (0: all layers); the rest attend to the whole context",
+        ),
+        "tied" => yes_no(tied): choice(
+            "tied embeddings",
+            YES_NO,
+            "no",
+            "the LM head is the embedding table (V·D parameters once, not twice)",
+            "yes or no",
+        ),
+        "qkv_bias" => yes_no(qkv_bias): choice("QKV bias", YES_NO, "no", "biases on Q, K and V (Qwen2)", "yes or no"),
+        "o_bias" => yes_no(o_bias): choice("output bias", YES_NO, "no", "a bias on the attention output projection", "yes or no"),
+        "mlp_bias" => yes_no(mlp_bias): choice("MLP bias", YES_NO, "no", "biases on the MLP and expert projections", "yes or no"),
+        "sinks" => yes_no(sinks): choice("attention sinks", YES_NO, "no", "a learned attention sink per head and layer (gpt-oss)", "yes or no"),
+        "qk_norm" => yes_no(qk_norm): choice("q/k norms", YES_NO, "no", "per-head query and key RMSNorms (Qwen3, Gemma 3)", "yes or no"),
+        "norms" => num(norms): integer(
+            "norms per layer",
+            "2",
+            (0.0, 1e9),
+            "0 or a whole number",
+            "RMSNorms of width D per layer (2: before attention and MLP; Gemma 3: 4)",
+        ),
+        "prompt" => num(prompt): size(
+            "prompt",
+            "2048",
+            "serving: prompt length P; time to first token is a prefill of B prompts of P tokens",
+        ),
+        "output" => num(output): size(
+            "output",
+            "512",
+            "serving: tokens generated per request G; time per output token is a decode step at context P + G/2",
+        ),
+    }
+    fn check_consistency(&self) -> Result<(), Error> {
+        self.check_arch()
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         self.composite_parts().summed_cost(chip)
@@ -514,6 +789,7 @@ impl OpBehavior for Llm {
             format_quantity(self.params(), Unit::Count),
             format_exact(self.vocab * self.dmodel)
         ));
+        self.arch_notes(out);
         out.push(match self.phase {
             Phase::Decode => format!(
                 "Decode: one new token per sequence, T = B = {} tokens per step; attention reads the KV cache of S = {} positions per sequence.",
@@ -550,6 +826,7 @@ impl OpBehavior for Llm {
 impl Llm {
     fn composite_parts(&self) -> Composite {
         Composite {
+            affine: self.experts <= 0.0,
             parts: self.parts(),
             tokens: self.tokens(),
             dtype: self.compute_dtype(),

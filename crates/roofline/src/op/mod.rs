@@ -9,8 +9,8 @@
 //! | elementwise | `elementwise` | `n flops inputs t` |
 //! | matmul | `matmul` | `b d f x w out compute shards split link topology from bm bk bn` |
 //! | per-example weights | `bmm` | `b d f x w out` |
-//! | custom | `custom` | `flops bytes t` |
-//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab` |
+//! | custom | `custom` | `flops bytes t net link` |
+//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output` |
 //! | aggregate model | `model` | `preset b w flops params act` |
 //! | collective | `collective` | `kind bytes n topology axes levels sharp` |
 //!
@@ -43,6 +43,7 @@ mod custom;
 mod dot;
 mod elementwise;
 mod llm;
+mod llm_parts;
 mod matmul;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};

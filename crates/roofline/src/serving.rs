@@ -1,0 +1,196 @@
+//! Serving figures of a transformer (`llm`) on a chip: time to first token, time per output
+//! token, throughput, cost and energy per token, the largest batch that fits, and the
+//! throughput–latency frontier over the batch (parts 7 and 8 of the scaling book).
+//!
+//! From an `llm` op (its architecture, dtypes, tensor parallelism `n`, batch `B`, prompt `P`,
+//! output `G`) and a chip (optional `price` per chip-hour, `power` per chip):
+//!
+//! * `ttft`: a prefill step of the batch's `B` prompts of `P` tokens (`T_lower` of the op in
+//!   phase prefill at context `P`): every sequence of the batch waits that long for its first
+//!   token;
+//! * `tpot`: a decode step at batch `B` and the mean context over the generation, `P + G/2`:
+//!   the time each sequence waits per output token (per-sequence latency);
+//! * `tokens_per_s = B / tpot`: output tokens per second of the `n`-chip group while decoding
+//!   (prefill counted apart, as in part 8's "throughput is just B / (per-step latency ·
+//!   median steps · N)" per request); `tokens_per_s_chip = tokens_per_s / n`; a sequence sees
+//!   `1 / tpot` tokens/s;
+//! * `requests_per_s = tokens_per_s / G`;
+//! * `cost_per_mtok = price · n / 3600 / tokens_per_s · 1e6` USD per million output tokens;
+//!   `joules_per_token = power · n / tokens_per_s`;
+//! * `max_batch`: the largest `B` whose weights (every expert resident) and KV caches at the
+//!   final context `P + G` fit in HBM per chip, `⌊(capacity − weights) / KV per sequence⌋`.
+//!
+//! ```
+//! use roofline::{preset, serving, Op, Options};
+//! let mut op = Op::default_for("llm").unwrap(); // Llama-3 8B, B = 1, P 2048, G 512
+//! op.set("b", "64").unwrap();
+//! let s = serving::serving(&op, &preset("h100").unwrap(), &Options::default()).unwrap().unwrap();
+//! assert!(s.tpot > 0.0 && s.ttft > s.tpot);
+//! assert_eq!(s.tokens_per_s, 64.0 / s.tpot);
+//! assert!(s.cost_per_mtok.is_some()); // the H100 preset has a price
+//! ```
+
+use crate::analysis::{analyze, Options};
+use crate::chip::Chip;
+use crate::error::Error;
+use crate::op::{Llm, Op, OpKind, Phase};
+use serde::{Deserialize, Serialize};
+
+/// The serving figures of one `llm` op on one chip (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Serving {
+    /// Chips serving one copy of the model (the tensor-parallel degree `n`).
+    pub chips: f64,
+    /// Sequences decoded together `B`.
+    pub batch: f64,
+    /// Prompt length `P`.
+    pub prompt: f64,
+    /// Output length `G`.
+    pub output: f64,
+    /// Mean context of a decode step, `P + G/2`.
+    pub mean_ctx: f64,
+    /// Time to first token: a prefill step of `B` prompts of `P` tokens, seconds.
+    pub ttft: f64,
+    /// Time per output token: a decode step at `B` and `P + G/2`, seconds (per sequence).
+    pub tpot: f64,
+    /// One request from prompt to last token: `ttft + (G − 1)·tpot`, seconds.
+    pub request_latency: f64,
+    /// Output tokens per second of the group while decoding, `B / tpot`.
+    pub tokens_per_s: f64,
+    /// `tokens_per_s / n`.
+    pub tokens_per_s_chip: f64,
+    /// Tokens per second one sequence sees, `1 / tpot`.
+    pub tokens_per_s_seq: f64,
+    /// Requests completed per second, `tokens_per_s / G`.
+    pub requests_per_s: f64,
+    /// USD per million output tokens, when the chip has a price.
+    pub cost_per_mtok: Option<f64>,
+    /// Joules per output token, when the chip has a power.
+    pub joules_per_token: Option<f64>,
+    /// The largest batch that fits at the final context `P + G`.
+    pub max_batch: f64,
+    /// `B ≤ max_batch`.
+    pub fits: bool,
+    /// All parameters (every expert).
+    pub params: f64,
+    /// Parameters one token uses.
+    pub active_params: f64,
+}
+
+fn with(l: &Llm, phase: Phase, ctx: f64, b: f64) -> Op {
+    let mut m = *l;
+    m.phase = phase;
+    m.ctx = ctx;
+    m.b = b;
+    Op::new(OpKind::Llm(m))
+}
+
+/// `T_lower` of a decode step of `l` at batch `b` and context `ctx`.
+fn step(
+    l: &Llm,
+    chip: &Chip,
+    opts: &Options,
+    phase: Phase,
+    ctx: f64,
+    b: f64,
+) -> Result<f64, Error> {
+    Ok(analyze(&with(l, phase, ctx, b), chip, opts)?.t_lower)
+}
+
+/// The serving figures of an `llm` op on `chip`; `Ok(None)` for another kind. Errors like
+/// [`analyze`] (a missing peak or link, an inconsistent architecture).
+pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, Error> {
+    let OpKind::Llm(l) = &op.kind else {
+        return Ok(None);
+    };
+    // Validates the op as given (its own phase and context) first.
+    analyze(op, chip, opts)?;
+    let (b, p, g, n) = (l.b, l.prompt, l.output, l.tp);
+    let mean_ctx = p + g / 2.0;
+    let ttft = step(l, chip, opts, Phase::Prefill, p, b)?;
+    let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
+    let tokens_per_s = b / tpot;
+    let max_batch = l.max_batch(chip.hbm_cap, p + g);
+    Ok(Some(Serving {
+        chips: n,
+        batch: b,
+        prompt: p,
+        output: g,
+        mean_ctx,
+        ttft,
+        tpot,
+        request_latency: ttft + (g - 1.0) * tpot,
+        tokens_per_s,
+        tokens_per_s_chip: tokens_per_s / n,
+        tokens_per_s_seq: 1.0 / tpot,
+        requests_per_s: tokens_per_s / g,
+        cost_per_mtok: chip.price.map(|c| c * n / 3600.0 / tokens_per_s * 1e6),
+        joules_per_token: chip.power.map(|w| w * n / tokens_per_s),
+        max_batch,
+        fits: b <= max_batch,
+        params: l.params(),
+        active_params: l.active_params(),
+    }))
+}
+
+/// One batch size on the throughput–latency frontier.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FrontierPoint {
+    /// Batch `B`.
+    pub batch: f64,
+    /// Time per output token at `B` (a decode step at `P + G/2`), seconds.
+    pub tpot: f64,
+    /// Output tokens per second per chip, `B / (tpot · n)`.
+    pub tokens_per_s_chip: f64,
+    /// Whether `B` fits in memory at the final context `P + G`.
+    pub fits: bool,
+}
+
+/// The throughput–latency frontier of an `llm` op on a chip over the batch: tokens/s per chip
+/// against time per output token (parts 7 and 8's plot).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frontier {
+    /// The chip's name.
+    pub chip: String,
+    /// Points in increasing batch: powers of two from 1 to twice the largest batch that fits
+    /// (at least 16, at most 2^20), and the largest batch that fits itself.
+    pub points: Vec<FrontierPoint>,
+    /// The largest batch that fits; the points beyond it are out of memory.
+    pub max_batch: f64,
+}
+
+/// The frontier of `op` (an `llm`) on `chip`; `Ok(None)` for another kind.
+pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>, Error> {
+    let OpKind::Llm(l) = &op.kind else {
+        return Ok(None);
+    };
+    analyze(op, chip, opts)?;
+    let mean_ctx = l.prompt + l.output / 2.0;
+    let max_batch = l.max_batch(chip.hbm_cap, l.prompt + l.output);
+    let top = (2.0 * max_batch).clamp(16.0, (1u64 << 20) as f64);
+    let mut batches: Vec<f64> = Vec::new();
+    let mut b = 1.0;
+    while b <= top {
+        batches.push(b);
+        b *= 2.0;
+    }
+    if max_batch >= 1.0 && !batches.contains(&max_batch) {
+        batches.push(max_batch);
+        batches.sort_by(f64::total_cmp);
+    }
+    let mut points = Vec::with_capacity(batches.len());
+    for b in batches {
+        let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
+        points.push(FrontierPoint {
+            batch: b,
+            tpot,
+            tokens_per_s_chip: b / tpot / l.tp,
+            fits: b <= max_batch,
+        });
+    }
+    Ok(Some(Frontier {
+        chip: chip.name.clone(),
+        points,
+        max_batch,
+    }))
+}

@@ -1,0 +1,170 @@
+//! Serving figures (`roofline::serving`): the worked numbers of part 8 (applied-inference.md,
+//! "Serving LLaMA 3-70B" on TPU v5e) and hand calculations.
+
+mod common;
+
+use common::{close, op_with};
+use roofline::serving::{frontier, serving, Serving};
+use roofline::*;
+
+fn serve(op: &Op, chip: &Chip) -> Serving {
+    serving(op, chip, &Options::default()).unwrap().unwrap()
+}
+
+/// applied-inference.md, "what is the smallest TPU v5e topology we could serve LLaMA 3-70B on
+/// ... with 8k context?": in int8 on a 4x2 (8 chips) "remaining HBM for KV caches 58 [GB]",
+/// "162kB" per token, "num KV caches @ 8k: 43"; "this is just 16GB / 8.2e11 = 19ms / step";
+/// "throughput is just B / (per-step latency · median steps · N) ≈ 43 / (0.019 * 512 * N)",
+/// 0.55 QPS per chip in int8.
+#[test]
+fn llama3_70b_int8_on_v5e_4x2() {
+    let v5e = preset("tpu-v5e").unwrap();
+    let mut op = op_with(
+        "llm",
+        &[
+            ("preset", "llama3-70b"),
+            ("w", "int8"),
+            ("x", "int8"),
+            ("kv", "int8"),
+            ("tp", "8"),
+            ("prompt", "7680"),
+            ("output", "512"),
+        ],
+    );
+    let s = serve(&op, &v5e);
+    // Exactly: weights 70,553,706,496 bytes in int8 (8 ways, norms replicated), KV cache
+    // 2·80·8·128 = 163,840 bytes per token, 8192 positions, split 8 ways.
+    let OpKind::Llm(l) = op.kind.clone() else {
+        panic!()
+    };
+    assert_eq!(l.kv_bytes_per_seq(1.0) * 8.0, 163_840.0);
+    let weights = l.weight_bytes();
+    let per_seq = 163_840.0 * 8192.0 / 8.0;
+    assert_eq!(s.max_batch, ((16e9 - weights) / per_seq).floor());
+    // 42: the book's 43 comes from its rounded 70 GB and 162 kB: (128e9 − 70e9) / (162e3 ·
+    // 8192) = 43.7.
+    assert_eq!(s.max_batch, 42.0);
+    assert_eq!(((128e9 - 70e9) / (162e3 * 8192.0f64)).floor(), 43.0);
+    // At that batch a decode step reads about a full HBM: 16e9 / 8.2e11 = 19.5 ms.
+    op.set_num("b", s.max_batch).unwrap();
+    let s = serve(&op, &v5e);
+    close(s.tpot, 16e9 / 8.2e11, 0.05, "19 ms per step");
+    assert!(s.fits);
+    // Queries per second per chip: B / (tpot · G · N) ≈ 0.55 in int8.
+    close(s.requests_per_s / s.chips, 0.55, 0.05, "QPS per chip");
+    assert_eq!(s.requests_per_s, s.tokens_per_s / 512.0);
+    assert_eq!(s.tokens_per_s, 42.0 / s.tpot);
+    assert_eq!(s.tokens_per_s_chip, s.tokens_per_s / 8.0);
+    assert_eq!(s.tokens_per_s_seq, 1.0 / s.tpot);
+    // Cost: v5e at the book's $1.2 per chip-hour, 8 chips: 1.2·8/3600 USD/s over
+    // 42/0.0195 tokens/s ≈ $1.24 per million tokens.
+    assert_eq!(v5e.price, Some(1.2));
+    let cost = s.cost_per_mtok.unwrap();
+    assert_eq!(cost, 1.2 * 8.0 / 3600.0 / s.tokens_per_s * 1e6);
+    close(
+        cost,
+        1.2 * 8.0 / 3600.0 / (42.0 / 0.0195) * 1e6,
+        0.05,
+        "USD/Mtok",
+    );
+    assert_eq!(s.joules_per_token, None); // no power figure for v5e
+                                          // Mean context P + G/2 = 7936; the first token after a prefill of B prompts of 7680.
+    assert_eq!(s.mean_ctx, 7936.0);
+    let mut pre = op.clone();
+    pre.set("phase", "prefill").unwrap();
+    pre.set("ctx", "7680").unwrap();
+    assert_eq!(
+        s.ttft,
+        analyze(&pre, &v5e, &Options::default()).unwrap().t_lower
+    );
+    assert_eq!(s.request_latency, s.ttft + 511.0 * s.tpot);
+    // One batch too many does not fit.
+    op.set_num("b", 43.0).unwrap();
+    assert!(!serve(&op, &v5e).fits);
+}
+
+/// Energy per token on the H100 (700 W), the frontier's shape and its out-of-memory end.
+#[test]
+fn h100_energy_and_frontier() {
+    let h100 = preset("h100").unwrap();
+    let op = op_with("llm", &[("b", "32")]);
+    let s = serve(&op, &h100);
+    assert_eq!(s.joules_per_token, Some(700.0 / s.tokens_per_s));
+    assert_eq!(s.params, 8_030_261_248.0);
+    assert_eq!(s.active_params, s.params);
+    // Llama-3 8B in bf16: 16.06e9 bytes of weights; KV 131,072 bytes per token, 2560
+    // positions: ⌊(80e9 − 16,060,522,496) / (131,072·2560)⌋ = 190.
+    assert_eq!(
+        s.max_batch,
+        ((80e9 - 16_060_522_496.0) / (131_072.0 * 2560.0f64)).floor()
+    );
+    assert_eq!(s.max_batch, 190.0);
+    let f = frontier(&op, &h100, &Options::default()).unwrap().unwrap();
+    assert_eq!(f.max_batch, 190.0);
+    let bs: Vec<f64> = f.points.iter().map(|p| p.batch).collect();
+    assert_eq!(
+        bs,
+        [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 190.0, 256.0]
+    );
+    // Throughput and latency both grow with the batch; the points past 190 are out of memory.
+    for w in f.points.windows(2) {
+        assert!(w[1].tpot > w[0].tpot && w[1].tokens_per_s_chip > w[0].tokens_per_s_chip);
+    }
+    assert!(f.points.iter().all(|p| p.fits == (p.batch <= 190.0)));
+    let p32 = f.points.iter().find(|p| p.batch == 32.0).unwrap();
+    assert_eq!(p32.tpot, s.tpot);
+    assert_eq!(p32.tokens_per_s_chip, s.tokens_per_s_chip);
+    // Not an llm: none.
+    let mm = Op::default_for("matmul").unwrap();
+    assert!(serving(&mm, &h100, &Options::default()).unwrap().is_none());
+    assert!(frontier(&mm, &h100, &Options::default()).unwrap().is_none());
+    // No price, no cost; an inconsistent architecture is an error naming the field.
+    let l4 = preset("l4").unwrap();
+    assert_eq!(serve(&op, &l4).cost_per_mtok, None);
+    let bad = op_with("llm", &[("experts", "4"), ("top_k", "8")]);
+    let e = serving(&bad, &h100, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("top_k"), "{e}");
+}
+
+/// An MoE serves with all experts resident but reads only those its batch hits: DeepSeek-V3
+/// on 8 H200s in fp8, and the chip fields `price=`, `power=` from a link.
+#[test]
+fn moe_serving_and_chip_fields_from_a_link() {
+    let d = url::decode(
+        "?chip=h200:price=3.5,power=700&op=llm:preset=deepseek-v3,w=fp8,x=fp8,kv=fp8,tp=8,link=nvlink,b=64,prompt=1024,output=1024",
+    );
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    let (op, chip) = (&d.scenario.ops[0], &d.scenario.chips[0]);
+    assert_eq!(chip.price, Some(3.5));
+    assert_eq!(chip.power, Some(700.0));
+    let s = serve(op, chip);
+    let OpKind::Llm(l) = op.kind.clone() else {
+        panic!()
+    };
+    // 671e9 fp8 bytes over 8 chips: 84 GB of each H200's 141 GB; the MLA latent (61·576
+    // bytes per token in fp8) is replicated: ⌊(141e9 − weights) / (35,136·2048)⌋.
+    assert_eq!(l.kv_bytes_per_seq(1.0), 61.0 * 576.0);
+    let want = ((141e9 - l.weight_bytes()) / (61.0 * 576.0 * 2048.0)).floor();
+    assert_eq!(s.max_batch, want);
+    assert!(
+        s.max_batch > 700.0 && s.max_batch < 900.0,
+        "{}",
+        s.max_batch
+    );
+    assert_eq!(
+        s.cost_per_mtok,
+        Some(3.5 * 8.0 / 3600.0 / s.tokens_per_s * 1e6)
+    );
+    assert_eq!(s.joules_per_token, Some(700.0 * 8.0 / s.tokens_per_s));
+    assert!((s.active_params / 1e9 - 37.6).abs() < 0.1);
+    // The link keeps the fields: encode then decode gives the same scenario.
+    let again = url::decode(&url::encode(&d.scenario));
+    assert_eq!(again.scenario, d.scenario);
+    // Bad chip values are refused with the field named.
+    let bad = url::decode("?chip=h100:price=-1");
+    assert!(
+        bad.notices.iter().any(|n| n.contains("price")),
+        "{:?}",
+        bad.notices
+    );
+}
