@@ -86,7 +86,7 @@ pub use op::{
     aggregate_presets, llm_presets, Aggregate, AggregatePreset, Bmm, Custom, Dot, Elementwise,
     KindInfo, Link, Llm, LlmPreset, Matmul, Op, OpKind, Part, Phase, Split, WeightSource,
 };
-pub use options::{FlopConvention, Options};
+pub use options::{Calibration, FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};
 pub use scenario::{ColorScheme, PlotKind, Scenario};
 pub use sweep::{sweep, Crossover, SweepCurve, SweepPoint, SweepSpec};

@@ -118,6 +118,7 @@ fn options() -> impl Strategy<Value = Options> {
             FlopConvention::TwoPerMac
         },
         derate,
+        ..Options::default()
     })
 }
 
