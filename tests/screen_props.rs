@@ -31,8 +31,8 @@ use common::{golden_urls, Rng};
 use roofline::scenario::SweepAxes;
 use roofline::url::decode;
 use roofline::{
-    preset, preset_ids, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention, Op, OpKind,
-    Options, PlotKind, Scenario, SweepSpec,
+    preset, preset_ids, Calibration, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention,
+    Op, OpKind, Options, PlotKind, Scenario, SweepSpec,
 };
 use roofline_lab::view::{self, ChartModel, ResultRow, SweepMetric};
 use serde_json::Value;
@@ -454,6 +454,16 @@ fn options(r: &mut Rng) -> Options {
             1 => 0.01,
             _ => 0.01 + 0.99 * r.unit(),
         },
+        cal: match r.below(3) {
+            0 => Calibration::NONE,
+            1 => Calibration::new(1e-4, 1e-4, 1.0).unwrap(),
+            _ => Calibration::new(
+                0.05 + 0.95 * r.unit(),
+                0.05 + 0.95 * r.unit(),
+                1e-5 * r.unit(),
+            )
+            .unwrap(),
+        },
     }
 }
 
@@ -647,6 +657,7 @@ fn corners_show_finite_numbers() {
                             } else {
                                 FlopConvention::TwoPerMac
                             },
+                            cal: Calibration::NONE,
                         },
                         ..Scenario::default()
                     };

@@ -374,3 +374,98 @@ fn collective_rows_and_the_time_against_size_plot() {
     let json = view::scenario_json(&s);
     assert!(json.contains("\"latency_bound\": true"), "{json}");
 }
+
+/// A measured profile against the first chip (H100 SXM, bf16 989 TFLOP/s, HBM 3.35 TB/s:
+/// ridge 295.2 FLOPs/byte), by hand:
+/// * `gemm_a`: 1e12 FLOPs, 1e9 bytes, 2 ms → intensity 1000 (compute-bound), lower bound
+///   1e12/9.89e14 = 1.0111 ms, time lost 0.9889 ms, achieved 5e14, roof 9.89e14, 50.56%;
+/// * `add_b`: 1e8 FLOPs, 1e9 bytes, 1 ms → intensity 0.1 (memory-bound), lower bound
+///   1e9/3.35e12 = 0.2985 ms, time lost 0.7015 ms, achieved 1e11, roof 3.35e11, 29.85%;
+/// * `layer_norm_c`: 1e6 FLOPs and bytes, 10 µs → lower bound 0.2985 µs, lost 9.70 µs.
+#[test]
+fn measured_rows_groups_fit_and_markers() {
+    use roofline_lab::view::measured::{
+        add_measured, fit_summary, measured_groups, measured_roofline, measured_rows,
+    };
+    let csv = "name,flops,bytes,time\ngemm_a,1e12,1e9,2ms\nadd_b,1e8,1e9,1ms\nlayer_norm_c,1e6,1e6,10us\n";
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    let s = roofline::url::decode("?chip=h100&op=matmul:b=512,d=8192,f=8192").scenario;
+    let (roof, caption) = measured_roofline(&s).unwrap();
+    assert!(caption.contains("H100"), "{caption}");
+    let rows = measured_rows(&p.kernels, &roof);
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["gemm_a", "add_b", "layer_norm_c"]);
+    assert_eq!(rows[0].index, 0);
+    let close = |a: f64, b: f64| assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    close(rows[0].time_lost.unwrap(), 2e-3 - 1e12 / 9.89e14);
+    close(rows[0].achieved.unwrap(), 5e14);
+    close(rows[0].roof.unwrap(), 9.89e14);
+    close(rows[0].roof_fraction.unwrap(), 5e14 / 9.89e14);
+    assert_eq!(rows[0].bound, Some("compute"));
+    close(rows[1].intensity.unwrap(), 0.1);
+    close(rows[1].roof.unwrap(), 0.1 * 3.35e12);
+    close(rows[1].time_lost.unwrap(), 1e-3 - 1e9 / 3.35e12);
+    assert_eq!(rows[1].bound, Some("memory"));
+    close(rows[2].time_lost.unwrap(), 10e-6 - 1e6 / 3.35e12);
+    let cells = rows[1].cells();
+    let metrics: Vec<&str> = cells.iter().map(|c| c.0).collect();
+    assert_eq!(
+        metrics,
+        [
+            "time",
+            "flops",
+            "bytes",
+            "intensity",
+            "achieved",
+            "roof",
+            "roof_fraction",
+            "bound",
+            "time_lost"
+        ]
+    );
+    assert_eq!(cells[0].1, "1e-3");
+    assert_eq!(cells[7].1, "memory");
+
+    // Groups: gemm_a is GEMM, layer_norm_c a norm; add_b elsewhere. Totals add up.
+    let groups = measured_groups(&p.kernels, &roof);
+    let total: f64 = groups.iter().map(|g| g.time).sum();
+    close(total, 2e-3 + 1e-3 + 10e-6);
+    assert!(groups
+        .iter()
+        .any(|g| g.records == 1 && (g.time - 2e-3).abs() < 1e-15));
+
+    // The fit: fewer than needed or not, the summary names c, m, o as cal= writes them.
+    if let Ok(f) = roofline::profile::fit(&p.kernels, &roof) {
+        let lines = fit_summary(&f).join("\n");
+        assert!(
+            lines.contains(&format!("cal={}", f.calibration.format())),
+            "{lines}"
+        );
+        assert!(lines.contains("RMS error of log time"), "{lines}");
+        assert!(f.rms_after <= f.rms_before + 1e-12);
+    }
+
+    // Markers: one per placed kernel, each joined to the roof at its intensity.
+    let mut chart = roofline_lab::view::roofline_chart(&s);
+    add_measured(&mut chart, &rows, 2);
+    assert_eq!(chart.measured.len(), 2);
+    assert_eq!(chart.measured[0].label, "gemm_a");
+    close(chart.measured[0].x, 1000.0);
+    close(chart.measured[0].y, 5e14);
+    close(chart.measured[0].predicted_y, 9.89e14);
+    // Drawn: the SVG of the chart with markers differs from the one without.
+    let plain = roofline_lab::view::roofline_chart(&s);
+    let theme = roofline_lab::charts::ChartTheme::light();
+    let svg = |m: &roofline_lab::charts::RooflineChart| {
+        roofline_lab::charts::render_svg_with::<roofline_lab::charts::NoBackend, _>(
+            800,
+            500,
+            &theme,
+            |root, t| roofline_lab::charts::roofline::draw(root, m, t),
+        )
+        .unwrap()
+        .0
+    };
+    let (a, b) = (svg(&plain), svg(&chart));
+    assert_ne!(a, b);
+}

@@ -34,7 +34,8 @@ pub use either::{BackendError, EitherBackend, NoBackend};
 pub use format::{format_axis_si, format_ticks, linear_ticks, log_ticks, Ticks};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{
-    Ceiling, ChartSeries, HLine, Marker, PointMark, RooflineChart, Slope, SweepChart, VLine,
+    Ceiling, ChartSeries, HLine, Marker, MeasuredMark, PointMark, RooflineChart, Slope, SweepChart,
+    VLine,
 };
 pub use paint::{set_text_measurer, DrawError, TextMeasurer};
 pub use theme::{ChartTheme, OKABE_ITO_DARK, OKABE_ITO_LIGHT};

@@ -54,6 +54,19 @@ pub struct PointMark {
     pub series_idx: usize,
 }
 
+/// One measured kernel: its achieved FLOP/s at its intensity, joined to its predicted point
+/// (the roof at the same intensity: what the roofline's lower bound predicts).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeasuredMark {
+    /// Arithmetic intensity, FLOPs per byte.
+    pub x: f64,
+    /// Measured (achieved) FLOP/s.
+    pub y: f64,
+    /// The roof at `x`: the predicted FLOP/s.
+    pub predicted_y: f64,
+    pub label: String,
+}
+
 /// Log-log roofline chart: intensity (FLOPs/byte) vs FLOP/s.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RooflineChart {
@@ -64,6 +77,9 @@ pub struct RooflineChart {
     pub slopes: Vec<Slope>,
     pub ridges: Vec<Marker>,
     pub points: Vec<PointMark>,
+    /// Measured kernels (an imported profile), drawn as hollow squares joined to their
+    /// predicted points.
+    pub measured: Vec<MeasuredMark>,
     /// Tint the bandwidth-bound (left of the ridge) and compute-bound
     /// (right of the ridge) regions under the roof of the first chip.
     pub shade_regions: bool,

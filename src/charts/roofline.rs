@@ -79,6 +79,12 @@ pub fn auto_ranges(model: &RooflineChart) -> Option<(AxisScale, AxisScale)> {
             ys.push(p.y);
         }
     }
+    for m in &model.measured {
+        if valid(m.x) && valid(m.y) {
+            xs.push(m.x);
+            ys.push(m.y);
+        }
+    }
     for r in &model.ridges {
         if valid(r.x) && valid(r.y) {
             xs.push(r.x);
@@ -276,6 +282,25 @@ pub fn draw<DB: DrawingBackend>(
     for &(i, at) in &ridge_px {
         let color = ridge_color(model, theme, model.ridges[i].y);
         ring_marker(&p, &mut occ, at, color)?;
+    }
+
+    // Measured kernels: a thin line to the predicted point (the roof at the same intensity),
+    // then a hollow square, in the text colour so they read apart from the operations.
+    let (ink, guide) = (rgba(theme.foreground), rgba(theme.muted));
+    for m in &model.measured {
+        let (Some(at), Some(pred)) = (axes.to_px(m.x, m.y), axes.to_px(m.x, m.predicted_y)) else {
+            continue;
+        };
+        if !plot.contains(at.0, at.1) {
+            continue;
+        }
+        p.polyline(&[at, (at.0, pred.1.max(plot.top))], guide, 1.0)?;
+        let r = p.px(3.5);
+        p.stroke_rect(
+            &PixelRect::new(at.0 - r, at.1 - r, at.0 + r, at.1 + r),
+            ink,
+            1.5,
+        )?;
     }
 
     // Operation points.

@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod chart;
 pub mod export;
+pub mod measured;
 pub mod names;
 pub mod recipes;
 pub mod roofline;
@@ -20,6 +21,9 @@ pub mod sweep;
 pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
+pub use measured::{
+    add_measured, fit_summary, measured_groups, measured_roofline, measured_rows, MeasuredRow,
+};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::roofline_chart;

@@ -8,8 +8,29 @@
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
+use crate::options::Options;
 use crate::resource::{Bound, ExecUnit, Resource};
 use serde::{Deserialize, Serialize};
+
+/// What an evaluation runs at beyond the chip: the compute efficiency (`derate·c`, a
+/// fraction of peak) and the fixed overhead of one launch `o` (seconds, added to `T_lower`
+/// and `T_upper`). The memory efficiency scales the chip's HBM bandwidth instead (see
+/// [`crate::options`]), so it reaches every term, ridge and approximation at once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Eff {
+    pub compute: f64,
+    pub overhead: f64,
+}
+
+impl Eff {
+    /// The efficiency of `opts`: `derate·c` and `o`.
+    pub fn of(opts: &Options) -> Eff {
+        Eff {
+            compute: opts.compute_efficiency(),
+            overhead: opts.cal.overhead,
+        }
+    }
+}
 
 /// The value of a dimension at which the operation turns compute-bound, solved exactly.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -186,12 +207,12 @@ pub(crate) fn max_time(times: impl IntoIterator<Item = f64>) -> (f64, usize, f64
     (t_max, binding, t_sum)
 }
 
-pub(crate) fn eval_cost(cost: &Cost, derate: f64) -> Eval {
+pub(crate) fn eval_cost(cost: &Cost, eff: Eff) -> Eval {
     let terms = cost.terms();
     Eval::from_times(
         cost.flops,
         cost.peak,
-        derate,
+        eff,
         terms.iter().map(|t| t.bytes / t.bw),
         |i| terms.get(i).map_or(Bound::Memory, |t| t.resource.bound()),
     )
@@ -205,11 +226,11 @@ impl Eval {
     fn from_times(
         flops: f64,
         peak: f64,
-        derate: f64,
+        eff: Eff,
         times: impl IntoIterator<Item = f64>,
         bound_of: impl FnOnce(usize) -> Bound,
     ) -> Eval {
-        let peak_eff = peak * derate;
+        let peak_eff = peak * eff.compute;
         let t_math = flops / peak_eff;
         let (t_max, binding, t_sum) = max_time(times);
         let bound = if t_math >= t_max {
@@ -225,8 +246,9 @@ impl Eval {
             t_max,
             binding,
             bound,
-            lower: t_math.max(t_max),
-            upper: t_math + t_sum,
+            // Adding an overhead of 0 changes no time (every time here is ≥ 0).
+            lower: t_math.max(t_max) + eff.overhead,
+            upper: t_math + t_sum + eff.overhead,
         }
     }
 }
@@ -240,7 +262,7 @@ pub(crate) struct Affine {
     f0: f64,
     fk: f64,
     peak: f64,
-    derate: f64,
+    eff: Eff,
     n: usize,
     res: [Resource; MAX_TERMS],
     b0: [f64; MAX_TERMS],
@@ -251,12 +273,12 @@ pub(crate) struct Affine {
 impl Affine {
     /// From the costs at `x = 0` and `x = s` (`s` a power of two, so dividing by it is
     /// exact).
-    pub fn new(c0: &Cost, c1: &Cost, s: f64, derate: f64) -> Affine {
+    pub fn new(c0: &Cost, c1: &Cost, s: f64, eff: Eff) -> Affine {
         let mut a = Affine {
             f0: c0.flops,
             fk: (c1.flops - c0.flops) / s,
             peak: c1.peak,
-            derate,
+            eff,
             n: 0,
             res: [Resource::Hbm; MAX_TERMS],
             b0: [0.0; MAX_TERMS],
@@ -286,7 +308,7 @@ impl Affine {
         Eval::from_times(
             self.f0 + self.fk * x,
             self.peak,
-            self.derate,
+            self.eff,
             (0..n).map(|i| {
                 let bytes = self.b0[i] + self.bk[i] * x;
                 // A resource with no bytes at `x` takes no time (adding 0 changes no sum).
@@ -353,10 +375,10 @@ pub(crate) struct Sample {
 impl Sample {
     /// The sample of one operation's [`Cost`] (FLOPs and bytes over the derated peak and the
     /// bandwidths).
-    pub fn of_cost(c: &Cost, derate: f64) -> Sample {
+    pub fn of_cost(c: &Cost, eff: Eff) -> Sample {
         Sample {
             math: c.flops,
-            math_rate: c.peak * derate,
+            math_rate: c.peak * eff.compute,
             terms: c
                 .terms()
                 .iter()

@@ -92,7 +92,7 @@ pub use op::{
     Collective, Custom, Dot, Elementwise, KindInfo, LevelSpec, Link, Llm, LlmPreset, Matmul, Op,
     OpKind, Part, Phase, Split, WeightSource,
 };
-pub use options::{FlopConvention, Options};
+pub use options::{Calibration, FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};
 pub use scenario::{ColorScheme, PlotKind, Scenario};
 pub use sweep::{sweep, Crossover, SweepCurve, SweepPoint, SweepSpec};

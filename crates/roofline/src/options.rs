@@ -1,6 +1,19 @@
-//! Analysis options: the FLOP counting convention and the achievable fraction of peak.
+//! Analysis options: the FLOP counting convention, the achievable fraction of peak and a
+//! calibration fitted to measured kernels.
+//!
+//! # Derate and calibration together
+//!
+//! A [`Calibration`] `c:m:o` generalises the derate: `T_math = FLOPs / (peak·derate·c)`,
+//! the HBM time is `bytes / (m·HBM bandwidth)` (other resources keep their bandwidth: the
+//! fit measures DRAM bytes), and `o` is added to `T_lower` and `T_upper` once per kernel
+//! launch (once for a single operation, `repeat` times per part of a composite). The
+//! derate and `c` **multiply**: both are fractions of the nominal peak that compose (a
+//! calibration fitted against the plain roofline is meant to be used with derate 1; the page
+//! sets derate to 1 when it applies a fit). Without a calibration (`c = m = 1`, `o = 0`,
+//! the default) every result equals the derate-only one bit for bit.
 
 use crate::error::Error;
+pub use crate::profile::Calibration;
 use crate::units::format_exact;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +49,9 @@ pub struct Options {
     /// H100s and B200s reach about 80–85% of peak, TPUs about 95%. `T_math = FLOPs /
     /// (peak·derate)`.
     pub derate: f64,
+    /// The calibration (default none: `c = m = 1`, `o = 0`); see the module docs for how it
+    /// combines with `derate`. Link key `cal=<compute>:<memory>:<overhead>`.
+    pub cal: Calibration,
 }
 
 impl Default for Options {
@@ -43,6 +59,7 @@ impl Default for Options {
         Options {
             convention: FlopConvention::TwoPerMac,
             derate: 1.0,
+            cal: Calibration::NONE,
         }
     }
 }
@@ -64,8 +81,14 @@ pub fn parse_derate(text: &str) -> Result<f64, Error> {
 }
 
 impl Options {
-    /// Checks `derate` is a number from 0.01 to 1.
+    /// The compute efficiency the analysis uses: `derate · c`.
+    pub fn compute_efficiency(&self) -> f64 {
+        self.derate * self.cal.compute
+    }
+
+    /// Checks `derate` is a number from 0.01 to 1 and the calibration is in range.
     pub fn validate(&self) -> Result<(), Error> {
+        self.cal.validate()?;
         if self.derate.is_finite() && (0.01..=1.0).contains(&self.derate) {
             Ok(())
         } else {

@@ -12,7 +12,7 @@
 use crate::analysis::{check_inputs, costs_at_0_and, eval_op};
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::eval::{pow2_scale, Affine, Eval};
+use crate::eval::{pow2_scale, Affine, Eff, Eval};
 use crate::field::{find_spec, FieldType};
 use crate::op::{Op, OpKind};
 use crate::options::Options;
@@ -133,7 +133,7 @@ enum Evaluator<'a> {
         kind: OpKind,
         field: &'a str,
         chip: &'a Chip,
-        derate: f64,
+        eff: Eff,
     },
 }
 
@@ -142,19 +142,19 @@ impl<'a> Evaluator<'a> {
         kind: &OpKind,
         field: &'a str,
         chip: &'a Chip,
-        derate: f64,
+        eff: Eff,
         span: f64,
     ) -> Result<Self, Error> {
         if kind.behavior().composite().is_none() && kind.behavior().is_affine(field) {
             let s = pow2_scale(span);
             let (c0, c1) = costs_at_0_and(kind, field, s, chip)?;
-            Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, derate)))
+            Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, eff)))
         } else {
             Ok(Evaluator::Direct {
                 kind: kind.clone(),
                 field,
                 chip,
-                derate,
+                eff,
             })
         }
     }
@@ -166,10 +166,10 @@ impl<'a> Evaluator<'a> {
                 kind,
                 field,
                 chip,
-                derate,
+                eff,
             } => {
                 kind.set_num_raw(field, x);
-                eval_op(kind, chip, *derate)
+                eval_op(kind, chip, *eff)
             }
         }
     }
@@ -242,7 +242,9 @@ pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<S
     let conv = opts.convention.factor();
     let xs = grid(spec, fs.ty == FieldType::Integer);
     let span = spec.from.abs().max(spec.to.abs());
-    let mut ctx = Evaluator::new(&op.kind, fs.key, chip, opts.derate, span)?;
+    let cal_chip = crate::analysis::calibrated_chip(chip, opts);
+    let chip = &*cal_chip;
+    let mut ctx = Evaluator::new(&op.kind, fs.key, chip, Eff::of(opts), span)?;
     let mut points = Vec::with_capacity(xs.len());
     let mut crossovers = Vec::new();
     let mut prev: Option<(f64, Eval)> = None;

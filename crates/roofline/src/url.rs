@@ -13,11 +13,15 @@
 //! op=<kind>[:<field>=<value>,...]             repeatable, in order; label=<text> on any op
 //! sweep=<field>:<from>..<to>[:log][:n=<points>]
 //! plot=sweep|roofline|both   y=achieved|time|fraction|tokens   log=x|y|xy
-//! flops=2mac|1mac   derate=<fraction>   embed=1   theme=light|dark
+//! flops=2mac|1mac   derate=<fraction>   cal=<compute>:<memory>:<overhead>
+//! embed=1   theme=light|dark
 //! ```
 //!
 //! `y=` and `log=` (the sweep plot's y metric and log axes) were added to version 1 later;
-//! links without them show FLOPs/s on linear axes, as they always did.
+//! links without them show FLOPs/s on linear axes, as they always did. `cal=` (a calibration
+//! fitted to measured kernels, [`crate::profile::Calibration`]: efficiencies as fractions or
+//! percentages, the overhead in seconds or with a unit, `0.8:0.9:5us`) came later too; links
+//! without it are uncalibrated, as they always were.
 //!
 //! Chip fields are the [`ChipField`] ids (`value` read by [`Chip::set_str`]; `none`, `-` or an
 //! empty value removes an optional value) plus `interconnect=switch|point_to_point`. Limits: [`MAX_CHIPS`],
@@ -505,7 +509,7 @@ pub fn decode(query: &str) -> Decoded {
         let name = text(name_raw).trim().to_ascii_lowercase();
         let single = matches!(
             name.as_str(),
-            "v" | "sweep" | "plot" | "y" | "log" | "flops" | "derate" | "embed" | "theme"
+            "v" | "sweep" | "plot" | "y" | "log" | "flops" | "derate" | "cal" | "embed" | "theme"
         );
         if single {
             if seen.contains(&name) {
@@ -577,6 +581,17 @@ pub fn decode(query: &str) -> Decoded {
                     Ok(derate) => s.options.derate = derate,
                     Err(_) => notes.push(format!(
                         "derate={}: must be the achievable fraction of peak (a number from 0.01 to 1)",
+                        show(&t)
+                    )),
+                }
+            }
+            "cal" => {
+                let t = v();
+                match crate::profile::Calibration::parse(&t) {
+                    Ok(cal) => s.options.cal = cal,
+                    Err(_) => notes.push(format!(
+                        "cal={}: must be <compute>:<memory>:<overhead>, e.g. 0.8:0.9:5us \
+                         (efficiencies from 0.0001 to 1, overhead from 0 to 1 s)",
                         show(&t)
                     )),
                 }
@@ -730,7 +745,7 @@ fn encode_op(op: &Op, out: &mut String) {
 ///
 /// Order: `v=1`, every chip, every op, the sweep, then `plot=` (unless `sweep`), `y=` (unless
 /// `achieved`), `log=` (unless both axes are linear), `flops=`
-/// (unless `2mac`), `derate=` (unless 1), `embed=1` (if set), `theme=` (if set). Numbers
+/// (unless `2mac`), `derate=` (unless 1), `cal=` (unless none), `embed=1` (if set), `theme=` (if set). Numbers
 /// are written losslessly by [`format_exact`], dtypes and choices by id; text is
 /// percent-encoded except ASCII letters, digits and `- . _ ~ /` (a space is `+`).
 /// `decode(&encode(s)).scenario == s` for every valid scenario within the link limits
@@ -776,6 +791,10 @@ pub fn encode(s: &Scenario) -> String {
     if s.options.derate != 1.0 {
         out.push_str("&derate=");
         out.push_str(&format_exact(s.options.derate));
+    }
+    if !s.options.cal.is_none() {
+        out.push_str("&cal=");
+        out.push_str(&s.options.cal.format());
     }
     if s.embed {
         out.push_str("&embed=1");

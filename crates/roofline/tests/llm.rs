@@ -585,6 +585,7 @@ fn sweeps_over_b_and_ctx_match_analysis() {
     let opts = Options {
         derate: 0.8,
         convention: FlopConvention::OnePerMac,
+        ..Options::default()
     };
     for (op, field, from, to) in [
         (Op::default_for("llm").unwrap(), "b", 1.0, 4096.0),
@@ -820,6 +821,7 @@ mod props {
             let opts = Options {
                 convention: if one { FlopConvention::OnePerMac } else { FlopConvention::TwoPerMac },
                 derate,
+                ..Options::default()
             };
             let w = match analyze_workload(&op, &chip, &opts) {
                 Ok(w) => w.unwrap(),

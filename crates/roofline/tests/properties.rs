@@ -132,6 +132,7 @@ fn options() -> impl Strategy<Value = Options> {
             FlopConvention::TwoPerMac
         },
         derate,
+        ..Options::default()
     })
 }
 

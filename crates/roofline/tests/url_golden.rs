@@ -162,6 +162,18 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
             return eq(f, value);
         }
         "derate" => return num(Some(s.options.derate), value),
+        "cal" => {
+            let c = &s.options.cal;
+            return eq(
+                if c.is_none() {
+                    "none".into()
+                } else {
+                    c.format()
+                }
+                .as_str(),
+                value,
+            );
+        }
         "embed" => return eq(if s.embed { "1" } else { "0" }, value),
         "theme" => {
             let t = s

@@ -15,8 +15,8 @@ use proptest::prelude::*;
 use roofline::scenario::{SweepAxes, SweepMetric};
 use roofline::url::{decode, encode};
 use roofline::{
-    preset, preset_ids, Chip, ChipField, ColorScheme, DType, FieldSpec, FieldType, FlopConvention,
-    Interconnect, Op, OpKind, Options, PlotKind, Scenario, SweepSpec,
+    preset, preset_ids, Calibration, Chip, ChipField, ColorScheme, DType, FieldSpec, FieldType,
+    FlopConvention, Interconnect, Op, OpKind, Options, PlotKind, Scenario, SweepSpec,
 };
 
 /// Text pieces for names and labels: URL delimiters, markup, spaces, unicode.
@@ -222,6 +222,18 @@ fn scenario(seed: u64) -> Scenario {
             } else {
                 0.01 + 0.99 * r.unit()
             },
+            cal: if r.chance(2) {
+                Calibration::NONE
+            } else {
+                // Efficiencies over 1e-4..1 on a log scale, overheads 0 or up to 1 s.
+                let eff = |r: &mut Rng| 10f64.powf(-4.0 * r.unit()).clamp(1e-4, 1.0);
+                let o = if r.chance(3) {
+                    0.0
+                } else {
+                    r.unit() * 10f64.powf(-6.0 * r.unit())
+                };
+                Calibration::new(eff(r), eff(r), o).unwrap()
+            },
         },
         embed: r.chance(3),
         theme: r.pick(&[None, Some(ColorScheme::Light), Some(ColorScheme::Dark)]),
@@ -318,7 +330,7 @@ proptest! {
 
     #[test]
     fn url_like_strings_are_stable(
-        s in "[?&=:,.%+#a-z0-9_ ü-]{0,120}|((chip|op|sweep|v|plot|flops|derate|embed|theme|x)=[a-z0-9:,=.%+&_-]{0,40}&?){0,8}"
+        s in "[?&=:,.%+#a-z0-9_ ü-]{0,120}|((chip|op|sweep|v|plot|flops|derate|cal|embed|theme|x)=[a-z0-9:,=.%+&_-]{0,40}&?){0,8}"
     ) {
         stable(&s)?;
     }

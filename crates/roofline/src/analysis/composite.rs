@@ -6,7 +6,7 @@ use super::derivation::{crit_str, distinct};
 use super::{assemble, Analysis, Bound, ExecUnit, Options, Resource, Specific};
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::eval::{eval_cost, max_time, Cost, Eval, RawTerm, Sample};
+use crate::eval::{eval_cost, max_time, Cost, Eff, Eval, RawTerm, Sample};
 use crate::op::{Composite, Op, OpKind};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,7 @@ struct Agg {
     parts: Vec<(Cost, Eval)>,
 }
 
-fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
+fn aggregate(c: &Composite, chip: &Chip, eff: Eff) -> Result<Agg, Error> {
     let peak = chip.peak(c.dtype)?;
     let (mut flops, mut t_math, mut lower, mut upper) = (0.0, 0.0, 0.0, 0.0);
     let (mut read, mut written) = (0.0, 0.0);
@@ -57,7 +57,7 @@ fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
     let mut parts = Vec::with_capacity(c.parts.len());
     for p in &c.parts {
         let cost = p.op.kind.behavior().cost(chip)?;
-        let ev = eval_cost(&cost, derate);
+        let ev = eval_cost(&cost, eff);
         let r = p.repeat;
         flops += r * cost.flops;
         t_math += r * ev.t_math;
@@ -87,7 +87,7 @@ fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
         ev: Eval {
             flops,
             peak,
-            peak_eff: peak * derate,
+            peak_eff: peak * eff.compute,
             t_math,
             t_max,
             binding,
@@ -104,8 +104,8 @@ fn aggregate(c: &Composite, chip: &Chip, derate: f64) -> Result<Agg, Error> {
 
 /// The [`Sample`] of a composite for the critical-point solver: its summed `T_math` and each
 /// resource's summed time (seconds over a rate of 1).
-pub(crate) fn sample(c: &Composite, chip: &Chip, derate: f64) -> Result<Sample, Error> {
-    let agg = aggregate(c, chip, derate)?;
+pub(crate) fn sample(c: &Composite, chip: &Chip, eff: Eff) -> Result<Sample, Error> {
+    let agg = aggregate(c, chip, eff)?;
     Ok(Sample {
         math: agg.ev.t_math,
         math_rate: 1.0,
@@ -119,11 +119,11 @@ pub(crate) fn sample(c: &Composite, chip: &Chip, derate: f64) -> Result<Sample, 
 
 /// The [`Eval`] of an operation: summed over the parts for a composite kind, else of its
 /// cost. Sweeps and [`analyze_composite`] share it, so sweep points equal analyses exactly.
-pub(crate) fn eval_op(kind: &OpKind, chip: &Chip, derate: f64) -> Result<Eval, Error> {
+pub(crate) fn eval_op(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Eval, Error> {
     let m = kind.behavior();
     match m.composite() {
-        Some(c) => Ok(aggregate(&c, chip, derate)?.ev),
-        None => Ok(eval_cost(&m.cost(chip)?, derate)),
+        Some(c) => Ok(aggregate(&c, chip, eff)?.ev),
+        None => Ok(eval_cost(&m.cost(chip)?, eff)),
     }
 }
 
@@ -134,7 +134,7 @@ pub(crate) fn analyze_composite(
     chip: &Chip,
     opts: &Options,
 ) -> Result<Analysis, Error> {
-    let agg = aggregate(c, chip, opts.derate)?;
+    let agg = aggregate(c, chip, Eff::of(opts))?;
     let conv = opts.convention.factor();
     let parts = c
         .parts
@@ -169,7 +169,7 @@ pub(crate) fn analyze_composite(
             bytes_read: agg.bytes_read,
             bytes_written: agg.bytes_written,
             memory: c.weights + c.kv,
-            critical: super::critical(&op.kind, chip, opts.derate)?,
+            critical: super::critical(&op.kind, chip, Eff::of(opts))?,
             tiled: None,
             parts,
         },
@@ -250,8 +250,13 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         terms.join(" + "),
         num3(a.t_lower)
     ));
+    let o = if a.compute.cal.overhead > 0.0 {
+        " + Σ r·o (each part's launch overhead)"
+    } else {
+        ""
+    };
     out.push(format!(
-        "T_upper = Σ r·T_upper = T_math + {} = {} s",
+        "T_upper = Σ r·T_upper = T_math + {}{o} = {} s",
         syms.join(" + "),
         num3(a.t_upper)
     ));

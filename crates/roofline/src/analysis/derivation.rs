@@ -52,7 +52,31 @@ impl Analysis {
     pub(crate) fn push_peak_lines(&self, out: &mut Vec<String>) {
         let conv = self.convention.factor();
         let raw_peak = self.compute.peak / conv;
-        if self.compute.derate < 1.0 {
+        let cal = self.compute.cal;
+        if !cal.is_none() {
+            let hbm = self
+                .term(crate::resource::Resource::Hbm)
+                .map(|c| c.bandwidth);
+            let mem = match hbm {
+                Some(bw) => format!(
+                    "HBM bandwidth × m = {} × {} = {} bytes/s",
+                    num3(bw / cal.memory),
+                    format_exact(cal.memory),
+                    num3(bw)
+                ),
+                None => format!("HBM bandwidth × m (m = {})", format_exact(cal.memory)),
+            };
+            out.push(format!(
+                "Calibrated (cal={}): peak × derate × c = {} × {} × {} = {} FLOPs/s; {mem}; \
+                 overhead o = {} s per kernel launch, added to T_lower and T_upper",
+                cal.format(),
+                format_exact(raw_peak),
+                format_exact(self.compute.derate),
+                format_exact(cal.compute),
+                num3(self.compute.effective_peak / conv),
+                num3(cal.overhead)
+            ));
+        } else if self.compute.derate < 1.0 {
             out.push(format!(
                 "Derated peak = {} × {} = {} FLOPs/s (achievable fraction of peak)",
                 format_exact(raw_peak),
@@ -169,7 +193,7 @@ impl Analysis {
         };
         out.push(unit_line);
         self.push_peak_lines(&mut out);
-        let peak_txt = if self.compute.derate < 1.0 {
+        let peak_txt = if self.compute.effective_peak != self.compute.peak {
             num3(raw_eff)
         } else {
             format_exact(raw_peak)
@@ -195,15 +219,21 @@ impl Analysis {
             ));
         }
         let syms = self.push_t_comms(&mut out);
+        let o = self.compute.cal.overhead;
+        let (o_sym, o_val) = if o > 0.0 {
+            (" + o".to_string(), format!(" + {}", num3(o)))
+        } else {
+            (String::new(), String::new())
+        };
         out.push(format!(
-            "T_lower = max(T_math, T_comms) = max({}, {}) = {} s",
+            "T_lower = max(T_math, T_comms){o_sym} = max({}, {}){o_val} = {} s",
             num3(self.t_math),
             num3(self.t_comms),
             num3(self.t_lower)
         ));
         let parts: Vec<String> = self.comms.iter().map(|c| num3(c.time)).collect();
         out.push(format!(
-            "T_upper = T_math + {} = {} + {} = {} s",
+            "T_upper = T_math + {}{o_sym} = {} + {}{o_val} = {} s",
             syms.join(" + "),
             num3(self.t_math),
             parts.join(" + "),

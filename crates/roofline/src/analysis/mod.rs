@@ -25,13 +25,13 @@ mod derivation;
 pub use self::composite::PartTime;
 pub(crate) use self::composite::{bound_order, eval_op};
 pub use crate::eval::{Critical, Tiled};
-pub use crate::options::{parse_derate, FlopConvention, Options};
+pub use crate::options::{parse_derate, Calibration, FlopConvention, Options};
 pub use crate::resource::{Bound, ExecUnit, Resource};
 
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::eval::{eval_cost, pow2_scale, solve_critical, Cost, Eval, RawTerm, Sample};
+use crate::eval::{eval_cost, pow2_scale, solve_critical, Cost, Eff, Eval, RawTerm, Sample};
 use crate::op::{Op, OpKind};
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +63,11 @@ pub struct ComputeInfo {
     pub peak: f64,
     /// Derate applied (1 = none).
     pub derate: f64,
-    /// `peak · derate`, FLOPs/s (displayed convention).
+    /// The calibration applied (none by default; its `c` multiplies the derate, its `m`
+    /// scales HBM bandwidth, its `o` adds to `T_lower` and `T_upper`).
+    #[serde(default, skip_serializing_if = "Calibration::is_none")]
+    pub cal: Calibration,
+    /// `peak · derate · c`, FLOPs/s (displayed convention).
     pub effective_peak: f64,
 }
 
@@ -200,13 +204,13 @@ pub(crate) fn check_inputs(kind: &OpKind, chip: &Chip, opts: &Options) -> Result
 
 /// The [`Sample`] of `kind` with its critical dimension `dim` at `x`: FLOPs and bytes of one
 /// operation, or a composite's summed times.
-fn sample_at(kind: &OpKind, dim: &str, x: f64, chip: &Chip, derate: f64) -> Result<Sample, Error> {
+fn sample_at(kind: &OpKind, dim: &str, x: f64, chip: &Chip, eff: Eff) -> Result<Sample, Error> {
     let mut k = kind.clone();
     k.set_num_raw(dim, x);
     let b = k.behavior();
     Ok(match b.composite() {
-        Some(c) => composite::sample(&c, chip, derate)?,
-        None => Sample::of_cost(&b.cost(chip)?, derate),
+        Some(c) => composite::sample(&c, chip, eff)?,
+        None => Sample::of_cost(&b.cost(chip)?, eff),
     })
 }
 
@@ -214,17 +218,17 @@ fn sample_at(kind: &OpKind, dim: &str, x: f64, chip: &Chip, derate: f64) -> Resu
 /// sharded along D), for a single operation or a composite alike: sampled at 0 and at a
 /// power of two near the current value (exact division, and no cancellation when the
 /// constant part dwarfs the slope), then [`solve_critical`].
-fn critical(kind: &OpKind, chip: &Chip, derate: f64) -> Result<Option<Critical>, Error> {
+fn critical(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Option<Critical>, Error> {
     let b = kind.behavior();
     let Some(dim) = b.critical_dim() else {
         return Ok(None);
     };
     let s = pow2_scale(kind.get_num(dim).unwrap_or(1.0));
     if b.composite().is_some_and(|c| !c.affine) {
-        return critical_bisected(kind, dim, s, chip, derate);
+        return critical_bisected(kind, dim, s, chip, eff);
     }
-    let at0 = sample_at(kind, dim, 0.0, chip, derate)?;
-    let at_s = sample_at(kind, dim, s, chip, derate)?;
+    let at0 = sample_at(kind, dim, 0.0, chip, eff)?;
+    let at_s = sample_at(kind, dim, s, chip, eff)?;
     Ok(
         solve_critical(s, &at0, &at_s).map(|(value, resource, rate)| Critical {
             dim: dim.to_string(),
@@ -245,10 +249,10 @@ fn critical_bisected(
     dim: &str,
     s: f64,
     chip: &Chip,
-    derate: f64,
+    eff: Eff,
 ) -> Result<Option<Critical>, Error> {
     let g = |x: f64| -> Result<(f64, Resource), Error> {
-        let smp = sample_at(kind, dim, x, chip, derate)?;
+        let smp = sample_at(kind, dim, x, chip, eff)?;
         let math = smp.math / smp.math_rate;
         let mut worst = (f64::NEG_INFINITY, Resource::Hbm);
         for &(res, amount, rate) in &smp.terms {
@@ -312,12 +316,14 @@ pub fn analyze(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> 
 
 /// [`analyze`] without validating the op (inputs already checked; parts of a composite).
 pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> {
+    let cal_chip = calibrated_chip(chip, opts);
+    let chip = &*cal_chip;
     let b = op.kind.behavior();
     if let Some(c) = b.composite() {
         return composite::analyze_composite(op, &c, chip, opts);
     }
     let cost = b.cost(chip)?;
-    let ev = eval_cost(&cost, opts.derate);
+    let ev = eval_cost(&cost, Eff::of(opts));
     let conv = opts.convention.factor();
     let mut a = assemble(
         op,
@@ -331,7 +337,7 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
             bytes_read: cost.bytes_read,
             bytes_written: cost.bytes_written,
             memory: cost.memory,
-            critical: critical(&op.kind, chip, opts.derate)?,
+            critical: critical(&op.kind, chip, Eff::of(opts))?,
             tiled: b.tiled(conv),
             parts: Vec::new(),
         },
@@ -339,6 +345,18 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
     a.approx_intensity = b.approx_intensity(a.binding, conv);
     a.collective = b.collective(chip).transpose()?.map(CollectiveTimes::from);
     Ok(a)
+}
+
+/// The chip as a calibration sees it: HBM bandwidth `m·W` (borrowed as it is when `m = 1`,
+/// so an uncalibrated analysis is the derate-only one bit for bit).
+pub(crate) fn calibrated_chip<'a>(chip: &'a Chip, opts: &Options) -> std::borrow::Cow<'a, Chip> {
+    if opts.cal.memory == 1.0 {
+        std::borrow::Cow::Borrowed(chip)
+    } else {
+        let mut c = chip.clone();
+        c.hbm *= opts.cal.memory;
+        std::borrow::Cow::Owned(c)
+    }
 }
 
 /// What an [`Analysis`] takes from its operation beyond the [`Eval`] and the traffic terms.
@@ -401,6 +419,7 @@ pub(crate) fn assemble(
             unit: x.unit,
             peak: conv * ev.peak,
             derate: opts.derate,
+            cal: opts.cal,
             effective_peak: conv * ev.peak_eff,
         },
         t_math: ev.t_math,

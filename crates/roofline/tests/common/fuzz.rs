@@ -105,6 +105,9 @@ pub const WORDS: &[&str] = &[
     "xy",
     "flops",
     "derate",
+    "cal",
+    "0.8:0.9:5us",
+    "1e-4:1:1",
     "embed",
     "theme",
     "label",
@@ -287,8 +290,8 @@ pub fn soup(r: &mut Rng) -> String {
             s.push(if i == 0 { '?' } else { '&' });
         }
         s.push_str(r.pick(&[
-            "chip", "op", "sweep", "v", "plot", "y", "log", "flops", "derate", "embed", "theme",
-            "zz",
+            "chip", "op", "sweep", "v", "plot", "y", "log", "flops", "derate", "cal", "embed",
+            "theme", "zz",
         ]));
         s.push('=');
         s.push_str(r.pick(WORDS));

@@ -1,0 +1,204 @@
+//! A measured profile (kernels timed on a GPU, [`roofline::profile`]) against the first
+//! chip's roofline: the rows of the time-lost table (with the test contract's `data-metric`
+//! figures), totals per name group, the calibration fit's summary, and the chart's measured
+//! markers. Pure, tested natively; the profile itself never enters the link (too big).
+//!
+//! The roofline is the first chip's **nominal** one (no derate, no calibration): the peak of
+//! the first operation's dtype (bf16 when there is no operation or it fails) and the HBM
+//! bandwidth. The fit is made against it, so `cal=` from a fit means what it says.
+
+use roofline::dtype::DType;
+use roofline::error::Error;
+use roofline::profile::{
+    default_groups, fit, group_totals, rank_by_time_lost, Fit, GroupTotal, Kernel, Profile,
+    Roofline,
+};
+use roofline::scenario::Scenario;
+use roofline::units::{format_exact, Unit};
+
+use super::names::pretty;
+use crate::charts::{MeasuredMark, RooflineChart};
+
+/// The roofline measured kernels are placed against: the first chip's nominal peak for the
+/// first operation's dtype (else bf16) and its HBM bandwidth, with a caption saying so.
+pub fn measured_roofline(s: &Scenario) -> Result<(Roofline, String), Error> {
+    let chip = s.chips.first().ok_or_else(|| Error::Parse {
+        input: "profile".into(),
+        reason: "the scenario has no chip to place the kernels against".into(),
+    })?;
+    let dtype = s
+        .ops
+        .first()
+        .and_then(|op| roofline::analyze(op, chip, &roofline::Options::default()).ok())
+        .map_or(DType::Bf16, |a| a.compute.dtype);
+    let peak = chip.peak(dtype)?;
+    let roof = Roofline::new(peak, chip.hbm)?;
+    let caption = format!(
+        "against {} ({} {} peak, HBM {}; nominal, without derate or calibration)",
+        chip.name,
+        pretty(peak, Unit::FlopRate),
+        dtype.as_str(),
+        pretty(chip.hbm, Unit::ByteRate)
+    );
+    Ok((roof, caption))
+}
+
+/// One row of the measured table. FLOP and byte figures are `None` for a kernel the export
+/// gave no FLOPs or bytes for (listed by its time, not placed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredRow {
+    /// Index of the kernel in the profile (`data-measured`).
+    pub index: usize,
+    pub name: String,
+    pub count: u64,
+    /// Measured time of all launches, seconds.
+    pub time: f64,
+    pub flops: Option<f64>,
+    pub bytes: Option<f64>,
+    pub intensity: Option<f64>,
+    /// `flops / time`, FLOP/s.
+    pub achieved: Option<f64>,
+    /// The roof at the kernel's intensity, FLOP/s.
+    pub roof: Option<f64>,
+    /// `achieved / roof` (= lower bound / time).
+    pub roof_fraction: Option<f64>,
+    /// `compute` or `memory`.
+    pub bound: Option<&'static str>,
+    /// `time − lower bound`, seconds.
+    pub time_lost: Option<f64>,
+}
+
+/// The rows, biggest time lost first (kernels that cannot be placed last, by time).
+pub fn measured_rows(kernels: &[Kernel], roof: &Roofline) -> Vec<MeasuredRow> {
+    rank_by_time_lost(kernels, roof)
+        .into_iter()
+        .map(|r| {
+            let k = &kernels[r.index];
+            let p = r.placed;
+            MeasuredRow {
+                index: r.index,
+                name: k.name.clone(),
+                count: k.count,
+                time: k.time,
+                flops: k.flops,
+                bytes: k.bytes,
+                intensity: p.map(|p| p.intensity),
+                achieved: p.map(|p| p.achieved),
+                roof: p.map(|p| p.roof),
+                roof_fraction: p.map(|p| p.roof_fraction),
+                bound: p.map(|p| match p.bound {
+                    roofline::profile::Bound::Compute => "compute",
+                    roofline::profile::Bound::Memory => "memory",
+                }),
+                time_lost: p.map(|p| p.time_lost),
+            }
+        })
+        .collect()
+}
+
+impl MeasuredRow {
+    /// The `data-metric` cells: `(metric, exact value for the attribute, shown text)`; the
+    /// exact value is `format_exact` (empty when unknown), the text rounded with its unit.
+    pub fn cells(&self) -> Vec<(&'static str, String, String)> {
+        let num = |metric: &'static str, v: Option<f64>, unit: Unit| {
+            (
+                metric,
+                v.map(format_exact).unwrap_or_default(),
+                v.map_or_else(|| "—".to_string(), |v| pretty(v, unit)),
+            )
+        };
+        vec![
+            num("time", Some(self.time), Unit::Seconds),
+            num("flops", self.flops, Unit::Flops),
+            num("bytes", self.bytes, Unit::Bytes),
+            num("intensity", self.intensity, Unit::Intensity),
+            num("achieved", self.achieved, Unit::FlopRate),
+            num("roof", self.roof, Unit::FlopRate),
+            (
+                "roof_fraction",
+                self.roof_fraction.map(format_exact).unwrap_or_default(),
+                self.roof_fraction
+                    .map_or_else(|| "—".into(), |f| format!("{:.1}%", 100.0 * f)),
+            ),
+            (
+                "bound",
+                self.bound.unwrap_or("").to_string(),
+                self.bound.unwrap_or("—").to_string(),
+            ),
+            num("time_lost", self.time_lost, Unit::Seconds),
+        ]
+    }
+}
+
+/// Totals per name group ([`default_groups`]: GEMM, attention, norms, ...), groups with no
+/// kernel left out.
+pub fn measured_groups(kernels: &[Kernel], roof: &Roofline) -> Vec<GroupTotal> {
+    group_totals(kernels, &default_groups(), roof)
+        .into_iter()
+        .filter(|g| g.records > 0)
+        .collect()
+}
+
+/// The fit's summary lines, for the panel: the calibration (as `cal=` writes it), the RMS
+/// log error before and after, and each term's share of the gap.
+pub fn fit_summary(f: &Fit) -> Vec<String> {
+    let c = &f.calibration;
+    let mut out = vec![
+        format!(
+            "Fit over {} kernels ({} skipped): compute efficiency c = {:.3}, memory efficiency m = {:.3}, overhead o = {} per launch (cal={})",
+            f.used,
+            f.skipped,
+            c.compute,
+            c.memory,
+            pretty(c.overhead, Unit::Seconds),
+            c.format()
+        ),
+        format!(
+            "RMS error of log time: {:.3} before (plain roofline), {:.3} after (×{:.2} → ×{:.2} typical miss)",
+            f.rms_before,
+            f.rms_after,
+            f.rms_before.exp(),
+            f.rms_after.exp()
+        ),
+        format!(
+            "Total time: measured {}, roofline {}, calibrated {}",
+            pretty(f.measured, Unit::Seconds),
+            pretty(f.roofline, Unit::Seconds),
+            pretty(f.calibrated, Unit::Seconds)
+        ),
+    ];
+    if let Some(s) = &f.shares {
+        out.push(format!(
+            "Of the gap between measured and roofline: compute efficiency explains {:.1}%, memory efficiency {:.1}%, overhead {:.1}%, unexplained {:.1}%",
+            100.0 * s.compute,
+            100.0 * s.memory,
+            100.0 * s.overhead,
+            100.0 * s.unexplained
+        ));
+    }
+    out
+}
+
+/// Fits a calibration to the profile against `roof` (see [`roofline::profile::fit`]).
+pub fn fit_profile(p: &Profile, roof: &Roofline) -> Result<Fit, Error> {
+    fit(&p.kernels, roof)
+}
+
+/// Adds the placed kernels to a roofline chart as measured markers, each joined to its
+/// predicted point (the roof at its intensity). At most `limit` markers, biggest time lost
+/// first, so a trace of thousands of kernels stays cheap to draw.
+pub fn add_measured(chart: &mut RooflineChart, rows: &[MeasuredRow], limit: usize) {
+    chart.measured.extend(
+        rows.iter()
+            .filter_map(|r| {
+                Some(MeasuredMark {
+                    x: r.intensity?,
+                    y: r.achieved?,
+                    predicted_y: r.roof?,
+                    label: r.name.clone(),
+                })
+            })
+            .filter(|m| m.x > 0.0 && m.y > 0.0 && m.x.is_finite() && m.y.is_finite())
+            .take(limit),
+    );
+}
