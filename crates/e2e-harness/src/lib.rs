@@ -1,3 +1,7 @@
+//! Over 600 lines on purpose: test support only, never in the page; the static server, the
+//! chromedriver lifecycle and the recorders that every end-to-end suite and the page benchmark
+//! share, kept in one place so the suites drive the browser the same way.
+//!
 //! The browser harness of the end-to-end tests (`tests/e2e*.rs`) and the page benchmark
 //! (`benches/page.rs`): the release build in `dist/` served by an in-process HTTP server on
 //! 127.0.0.1, driven by headless Chromium through a chromedriver that the harness starts and stops

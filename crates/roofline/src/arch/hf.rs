@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: one reader per model family's keys (14 families), side by side so
+//! that their key names and the defaults `transformers` applies can be compared directly.
+//!
 //! Reading a Hugging Face `config.json` into an [`Arch`] ([`Arch::from_hf_config`]).
 //!
 //! Each family's keys are read as its `transformers` configuration and modelling classes read

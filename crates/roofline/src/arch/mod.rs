@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: nearly a third is the documentation of each formula (parameters,
+//! KV bytes, FLOPs, the experts a batch hits), kept beside the code that computes it.
+//!
 //! Model architectures: what a transformer *is* (shapes, experts, attention kind, windows),
 //! apart from how it is run (batch, context, dtypes, parallelism) and where (chips).
 //!

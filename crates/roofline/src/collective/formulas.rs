@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: every collective on every topology is one table of formulas,
+//! each with its passage of the book, kept side by side so they are checked against each other.
+//!
 //! The time of one collective: the book's formulas, exact for the given `n`, with the
 //! large-`n` form the book's answers round to, and a per-hop latency.
 //!

@@ -1,3 +1,6 @@
+//! Over 600 lines on purpose: part 3's four cases and the parallelism rules of parts 5 and 12
+//! share one critical-size solver and one derivation writer; a fifth is their documentation.
+//!
 //! Sharded matmuls: the four cases of part 3 for `X[B,D] · W[D,F] → Z[B,F]` over one mesh
 //! axis of `n` chips, and the per-layer parallelism rules of parts 5 and 12.
 //!

@@ -1,3 +1,8 @@
+//! The `llm` op: a transformer step described by an `arch::Arch` (dense or MoE, GQA or MLA,
+//! windows), its fields, presets and serving lengths; its parts are in `llm_parts.rs`. Over
+//! 600 lines on purpose: its 40 fields, each declared once with its help text (a quarter of
+//! the file), and the documentation of every part's formula on the type.
+
 use super::behavior::{n, Composite, OpBehavior};
 use super::Link;
 #[cfg(doc)]

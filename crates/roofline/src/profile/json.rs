@@ -1,3 +1,5 @@
+//! Over 600 lines only with its unit tests: the tokenizer itself ends where `mod tests` begins.
+//!
 //! A small streaming JSON tokenizer: bytes go in as chunks of any size (a chunk may end inside a
 //! string, a number, an escape or a multi-byte character), tokens come out through a [`Sink`].
 //!

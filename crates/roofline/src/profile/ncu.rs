@@ -1,3 +1,5 @@
+//! Over 600 lines only with its unit tests: the reader itself ends where `mod tests` begins.
+//!
 //! Nsight Compute CSV exports: the raw page (`ncu --csv --page raw`: one row per kernel launch,
 //! one column per metric, a units row under the header) and the details page (`ncu --csv
 //! --page details`, the default: one row per metric with `Section Name`, `Metric Name`,

@@ -1,3 +1,7 @@
+//! Over 600 lines on purpose: matching kernels to the operators that launched them
+//! (correlation ids, flow events, nesting in time) is one algorithm over one event store, and
+//! its invariants read best in one place; about a tenth is its unit tests.
+//!
 //! PyTorch profiler Chrome traces (`prof.export_chrome_trace(...)`, Kineto's JSON): operators
 //! (`cat: "cpu_op"`) with their input shapes and types, CUDA/HIP runtime calls
 //! (`cat: "cuda_runtime"`), GPU kernels (`cat: "kernel"`) and the flow events (`cat: "ac2g"`)

@@ -1,3 +1,6 @@
+//! Over 600 lines: one analysis writes every strategy's figures and derivation lines with the
+//! book's closed forms beside them; moving the derivation writer out is a follow-up.
+//!
 //! [`analyze_train`]: the step of a [`TrainConfig`] on its mesh, with every number written out.
 
 use super::config::{Remat, Schedule, TrainConfig};

@@ -1,3 +1,6 @@
+//! Over 600 lines: where each strategy's collectives run on TPU tori, GPU nodes and clusters is
+//! one mapping, written out per fabric with its passages; a split by fabric is a follow-up.
+//!
 //! The network a training mesh runs over, and where each parallelism strategy's collectives
 //! go: a TPU torus with its data-center network ([`TorusFabric`]), switched GPU nodes under
 //! leaf and spine switches ([`SwitchedFabric`]), or one explicit [`Network`] per strategy

@@ -1,3 +1,6 @@
+//! Over 600 lines: the step's parts and every collective term are evaluated together at any
+//! batch (critical batches solve over them); a split of terms from parts is a follow-up.
+//!
 //! The step as numbers: the model's parts (dense layers, MoE layers, embedding and LM head)
 //! with their parameters, FLOPs and checkpoints; every collective of the step as a [`Term`]
 //! whose time is known at any batch; the HBM traffic; and their evaluation ([`Model::eval`]).
