@@ -469,3 +469,49 @@ fn measured_rows_groups_fit_and_markers() {
     let (a, b) = (svg(&plain), svg(&chart));
     assert_ne!(a, b);
 }
+
+/// A sharded matmul on time axes draws T_math and T_comms as curves of their own, meeting at
+/// the crossover. roofline.md, "Network communication rooflines": X[B,D]·Y[D,F] split over 2
+/// TPU v5e along D, "T_math = 2BDF / (2 · Accelerator FLOPs/s) = BDF / 1.97e14", "T_comms =
+/// 2BF / Network Bandwidth = 2BF / 4.5e10", compute-bound when "D > 8755". With B = F = 65536:
+/// T_comms = 2·65536² / 4.5e10 = 190.9 ms whatever D, T_math = 65536²·D / 1.97e14.
+#[test]
+fn sharded_matmul_time_plot_shows_t_math_and_t_comms_meeting_at_d_8755() {
+    let s = roofline::url::decode(
+        "?chip=tpu-v5e&op=matmul:b=65536,d=8192,f=65536,w=bf16,shards=2,split=d,link=ici&sweep=d:1024..65536:log&y=time&log=xy",
+    )
+    .scenario;
+    let m = view::sweep_chart(&s, SweepMetric::Time, true, true);
+    let labels: Vec<&str> = m.series.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert!(labels[1].ends_with("· T_math"), "{labels:?}");
+    assert!(labels[2].ends_with("· T_comms"), "{labels:?}");
+    let (b, f) = (65536.0f64, 65536.0f64);
+    let rel = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+    for &(d, t) in &m.series[1].points {
+        assert!(rel(t, b * d * f / 1.97e14), "T_math at D={d}: {t}");
+    }
+    for &(d, t) in &m.series[2].points {
+        assert!(rel(t, 2.0 * b * f / 4.5e10), "T_comms at D={d}: {t}");
+    }
+    // The lower bound is the larger of the two at every point.
+    for ((lo, math), comms) in m.series[0]
+        .points
+        .iter()
+        .zip(&m.series[1].points)
+        .zip(&m.series[2].points)
+    {
+        assert_eq!(lo.1, math.1.max(comms.1), "D={}", lo.0);
+    }
+    // They meet at the marked crossover, D = 2·1.97e14/4.5e10 = 8755.6.
+    let c = m.crossovers.first().expect("a crossover");
+    assert!((c.x - 2.0 * 1.97e14 / 4.5e10).abs() < 1e-6, "{c:?}");
+    // An unsharded matmul keeps its one curve.
+    let one = roofline::url::decode("?chip=tpu-v5e&op=matmul:d=8192&y=time").scenario;
+    assert_eq!(
+        view::sweep_chart(&one, SweepMetric::Time, false, false)
+            .series
+            .len(),
+        1
+    );
+}

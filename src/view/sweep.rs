@@ -140,6 +140,24 @@ pub fn sweep_chart_cached(
             if metric == SweepMetric::Fraction && op.kind_id() == "llm" {
                 part_series(&mut chart, s, op, chip, series, idx);
             }
+            // A sharded matmul on time axes: T_math and T_comms (its largest communication
+            // term) as curves of their own, so the crossover where communication starts to
+            // bind is where they meet (sharding.md, part 3; roofline.md's D > 8755 for 2 chips).
+            if metric == SweepMetric::Time
+                && op.kind_id() == "matmul"
+                && op.get_num("shards").is_some_and(|n| n > 1.0)
+            {
+                let label = series_name(s, op, &chip.name);
+                let terms: [(&str, fn(&roofline::sweep::SweepPoint) -> f64); 2] =
+                    [("T_math", |p| p.t_math), ("T_comms", |p| p.t_comms)];
+                for (k, (term, of)) in terms.into_iter().enumerate() {
+                    chart.series.push(ChartSeries {
+                        label: format!("{label} · {term}"),
+                        points: series.points.iter().map(|p| (p.x, of(p))).collect(),
+                        series_idx: idx + 1 + k,
+                    });
+                }
+            }
             for c in &series.crossovers {
                 let y = match metric {
                     SweepMetric::Achieved => c.achieved,

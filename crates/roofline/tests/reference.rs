@@ -656,13 +656,20 @@ fn missing_peak_is_an_error() {
     let op = matmul(64.0, 4096.0, 4096.0, DType::Int8, DType::Int8, DType::Int8);
     let e = analyze(&op, &preset("tpu7x").unwrap(), &Options::default()).unwrap_err();
     assert!(e.to_string().starts_with("no int8 peak on TPU7x"), "{e}");
-    // A sharded matmul over DCN on a chip with no DCN figure.
+    // A sharded matmul over DCN on a chip with no DCN figure (the MI300X datasheet gives none).
     let mut op = Op::default_for("matmul").unwrap();
     op.set("shards", "4").unwrap();
     op.set("link", "dcn").unwrap();
-    let e = analyze(&op, &v5e(), &Options::default()).unwrap_err();
+    let e = analyze(&op, &preset("mi300x").unwrap(), &Options::default()).unwrap_err();
     assert!(
-        e.to_string().starts_with("no DCN bandwidth on TPU v5e"),
+        e.to_string().starts_with("no DCN bandwidth on MI300X"),
         "{e}"
     );
+    // TPU v5e has the book's figure (tpus.md: "v5e has 3.125e9 bytes/s" of DCN per TPU): the
+    // default matmul's (B = 1, D = F = 4096) all-reduce of B·F = 4096 bf16 outputs over 4
+    // chips on a unidirectional ring moves 2·(4−1)/4·2·4096 = 12,288 bytes per chip.
+    let a = analyze(&op, &v5e(), &Options::default()).unwrap();
+    let dcn = a.term(Resource::Dcn).unwrap();
+    assert_eq!(dcn.bytes, 12_288.0);
+    assert!((dcn.time - 12_288.0 / 3.125e9).abs() < 1e-18, "{dcn:?}");
 }

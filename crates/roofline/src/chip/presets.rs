@@ -69,7 +69,6 @@ const TPU_NO_FP16: &str = "TPUs compute in bf16; no fp16 peak is published; left
 const TPU_NO_INT4: &str = "no int4 peak given in the scaling book for this chip; left empty";
 const TPU_NO_FP4: &str = "no fp4 support published for this chip; left empty";
 const TPU_NO_ONCHIP: &str = "VMEM bandwidth is not published as a figure (the scaling book only says it is much higher than HBM's); left empty: set it to model weights streamed from VMEM";
-const TPU_NO_DCN: &str = "per-chip DCN bandwidth is not given as a firm figure in the scaling book or Google's pages; left empty";
 const TPU_NO_PCIE: &str =
     "host PCIe bandwidth not given in the scaling book for this chip; left empty";
 
@@ -120,7 +119,7 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         pcie: none(TPU_NO_PCIE),
         ici: s(4.5e10, "scaling book, TPU chapter, ICI table: v4p 4.5e10 bytes/s one-way per link (9e10 bidirectional)"),
         links: s(6.0, "3D torus: 6 ICI neighbours per chip (scaling book, TPU chapter)"),
-        dcn: none(TPU_NO_DCN),
+        dcn: s(6.25e9, "scaling book, tpus.md: DCN \"typically around 6.25e9 bytes / second per TPU\" (no v4-specific figure given)"),
         torus: TORUS3,
         wrap: CUBE_WRAP,
         node: TPU_NO_NODE,
@@ -151,7 +150,7 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         pcie: none(TPU_NO_PCIE),
         ici: s(4.5e10, "scaling book, All About Rooflines: \"copy 4.5e10 bytes in each direction\" (TPU chapter: v5e ICI one-way per link)"),
         links: s(4.0, "2D torus: 4 ICI neighbours per chip (scaling book, TPU chapter)"),
-        dcn: none(TPU_NO_DCN),
+        dcn: s(3.125e9, "scaling book, tpus.md: \"v5e has 3.125e9 bytes/s\" of DCN per TPU"),
         torus: TORUS2,
         wrap: POD16_WRAP,
         node: TPU_NO_NODE,
@@ -182,7 +181,7 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         pcie: none(TPU_NO_PCIE),
         ici: s(9e10, "scaling book, TPU chapter, ICI table: v5p 9e10 bytes/s one-way per link (1.8e11 bidirectional)"),
         links: s(6.0, "3D torus: 6 ICI neighbours per chip (scaling book, TPU chapter)"),
-        dcn: none(TPU_NO_DCN),
+        dcn: s(6.25e9, "scaling book, tpus.md: v5p has \"6.25e9 bytes/s (6.25 GB/s) of DCN (egress) bandwidth per TPU\""),
         torus: TORUS3,
         wrap: CUBE_WRAP,
         node: TPU_NO_NODE,
@@ -213,7 +212,7 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         pcie: s(1.6e10, "scaling book, TPU chapter, PCIe worked example: 1.6e10 bytes/s host-to-HBM on v6e"),
         ici: s(9e10, "scaling book, TPU chapter, ICI table: v6e 9e10 bytes/s one-way per link"),
         links: s(4.0, "2D torus: 4 ICI neighbours per chip (scaling book, TPU chapter)"),
-        dcn: none(TPU_NO_DCN),
+        dcn: s(1.25e10, "scaling book, tpus.md: \"TPU v6e and TPU7x have 12.5e9 bytes/s\" of DCN"),
         torus: TORUS2,
         wrap: s(16.0, "scaling book, tpus.md: \"TPU v5e and Trillium pods consist of a single 16x16 2D torus with wraparounds along any axis of size 16\""),
         node: TPU_NO_NODE,
@@ -244,7 +243,7 @@ pub(crate) static PRESETS: [PresetDef; 11] = [
         pcie: none(TPU_NO_PCIE),
         ici: none("Google gives Ironwood's ICI only per chip (1.2 TB/s bidirectional), not per link; left empty"),
         links: none("link count of TPU7x not confirmed; left empty"),
-        dcn: none(TPU_NO_DCN),
+        dcn: s(1.25e10, "scaling book, tpus.md: \"TPU v6e and TPU7x have 12.5e9 bytes/s\" of DCN"),
         torus: s(3.0, "scaling book, tpus.md, chip table: pod 4x4x576 (3D)"),
         wrap: s(4.0, "assumed as v5p: Google's TPU7x page says it \"shares many similarities with TPU v5p\" (4x4x4 cubes joined by optical switches); the scaling book gives no TPU7x wraparound rule"),
         node: TPU_NO_NODE,
