@@ -148,9 +148,14 @@ pub fn sweep_chart_cached(
                 && op.get_num("shards").is_some_and(|n| n > 1.0)
             {
                 let label = series_name(s, op, &chip.name);
-                let terms: [(&str, fn(&roofline::sweep::SweepPoint) -> f64); 2] =
-                    [("T_math", |p| p.t_math), ("T_comms", |p| p.t_comms)];
-                for (k, (term, of)) in terms.into_iter().enumerate() {
+                for (k, term) in ["T_math", "T_comms"].into_iter().enumerate() {
+                    let of = |p: &roofline::sweep::SweepPoint| {
+                        if k == 0 {
+                            p.t_math
+                        } else {
+                            p.t_comms
+                        }
+                    };
                     chart.series.push(ChartSeries {
                         label: format!("{label} · {term}"),
                         points: series.points.iter().map(|p| (p.x, of(p))).collect(),
