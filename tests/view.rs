@@ -543,7 +543,10 @@ fn sharded_matmul_time_plot_against_the_chip_count_crosses_at_14_chips() {
     // One point per whole chip count from 2 to 64.
     assert_eq!(m.series[1].points.len(), 63);
     for &(n, t) in &m.series[1].points {
-        assert!(rel(t, 2.0 * b * d * f / (n * 4.59e14)), "T_math at n={n}: {t}");
+        assert!(
+            rel(t, 2.0 * b * d * f / (n * 4.59e14)),
+            "T_math at n={n}: {t}"
+        );
     }
     for &(n, t) in &m.series[2].points {
         let per_dir = 2.0 * (n / 2.0).floor() / n * 2.0 * b * f;
