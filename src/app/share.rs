@@ -58,27 +58,7 @@ pub fn sync_url_effect() {
     let debounce = Debounce::new(URL_SYNC_DELAY_MS);
     let write = move || {
         debounce.cancel();
-        let query = c.scenario.with_untracked(roofline::url::encode);
-        if let Some(w) = web_sys::window() {
-            let loc = w.location();
-            let action = "update the address bar";
-            if check(loc.search(), action).as_deref() == Some(&format!("?{query}")) {
-                return;
-            }
-            let Some(path) = check(loc.pathname(), action) else {
-                return;
-            };
-            if let Some(h) = check(w.history(), action) {
-                check(
-                    h.replace_state_with_url(
-                        &wasm_bindgen::JsValue::NULL,
-                        "",
-                        Some(&format!("{path}?{query}")),
-                    ),
-                    action,
-                );
-            }
-        }
+        set_address(&c.scenario.with_untracked(roofline::url::encode), false);
     };
     Effect::new(move |first: Option<()>| {
         c.scenario.track();
@@ -90,7 +70,52 @@ pub fn sync_url_effect() {
         debounce.schedule(write);
     });
     let flush = window_event_listener(leptos::ev::pagehide, move |_| write());
-    on_cleanup(move || flush.remove());
+    // Back and Forward between the entries that loading a worked example pushed: the page
+    // takes the scenario of the entry (the address is already that entry's).
+    let back = window_event_listener(leptos::ev::popstate, move |_| {
+        debounce.cancel();
+        c.replace(load_from_location().scenario);
+    });
+    on_cleanup(move || {
+        flush.remove();
+        back.remove();
+    });
+}
+
+/// Loads a whole new scenario (a worked example, starting over) as a step the browser's Back
+/// undoes: the address first takes the scenario as it is now (an edit may not have reached it
+/// yet), then a new history entry holds the loaded one.
+pub fn load_as_new_entry(s: Scenario) {
+    let c = ctx();
+    set_address(&c.scenario.with_untracked(roofline::url::encode), false);
+    c.replace(s);
+    set_address(&c.scenario.with_untracked(roofline::url::encode), true);
+}
+
+/// Writes `?query` to the address bar, as a new history entry when `push`; nothing when the
+/// address already holds it.
+fn set_address(query: &str, push: bool) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let loc = w.location();
+    let action = "update the address bar";
+    if check(loc.search(), action).as_deref() == Some(&format!("?{query}")) {
+        return;
+    }
+    let Some(path) = check(loc.pathname(), action) else {
+        return;
+    };
+    let Some(h) = check(w.history(), action) else {
+        return;
+    };
+    let url = format!("{path}?{query}");
+    let done = if push {
+        h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    } else {
+        h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    };
+    check(done, action);
 }
 
 /// The notice listing what a malformed link ignored (dismissible).
@@ -341,7 +366,10 @@ pub fn EmbedView() -> impl IntoView {
     } else {
         c.charts.roofline
     };
-    let key = move || c.scenario.with(view::key_line);
+    let key = move || {
+        c.scenario
+            .with(|s| view::key_line_with(s, view::KeyLineDetail::Compact))
+    };
     let href = move || {
         c.scenario.with(|s| {
             let mut full = s.clone();

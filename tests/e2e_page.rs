@@ -1,0 +1,134 @@
+//! End-to-end: state people can see and undo (issue 17): the theme control kept in the link,
+//! worked examples as history entries that Back undoes, toggles that show which one is on,
+//! help text that does not move the page, and critical sizes that say which number is exact.
+#![cfg(not(target_arch = "wasm32"))]
+
+use e2e_harness::{close_to, num, Browser};
+
+/// Chooses `value` in the `select[name=...]` `name`, as a user would.
+async fn choose(b: &Browser, name: &str, value: &str) {
+    b.js(&format!(
+        "const s = document.querySelector('select[name={name}]'); s.value = {value:?}; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+    ))
+    .await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_theme_control_switches_the_page_and_is_kept_in_the_link() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let theme = "return [document.documentElement.dataset.theme || 'none', getComputedStyle(document.body).backgroundColor]";
+    let light = b.js(theme).await;
+    choose(&b, "theme", "dark").await;
+    let dark = b.js(theme).await;
+    assert_eq!(dark[0], "dark");
+    assert_ne!(dark[1], light[1], "the page's colours did not change");
+    assert!(b.settled_search().await.contains("theme=dark"));
+    // A link with theme=dark opens dark, with the control on dark.
+    let link = b.settled_search().await;
+    b.open(&format!("/{link}")).await;
+    assert_eq!(b.js(theme).await[0], "dark");
+    assert_eq!(
+        b.js("return document.querySelector('select[name=theme]').value")
+            .await,
+        "dark"
+    );
+    choose(&b, "theme", "auto").await;
+    assert_eq!(b.js(theme).await[0], "none");
+    assert!(!b.settled_search().await.contains("theme="));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// Loading a worked example is a step Back undoes: after the chapter's 2-chip network example
+/// (critical D = 2·1.97e14/4.5e10 = 8755.6), Back returns to the edited first page (D = 8192
+/// typed in op 0: every figure of its row as it was), not to the page before the app; Forward
+/// brings the example back; "Start over" is a step too.
+#[tokio::test(flavor = "current_thread")]
+async fn worked_examples_and_start_over_are_steps_back_undoes() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    b.set_input("[data-op='0'] input[name='d']", "8192").await;
+    let edited = b.row_metrics("0", 0).await;
+    let edited_link = b.settled_search().await;
+    assert!(edited_link.contains("d=8192"), "{edited_link}");
+    b.click("button[data-recipe='network']").await;
+    let m = b.row_metrics("0", 0).await;
+    assert!(close_to(
+        num(&m, "critical_d"),
+        2.0 * 1.97e14 / 4.5e10,
+        1e-9
+    ));
+    let example_link = b.settled_search().await;
+    b.js("history.back()").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(b.settled_search().await, edited_link);
+    assert_eq!(b.row_metrics("0", 0).await, edited, "Back did not restore");
+    b.js("history.forward()").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(b.settled_search().await, example_link);
+    assert!(close_to(
+        num(&b.row_metrics("0", 0).await, "critical_d"),
+        8755.555555555555,
+        1e-9
+    ));
+    b.click("button[data-recipe='start-over']").await;
+    assert!(b.row_metrics("0", 0).await.get("critical_d").is_none());
+    b.js("history.back()").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(b.settled_search().await, example_link);
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn toggles_show_which_one_is_on_and_help_does_not_move_the_page() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    // The sweep metric buttons: the pressed one looks different from the others.
+    let looks = b
+        .js("return [...document.querySelectorAll('button[data-sweep-metric]')].map(e => [e.getAttribute('aria-pressed'), getComputedStyle(e).backgroundColor])")
+        .await;
+    let looks = looks.as_array().unwrap();
+    let on: Vec<_> = looks.iter().filter(|l| l[0] == "true").collect();
+    let off: Vec<_> = looks.iter().filter(|l| l[0] == "false").collect();
+    assert_eq!(on.len(), 1, "{looks:?}");
+    assert!(!off.is_empty());
+    assert!(
+        off.iter().all(|l| l[1] != on[0][1]),
+        "pressed and unpressed look alike: {looks:?}"
+    );
+    // Focusing a field shows its help over the page; nothing below it moves.
+    let where_ = "return [...document.querySelectorAll('.panel, button')].map(e => Math.round(e.getBoundingClientRect().top + scrollY))";
+    let before = b.js(where_).await;
+    b.js("document.querySelector(\"[data-op='0'] input[name='d']\").focus()")
+        .await;
+    let note = b
+        .js("const n = document.querySelector(\"[data-op='0'] input[name='d']\").closest('.field').querySelector('.note'); return getComputedStyle(n).display")
+        .await;
+    assert_eq!(note, "block", "the help is not shown");
+    assert_eq!(
+        b.js(where_).await,
+        before,
+        "focusing a field moved the page"
+    );
+    b.js("document.activeElement.blur()").await;
+    assert_eq!(b.js(where_).await, before, "leaving a field moved the page");
+    // The critical size says which number is the exact crossover and which the rule.
+    let crit = b
+        .js("return document.querySelector(\"tr[data-op='0'][data-chip='0'] [data-metric='critical_b']\").textContent")
+        .await;
+    let crit = crit.as_str().unwrap_or_default();
+    assert!(crit.contains("rule ≈"), "{crit:?}");
+    let title = b
+        .js("return document.querySelector(\"tr[data-op='0'][data-chip='0'] [data-metric='critical_b']\").title")
+        .await;
+    assert!(
+        title
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Exact crossover"),
+        "{title}"
+    );
+    b.close().await;
+}
