@@ -73,7 +73,7 @@ async fn worked_examples_and_start_over_are_steps_back_undoes() {
         1e-9
     ));
     b.click("button[data-recipe='start-over']").await;
-    assert!(b.row_metrics("0", 0).await.get("critical_d").is_none());
+    assert!(!b.row_metrics("0", 0).await.contains_key("critical_d"));
     b.js("history.back()").await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(b.settled_search().await, example_link);
