@@ -132,3 +132,135 @@ async fn toggles_show_which_one_is_on_and_help_does_not_move_the_page() {
     );
     b.close().await;
 }
+
+/// WebDriver key codes.
+const ARROW_DOWN: &str = "\u{e015}";
+const ARROW_RIGHT: &str = "\u{e014}";
+const ESCAPE: &str = "\u{e00c}";
+const ENTER: &str = "\u{e007}";
+const TAB: &str = "\u{e004}";
+const SHIFT_TAB: &str = "\u{e008}\u{e004}";
+
+/// Sends `keys` to whatever has the focus, as a keyboard would.
+async fn press(b: &Browser, keys: &str) {
+    let el = b.client.active_element().await.expect("an active element");
+    el.send_keys(keys).await.expect("send keys");
+}
+
+/// What has the focus: its `data-*` or name, for messages.
+async fn focused(b: &Browser) -> String {
+    let v = b
+        .js("const e = document.activeElement; return e ? (e.dataset.item || e.dataset.menu || e.dataset.action || e.dataset.plot || e.name || e.id || e.tagName) : ''")
+        .await;
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// "+ add chip" is a menu button, not a `<select>`: arrows only move between its items (three
+/// ArrowDowns add nothing), Escape closes it and gives focus back, Enter on an item adds one
+/// chip. The plot tabs move with the arrow keys; the Embed dialog takes focus, keeps Tab inside,
+/// closes on Escape and gives focus back to its button; the skip link leads to the results.
+#[tokio::test(flavor = "current_thread")]
+async fn the_keyboard_alone_reaches_menus_tabs_the_embed_dialog_and_the_results() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let chips = "return document.querySelectorAll('.card[data-chip]').length";
+    assert_eq!(b.js(chips).await, 1);
+    b.js("document.querySelector(\"button[data-menu='add-chip']\").focus()")
+        .await;
+    press(&b, ARROW_DOWN).await;
+    b.wait_for("[data-menu-list='add-chip'] [role=menuitem]")
+        .await;
+    let first = focused(&b).await;
+    for _ in 0..3 {
+        press(&b, ARROW_DOWN).await;
+    }
+    assert_eq!(b.js(chips).await, 1, "arrows added chips");
+    assert_ne!(focused(&b).await, first, "arrows did not move in the menu");
+    press(&b, ESCAPE).await;
+    assert_eq!(
+        focused(&b).await,
+        "add-chip",
+        "Escape did not give focus back"
+    );
+    assert_eq!(
+        b.js("return document.querySelector(\"[data-menu-list='add-chip']\") === null")
+            .await,
+        true
+    );
+    press(&b, ARROW_DOWN).await;
+    b.wait_for("[data-menu-list='add-chip'] [role=menuitem]")
+        .await;
+    press(&b, ARROW_DOWN).await;
+    let item = focused(&b).await;
+    press(&b, ENTER).await;
+    assert_eq!(b.js(chips).await, 2, "Enter on {item} did not add one chip");
+    // The add-operation menu groups its kinds by family.
+    b.click("button[data-menu='add-op']").await;
+    let headings = b
+        .js("return [...document.querySelectorAll(\"[data-menu-list='add-op'] [role=group]\")].map(g => g.getAttribute('aria-label'))")
+        .await;
+    assert_eq!(
+        headings,
+        serde_json::json!(["Single operations", "Models", "Collectives"])
+    );
+    press(&b, ESCAPE).await;
+
+    // Tabs: arrows select the next plot.
+    b.js("document.querySelector(\"[role=tab][aria-selected='true']\").focus()")
+        .await;
+    press(&b, ARROW_RIGHT).await;
+    assert_eq!(focused(&b).await, "roofline");
+    b.wait_for("canvas[data-chart='roofline']").await;
+    assert!(b.settled_search().await.contains("plot=roofline"));
+
+    // The Embed dialog.
+    b.js("document.querySelector(\"button[data-action='embed']\").focus()")
+        .await;
+    press(&b, ENTER).await;
+    b.wait_for("[role=dialog] textarea").await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        focused(&b).await,
+        "embed-snippet",
+        "the dialog did not take focus"
+    );
+    let label = b
+        .js("return document.querySelector('label[for=embed-snippet]').textContent")
+        .await;
+    assert_eq!(label, "HTML to paste");
+    for _ in 0..12 {
+        press(&b, TAB).await;
+        let inside = b
+            .js("return document.querySelector('[role=dialog]').contains(document.activeElement)")
+            .await;
+        assert_eq!(inside, true, "Tab left the dialog");
+    }
+    for _ in 0..12 {
+        press(&b, SHIFT_TAB).await;
+        let inside = b
+            .js("return document.querySelector('[role=dialog]').contains(document.activeElement)")
+            .await;
+        assert_eq!(inside, true, "Shift+Tab left the dialog");
+    }
+    press(&b, ESCAPE).await;
+    assert_eq!(
+        b.js("return document.querySelector('[role=dialog]') === null")
+            .await,
+        true
+    );
+    assert_eq!(focused(&b).await, "embed", "focus did not come back");
+
+    // The skip link is the first stop and leads to the results.
+    b.js("document.activeElement.blur(); document.body.focus()")
+        .await;
+    b.js("document.querySelector('.skip-link').focus()").await;
+    let shown = b
+        .js("return document.querySelector('.skip-link').getBoundingClientRect().top >= 0")
+        .await;
+    assert_eq!(shown, true, "the focused skip link is off-screen");
+    press(&b, ENTER).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(focused(&b).await, "results");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

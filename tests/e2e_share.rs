@@ -215,10 +215,7 @@ async fn last_download(b: &Browser) -> (String, String) {
 }
 
 async fn export(b: &Browser, what: &str) -> (String, String) {
-    b.js(&format!(
-        "const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
-    ))
-    .await;
+    b.pick("export", what).await;
     last_download(b).await
 }
 

@@ -6,6 +6,7 @@ mod chart_canvas;
 mod chips;
 mod debounce;
 mod field;
+mod menu;
 mod ops;
 mod options;
 mod plots;
@@ -378,6 +379,7 @@ pub fn App() -> impl IntoView {
     share::sync_url_effect();
 
     view! {
+        <a class="skip-link" href="#results">"Skip to the results"</a>
         <div class="app" data-ready="true">
             <header class="topbar">
                 <h1>"Roofline Lab"</h1>

@@ -51,7 +51,7 @@ pub fn ResultsPanel() -> impl IntoView {
     );
     let open = RwSignal::new(BTreeSet::<String>::new());
     view! {
-        <section class="panel results" aria-labelledby="results-h">
+        <section class="panel results" id="results" tabindex="-1" aria-labelledby="results-h">
             <h2 id="results-h">"Results" <span class="hint">"(click a row for its derivation)"</span></h2>
             <table class="results-table">
                 <thead>

@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use super::chart_canvas::ChartCanvas;
 use super::debounce::Debounce;
 use super::field::Field;
+use super::menu::{MenuButton, MenuGroup};
 use super::plots::DataTable;
 use super::{check, ctx, js_detail, report, AppError};
 use crate::view::{self, ChartModel};
@@ -215,6 +216,7 @@ pub fn ShareActions() -> impl IntoView {
     // bar; the status line says why).
     let (copied, set_copied) = signal(None::<bool>);
     let (embed_open, set_embed_open) = signal(false);
+    let embed_button = NodeRef::<leptos::html::Button>::new();
     let charts = c.charts;
     let copy = move |_| {
         let url = c.scenario.with(app_url);
@@ -235,9 +237,7 @@ pub fn ShareActions() -> impl IntoView {
             );
         });
     };
-    let export = move |ev: leptos::ev::Event| {
-        let what = event_target_value(&ev);
-        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
+    let export = Callback::new(move |what: String| {
         let s = c.scenario.get_untracked();
         let base = view::file_stem(&s);
         let r = match what.as_str() {
@@ -269,7 +269,18 @@ pub fn ShareActions() -> impl IntoView {
             Ok(()) => c.status.set(None),
             Err(e) => report(AppError::Export(Box::new(e))),
         }
-    };
+    });
+    let exports = vec![MenuGroup {
+        heading: String::new(),
+        items: [
+            ("png", "PNG (plot, 2×)"),
+            ("svg", "SVG (plot)"),
+            ("csv", "CSV (sweep series)"),
+            ("json", "JSON (scenario + results)"),
+        ]
+        .map(|(id, text)| (id.to_string(), text.to_string()))
+        .to_vec(),
+    }];
     view! {
         <div class="actions">
             <button class="primary" data-action="copy-link" on:click=copy>
@@ -279,17 +290,17 @@ pub fn ShareActions() -> impl IntoView {
                     None => "Copy link",
                 }}
             </button>
-            <button data-action="embed" on:click=move |_| set_embed_open.set(true)>"Embed"</button>
-            <select name="export" aria-label="Export" on:change=export>
-                <option value="">"Export…"</option>
-                <option value="png">"PNG (plot, 2×)"</option>
-                <option value="svg">"SVG (plot)"</option>
-                <option value="csv">"CSV (sweep series)"</option>
-                <option value="json">"JSON (scenario + results)"</option>
-            </select>
+            <button node_ref=embed_button data-action="embed" aria-haspopup="dialog" on:click=move |_| set_embed_open.set(true)>"Embed"</button>
+            <MenuButton name="export" label="Export" aria_label="Export the plot or the scenario" groups=exports on_pick=export/>
             <super::StatusLine/>
             <Show when=move || embed_open.get()>
-                <EmbedDialog on_close=Callback::new(move |_| set_embed_open.set(false))/>
+                <EmbedDialog on_close=Callback::new(move |_| {
+                    set_embed_open.set(false);
+                    // Focus goes back where it came from.
+                    if let Some(b) = embed_button.get_untracked() {
+                        let _ = b.focus();
+                    }
+                })/>
             </Show>
         </div>
     }
@@ -332,13 +343,53 @@ fn EmbedDialog(
             app_url(&e)
         })
     };
+    let panel = NodeRef::<leptos::html::Div>::new();
+    let snippet_box = NodeRef::<leptos::html::Textarea>::new();
+    // The dialog takes focus when it opens (its snippet, ready to copy).
+    request_animation_frame(move || {
+        if let Some(t) = snippet_box.get_untracked() {
+            let _ = t.focus();
+        }
+    });
+    // Tab and Shift+Tab cycle inside the dialog; Escape closes it.
+    let on_key = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "Escape" => on_close.run(()),
+        "Tab" => {
+            let Some(panel) = panel.get_untracked() else {
+                return;
+            };
+            let focusable = focusables(&panel);
+            let (Some(first), Some(last)) = (focusable.first(), focusable.last()) else {
+                return;
+            };
+            let active = document().active_element();
+            let at = |e: &web_sys::HtmlElement| active.as_ref().is_some_and(|a| a == &**e);
+            if ev.shift_key() && at(first) {
+                ev.prevent_default();
+                let _ = last.focus();
+            } else if !ev.shift_key() && at(last) {
+                ev.prevent_default();
+                let _ = first.focus();
+            }
+        }
+        _ => {}
+    };
+    let (copied, set_copied) = signal(None::<bool>);
+    let copy = move |_| {
+        let text = snippet();
+        let Some(w) = web_sys::window() else { return };
+        let promise = w.navigator().clipboard().write_text(&text);
+        leptos::task::spawn_local(async move {
+            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+            set_copied.set(Some(ok));
+        });
+    };
     view! {
-        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="embed-h"
-            on:keydown=move |ev| if ev.key() == "Escape" { on_close.run(()) }>
-            <div>
+        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="embed-h" on:keydown=on_key>
+            <div node_ref=panel>
                 <div class="row">
                     <h2 id="embed-h">"Embed this plot"</h2>
-                    <button on:click=move |_| on_close.run(())>"close"</button>
+                    <button data-action="close-embed" on:click=move |_| on_close.run(())>"close"</button>
                 </div>
                 <p>"Paste this into a blog post. The plot stays live and links back to the full app."</p>
                 <div class="row">
@@ -347,12 +398,35 @@ fn EmbedDialog(
                     <Field key="embed-height" label="height (px)" value="400".to_string()
                         on_commit=Callback::new(move |t: String| parse_px("height", &t, 240).map(|v| set_h.set(v)))/>
                 </div>
-                <textarea readonly name="embed-snippet" prop:value=snippet></textarea>
+                <label for="embed-snippet">"HTML to paste"</label>
+                <textarea node_ref=snippet_box id="embed-snippet" readonly name="embed-snippet" prop:value=snippet></textarea>
+                <div class="row">
+                    <button data-action="copy-embed" on:click=copy>"Copy HTML"</button>
+                    <span role="status">{move || match copied.get() {
+                        Some(true) => "Copied ✓",
+                        Some(false) => "Copy blocked: select the text and copy it",
+                        None => "",
+                    }}</span>
+                </div>
                 <p>"Preview:"</p>
                 <iframe src=src width=move || w.get().to_string() height=move || h.get().to_string() title="Roofline Lab embed preview"></iframe>
+                // The last stop: Tab out of the preview's own controls lands here, then wraps.
+                <div class="row"><button data-action="done-embed" on:click=move |_| on_close.run(())>"Done"</button></div>
             </div>
         </div>
     }
+}
+
+/// The elements Tab can reach inside `root`, in document order.
+fn focusables(root: &web_sys::HtmlElement) -> Vec<web_sys::HtmlElement> {
+    let Ok(nodes) =
+        root.query_selector_all("button:not([disabled]), input, textarea, select, iframe, a[href]")
+    else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|i| nodes.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect()
 }
 
 /// The chromeless embed: plot, compact legend (drawn in the plot), key result, link to the app.

@@ -618,6 +618,14 @@ impl Browser {
         .await;
     }
 
+    /// Chooses item `item` of the menu button `menu` (`add-op`, `add-chip`, `export`) with real
+    /// clicks, as a user would: the button opens the list, the item acts.
+    pub async fn pick(&self, menu: &str, item: &str) {
+        self.click(&format!("button[data-menu='{menu}']")).await;
+        self.click(&format!("[data-menu-list='{menu}'] [data-item='{item}']"))
+            .await;
+    }
+
     /// Click the first element matching `css`.
     pub async fn click(&self, css: &str) {
         self.wait_for(css)
