@@ -28,7 +28,7 @@ pub fn MenuButton(
     /// The button's visible text.
     #[prop(into)]
     label: String,
-    /// The accessible name of the button and the list (`Add an operation`).
+    /// The accessible name of the list (`Add an operation`); the button is named by its text.
     #[prop(into)]
     aria_label: String,
     /// The items, in groups.
@@ -149,7 +149,6 @@ pub fn MenuButton(
                 aria-haspopup="menu"
                 aria-expanded=move || open.get().to_string()
                 aria-controls=id
-                aria-label=aria_label
                 on:click=move |_| if open.get_untracked() { close(false) } else { open_at(false) }
                 on:keydown=on_button_key
             >

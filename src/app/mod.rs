@@ -380,7 +380,7 @@ pub fn App() -> impl IntoView {
 
     view! {
         <a class="skip-link" href="#results">"Skip to the results"</a>
-        <div class="app" data-ready="true">
+        <main class="app" data-ready="true">
             <header class="topbar">
                 <h1>"Roofline Lab"</h1>
                 <span class="tagline">
@@ -402,7 +402,7 @@ pub fn App() -> impl IntoView {
                 </div>
             </div>
             <results::ResultsPanel/>
-        </div>
+        </main>
     }
     .into_any()
 }

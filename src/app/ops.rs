@@ -172,7 +172,7 @@ fn OpCard(
                 <span class="title">{title}</span>
                 <button class="small" title="Move up" aria-label="Move up" disabled=is_first on:click=up>"↑"</button>
                 <button class="small" title="Move down" aria-label="Move down" disabled=is_last on:click=down>"↓"</button>
-                <button class="small" title="Duplicate" aria-label="Duplicate" on:click=dup>"dup"</button>
+                <button class="small" title="Duplicate" aria-label="dup: duplicate this operation" on:click=dup>"dup"</button>
                 <button class="small" title="Remove" aria-label="Remove this operation" disabled=only_one on:click=remove>"✕"</button>
             </div>
             <div class="fields">

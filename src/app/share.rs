@@ -452,13 +452,14 @@ pub fn EmbedView() -> impl IntoView {
         })
     };
     view! {
-        <div class="embed-view" data-ready="true" data-embed="true">
+        <main class="embed-view" data-ready="true" data-embed="true">
+            <h1 class="visually-hidden">{move || c.scenario.with(view::embed_title)}</h1>
             <ChartCanvas model=model dark=c.dark/>
             <div class="embed-foot">
                 <span class="keyline" data-keyline="true" title=key>{key}</span>
                 <a href=href target="_blank" rel="noopener" data-open-app="true">"Open in Roofline Lab ↗"</a>
             </div>
             <DataTable model=model/>
-        </div>
+        </main>
     }
 }
