@@ -264,3 +264,33 @@ async fn the_keyboard_alone_reaches_menus_tabs_the_embed_dialog_and_the_results(
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// An LLM sweep says where its points stop fitting in memory, on the plot and in its table for
+/// screen readers: LLaMA 3-70B in int8 on a TPU v5e 4x2 at 8k context fits 42 sequences
+/// (applied-inference.md; the hand calculation is in tests/view.rs).
+#[tokio::test(flavor = "current_thread")]
+async fn an_llm_sweep_shows_where_it_stops_fitting() {
+    let b = Browser::start().await;
+    b.open(
+        "/?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
+    )
+    .await;
+    b.wait_for("canvas[data-chart='sweep']").await;
+    // The screen-reader table follows the plot once edits pause (200 ms).
+    let mut text = String::new();
+    for _ in 0..40 {
+        text = b
+            .js("return document.querySelector(\"table[data-chart-table='sweep']\").textContent")
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if text.contains("does not fit") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(text.contains("does not fit in HBM above B = 42"), "{text}");
+    assert!(b.canvas_ink("canvas[data-chart='sweep']").await > 1000);
+    b.close().await;
+}

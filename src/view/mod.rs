@@ -32,5 +32,6 @@ pub use rows::{
     ResultRow, RowCache,
 };
 pub use sweep::{
-    sweep_chart, sweep_chart_cached, sweepable_fields, SweepCache, SweepMetric, Swept,
+    oom_edge, sweep_chart, sweep_chart_cached, sweepable_fields, OomEdge, SweepCache, SweepMetric,
+    Swept,
 };
