@@ -118,8 +118,17 @@ fn ChipCard(
         .iter()
         .copied()
         .map(|f| {
+            // Shown the way people read it (`820 GB/s`, `128 MiB`), to the last digit: the
+            // text reads back to the exact value, which the link keeps.
             let value = Memo::new(move |_| {
-                chip.with(|ch| ch.as_ref().and_then(|ch| ch.get_str(f)).unwrap_or_default())
+                chip.with(|ch| {
+                    let ch = ch.as_ref()?;
+                    match (ch.get(f), f.unit()) {
+                        (Some(v), Some(unit)) => Some(roofline::units::format_field(v, unit)),
+                        _ => ch.get_str(f),
+                    }
+                })
+                .unwrap_or_default()
             });
             let note = Signal::derive(move || {
                 chip.with(|ch| {
