@@ -591,7 +591,7 @@ mod tests {
                 for v in [
                     x,
                     x * 1.000_000_1,
-                    x * 3.141_592_653_589_793,
+                    x * std::f64::consts::PI,
                     (x * 7.0).round(),
                 ] {
                     let t = format_field(v, unit);
