@@ -99,7 +99,7 @@ async fn toggles_show_which_one_is_on_and_help_does_not_move_the_page() {
         "pressed and unpressed look alike: {looks:?}"
     );
     // Focusing a field shows its help over the page; nothing below it moves.
-    let where_ = "return [...document.querySelectorAll('.panel, button')].map(e => Math.round(e.getBoundingClientRect().top + scrollY))";
+    let where_ = "return [...document.querySelectorAll('.forms .panel, .forms button')].map(e => Math.round(e.getBoundingClientRect().top + scrollY))";
     let before = b.js(where_).await;
     b.js("document.querySelector(\"[data-op='0'] input[name='d']\").focus()")
         .await;
