@@ -105,3 +105,32 @@ async fn on_phones_the_plot_and_a_result_card_come_first_without_sideways_scroll
     }
     b.close().await;
 }
+
+/// Fields a chip has no figure for (TPU v5e's fp8 and PCIe) and a matmul's tiles fold behind
+/// "more fields"; a link that sets a tile opens its operation's fold.
+#[tokio::test(flavor = "current_thread")]
+async fn rarely_used_fields_fold_until_needed() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=matmul:d=4096&op=matmul:bm=256")
+        .await;
+    let folded = |css: &str| {
+        format!("const e = document.querySelector({css:?}); const d = e.closest('details.more-fields'); return d ? (d.open ? 'open' : 'closed') : 'shown';")
+    };
+    for (css, want) in [
+        ("[data-chip='0'] input[name='fp8']", "closed"),
+        ("[data-chip='0'] input[name='pcie']", "closed"),
+        ("[data-chip='0'] input[name='bf16']", "shown"),
+        ("[data-op='0'] input[name='bm']", "closed"),
+        ("[data-op='0'] input[name='d']", "shown"),
+        ("[data-op='1'] input[name='bm']", "open"),
+    ] {
+        assert_eq!(b.js(&folded(css)).await, want, "{css}");
+    }
+    // Sharding the first matmul opens its fold (split, link, topology now matter).
+    b.set_input("[data-op='0'] input[name='shards']", "4").await;
+    assert_eq!(
+        b.js(&folded("[data-op='0'] select[name='topology']")).await,
+        "open"
+    );
+    b.close().await;
+}

@@ -25,7 +25,7 @@ fn enc(s: &str) -> String {
 
 /// Wait (at most 10 s) until `script` returns true.
 async fn wait_until(b: &Browser, script: &str, what: &str) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
         if b.js(script).await.as_bool() == Some(true) {
             return;
