@@ -23,7 +23,7 @@ fn enc(s: &str) -> String {
     out
 }
 
-/// Wait (at most 10 s) until `script` returns true.
+/// Wait (at most 20 s) until `script` returns true.
 async fn wait_until(b: &Browser, script: &str, what: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
