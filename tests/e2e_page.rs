@@ -306,3 +306,62 @@ async fn an_llm_sweep_shows_where_it_stops_fitting() {
     assert!(b.canvas_ink("canvas[data-chart='sweep']").await > 1000);
     b.close().await;
 }
+
+/// Sliders: dragging D's slider to position 700 of 1000 (2^(20·0.7) = 2^14) sets D = 16384 at
+/// once, in the field, the results and, once the drag ends, the link; Page Up doubles, an arrow
+/// steps to the next power of two. Chapter 1's bf16 × int8 matmul on TPU v5e with F = 4096:
+/// the exact critical B moves with D (hand formula in tests/web.rs), so it must differ.
+#[tokio::test(flavor = "current_thread")]
+async fn sliders_explore_by_dragging_and_by_keyboard() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=matmul:d=4096,f=4096,x=bf16,w=int8")
+        .await;
+    let slider = "[data-op='0'] input[name='d'] ~ input.slider";
+    let d = "[data-op='0'] input[name='d']";
+    let before = b.row_metrics("0", 0).await;
+    for pos in ["650", "680", "700"] {
+        b.js(&format!(
+            "const s = document.querySelector({slider:?}); s.value = '{pos}'; s.dispatchEvent(new Event('input', {{bubbles: true}}));"
+        ))
+        .await;
+    }
+    assert_eq!(field_value(&b, d).await, "16384");
+    assert_ne!(
+        b.row_metrics("0", 0).await.get("critical_b"),
+        before.get("critical_b")
+    );
+    assert!(b.settled_search().await.contains("d=16384"));
+    b.js(&format!("document.querySelector({slider:?}).focus()"))
+        .await;
+    b.client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("\u{e00e}")
+        .await
+        .unwrap();
+    assert_eq!(field_value(&b, d).await, "32768", "Page Up doubles");
+    b.client
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys("\u{e013}")
+        .await
+        .unwrap();
+    assert_eq!(
+        field_value(&b, d).await,
+        "65536",
+        "an arrow steps to the next power of two"
+    );
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// The text of the input `css`.
+async fn field_value(b: &Browser, css: &str) -> String {
+    b.js(&format!("return document.querySelector({css:?}).value"))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}

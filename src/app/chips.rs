@@ -138,7 +138,8 @@ fn ChipCard(
             c.edit_chip(id, |ch| ch.set_str(f, &t).map_err(AppError::from))
         });
         view! {
-            <Field key=f.as_str() label=f.label() value=value title=note text=f == ChipField::Name on_commit=commit/>
+            <Field key=f.as_str() label=f.label() value=value title=note text=f == ChipField::Name
+                    slider=crate::view::chip_slider(f) on_commit=commit/>
         }
     };
     // Fields this chip does not have (a TPU's fp8, PCIe) fold behind "more fields".

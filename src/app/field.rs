@@ -4,6 +4,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::AppError;
+use crate::view::{Slider, SLIDER_STEPS};
 
 /// A labelled input controlled by the scenario: it shows `value` and applies its text on every
 /// keystroke. When the text is invalid, the message is shown next to the field and the
@@ -33,6 +34,9 @@ pub fn Field(
     /// Free text (a label or name) rather than a number: no numeric keyboard on phones.
     #[prop(optional)]
     text: bool,
+    /// A slider beside the text input for numbers people explore by dragging (`None`: none).
+    #[prop(default = None)]
+    slider: Option<Slider>,
     /// Applies the text; an error marks the field invalid and is shown next to it.
     on_commit: Callback<String, Result<(), AppError>>,
 ) -> impl IntoView {
@@ -81,8 +85,54 @@ pub fn Field(
             before_edit.set_value(None);
         }
     };
+    let input = NodeRef::<html::Input>::new();
+    // A value set by the slider: applied, and shown in the text input at once (a drag is not
+    // typing, so there is no edit of the user's to protect).
+    let slide_to = move |v: f64| {
+        let text = roofline::units::format_exact(v);
+        if on_commit.run(text).is_ok() {
+            let now = value.get_untracked();
+            shown.set_value(now.clone());
+            before_edit.set_value(None);
+            set_error.set(None);
+            if let Some(el) = input.get_untracked() {
+                el.set_value(&now);
+            }
+        }
+    };
+    let slider_name = label.clone();
+    let slider_view = slider.map(|sl| {
+        let position = move || {
+            value.with(|t| roofline::units::parse_quantity(t).map_or(0.0, |v| sl.position_of(v)))
+        };
+        let on_key = move |ev: leptos::ev::KeyboardEvent| {
+            let (up, page) = match ev.key().as_str() {
+                "ArrowUp" | "ArrowRight" => (true, false),
+                "ArrowDown" | "ArrowLeft" => (false, false),
+                "PageUp" => (true, true),
+                "PageDown" => (false, true),
+                _ => return,
+            };
+            ev.prevent_default();
+            if let Ok(v) = value.with_untracked(|t| roofline::units::parse_quantity(t)) {
+                slide_to(sl.step(v, up, page));
+            }
+        };
+        view! {
+            <input type="range" class="slider" min="0" max=SLIDER_STEPS.to_string() step="1"
+                aria-label=format!("{slider_name} (slider)")
+                aria-valuetext=move || value.get()
+                prop:value=move || position().to_string()
+                on:input=move |ev| {
+                    if let Ok(pos) = event_target_value(&ev).parse::<f64>() {
+                        slide_to(sl.value_at(pos));
+                    }
+                }
+                on:keydown=on_key
+            />
+        }
+    });
     let control = if choices.with_untracked(Vec::is_empty) {
-        let input = NodeRef::<html::Input>::new();
         Effect::new(move |_| {
             let v = value.get();
             if shown.with_value(|s| *s == v) {
@@ -151,6 +201,7 @@ pub fn Field(
         <div class="field">
             <label for=id>{label}</label>
             {control}
+            {slider_view}
             <span class="msg" id=msg_id role="alert">{move || error.get().unwrap_or_default()}</span>
             <span class="note" aria-hidden="true">{move || title.get()}</span>
         </div>

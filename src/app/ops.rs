@@ -136,6 +136,7 @@ fn OpCard(
                     value=value
                     title=Signal::derive(move || help.to_string())
                     choices=choices_of(spec.ty, spec.none)
+                    slider=view::op_slider(key).filter(|_| spec.is_numeric())
                     on_commit=commit
                 />
             }

@@ -61,3 +61,122 @@ pub fn op_more_open(op: &Op) -> bool {
 pub fn is_folded_chip_field(chip: &Chip, f: ChipField) -> bool {
     f != ChipField::Name && !f.is_required() && chip.get(f).is_none()
 }
+
+/// A slider beside a numeric field (issue 17, "Explore by dragging"): its range, on a log
+/// scale where the quantity spans decades, snapping to powers of two for sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slider {
+    /// The smallest value.
+    pub min: f64,
+    /// The largest value.
+    pub max: f64,
+    /// Positions are spread over `ln(value)`.
+    pub log: bool,
+    /// Values snap to powers of two (sizes, chip counts).
+    pub pow2: bool,
+}
+
+/// How many positions the range input has.
+pub const SLIDER_STEPS: f64 = 1000.0;
+
+impl Slider {
+    const fn sizes(max: f64) -> Slider {
+        Slider {
+            min: 1.0,
+            max,
+            log: true,
+            pow2: true,
+        }
+    }
+
+    const fn decades(min: f64, max: f64) -> Slider {
+        Slider {
+            min,
+            max,
+            log: true,
+            pow2: false,
+        }
+    }
+
+    /// The value at position `pos` (0 to [`SLIDER_STEPS`]).
+    pub fn value_at(&self, pos: f64) -> f64 {
+        let t = (pos / SLIDER_STEPS).clamp(0.0, 1.0);
+        let v = if self.log {
+            (self.min.ln() + t * (self.max.ln() - self.min.ln())).exp()
+        } else {
+            self.min + t * (self.max - self.min)
+        };
+        self.snap(v)
+    }
+
+    /// The position of value `v` (clamped to the range).
+    pub fn position_of(&self, v: f64) -> f64 {
+        if !v.is_finite() {
+            return 0.0;
+        }
+        let v = v.clamp(self.min, self.max);
+        let t = if self.log {
+            (v.ln() - self.min.ln()) / (self.max.ln() - self.min.ln())
+        } else {
+            (v - self.min) / (self.max - self.min)
+        };
+        (t * SLIDER_STEPS).round()
+    }
+
+    /// Powers of two for sizes; otherwise three significant digits, so that a dragged value
+    /// reads cleanly (`1.97e14`, not `1.9712345e14`).
+    fn snap(&self, v: f64) -> f64 {
+        let v = if self.pow2 {
+            2f64.powi(v.log2().round() as i32)
+        } else {
+            let e = 10f64.powi(v.abs().log10().floor() as i32 - 2);
+            (v / e).round() * e
+        };
+        v.clamp(self.min, self.max)
+    }
+
+    /// The value a key moves `v` to: arrows step to the next power of two (sizes) or by a
+    /// 100th of the range; Page Up/Down double and halve.
+    pub fn step(&self, v: f64, up: bool, page: bool) -> f64 {
+        let next = if page {
+            if up {
+                v * 2.0
+            } else {
+                v / 2.0
+            }
+        } else if self.pow2 {
+            let p = 2f64.powi(v.log2().floor() as i32);
+            match (up, p == v) {
+                (true, _) => p * 2.0,
+                (false, true) => p / 2.0,
+                (false, false) => p,
+            }
+        } else {
+            let pos = self.position_of(v) + if up { 10.0 } else { -10.0 };
+            self.value_at(pos)
+        };
+        next.clamp(self.min, self.max)
+    }
+}
+
+/// The slider of an operation's field, for the numbers people explore: sizes and sequence
+/// lengths (powers of two up to 2^20), chip counts (up to 1024), array sizes (bytes up to 1e12).
+pub fn op_slider(key: &str) -> Option<Slider> {
+    Some(match key {
+        "b" | "d" | "f" | "ctx" | "prompt" | "output" => Slider::sizes(1_048_576.0),
+        "shards" | "n" | "tp" => Slider::sizes(1024.0),
+        "bytes" => Slider::decades(1.0, 1e12),
+        _ => return None,
+    })
+}
+
+/// The slider of a chip field: peaks from 1 TFLOP/s to 10 PFLOP/s, bandwidths from 1 GB/s to
+/// 100 TB/s.
+pub fn chip_slider(f: ChipField) -> Option<Slider> {
+    use roofline::units::Unit;
+    match f.unit() {
+        Some(Unit::FlopRate) => Some(Slider::decades(1e12, 1e16)),
+        Some(Unit::ByteRate) => Some(Slider::decades(1e9, 1e14)),
+        _ => None,
+    }
+}

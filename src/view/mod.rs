@@ -22,7 +22,10 @@ pub mod sweep;
 pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
-pub use form::{is_advanced_op_field, is_folded_chip_field, op_more_open};
+pub use form::{
+    chip_slider, is_advanced_op_field, is_folded_chip_field, op_more_open, op_slider, Slider,
+    SLIDER_STEPS,
+};
 pub use measured::{
     add_measured, fit_summary, measured_groups, measured_roofline, measured_rows, MeasuredRow,
 };
