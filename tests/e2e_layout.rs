@@ -134,3 +134,26 @@ async fn rarely_used_fields_fold_until_needed() {
     );
     b.close().await;
 }
+
+/// On a phone the worked examples sit below the plot: loading one brings the plot back into
+/// view, so no plot changes out of sight.
+#[tokio::test(flavor = "current_thread")]
+async fn loading_an_example_on_a_phone_shows_the_plot_it_changed() {
+    let b = Browser::start().await;
+    b.viewport(Some((390, 844))).await;
+    b.open("/").await;
+    b.js("document.querySelector(\"button[data-recipe='network']\").scrollIntoView()")
+        .await;
+    assert!(
+        !in_view(&b, "canvas[data-chart='sweep']").await,
+        "the plot is still in view"
+    );
+    b.js("document.querySelector(\"button[data-recipe='network']\").click()")
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(
+        in_view(&b, "canvas[data-chart='sweep']").await,
+        "the plot changed out of sight"
+    );
+    b.close().await;
+}

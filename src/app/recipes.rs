@@ -30,14 +30,14 @@ pub fn RecipesPanel() -> impl IntoView {
                         let scenario = r.scenario.clone();
                         view! {
                             <button class="small" data-recipe=r.id title=r.summary
-                                on:click=move |_| { load_as_new_entry(scenario.clone()); set_active.set(Some(i)); }>
+                                on:click=move |_| { load_as_new_entry(scenario.clone()); set_active.set(Some(i)); show_the_plot(); }>
                                 {r.title}
                             </button>
                         }
                     })
                     .collect_view()}
                 <button class="small" data-recipe="start-over" title="The first page's scenario: chapter 1's bf16 × int8 matmuls on TPU v5e (Back returns to this one)"
-                    on:click=move |_| { load_as_new_entry(Scenario::default()); set_active.set(None); }>
+                    on:click=move |_| { load_as_new_entry(Scenario::default()); set_active.set(None); show_the_plot(); }>
                     "Start over"
                 </button>
             </div>
@@ -48,5 +48,22 @@ pub fn RecipesPanel() -> impl IntoView {
                 </div>
             })}
         </section>
+    }
+}
+
+/// Loading an example never changes a plot the user cannot see: on a phone, where the examples
+/// sit below the plot, the plot scrolls back into view.
+fn show_the_plot() {
+    let Some(plot) = document().query_selector(".outputs").ok().flatten() else {
+        return;
+    };
+    let r = plot.get_bounding_client_rect();
+    let height = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    if r.top() < 0.0 || r.top() > height * 0.5 {
+        plot.scroll_into_view();
     }
 }
