@@ -470,6 +470,44 @@ fn measured_rows_groups_fit_and_markers() {
     assert_ne!(a, b);
 }
 
+/// The profile panel's table: rows, groups and the count of kernels that cannot be placed, and
+/// a group's `data-metric` cells. By hand, on the H100 (9.89e14 FLOP/s, 3.35e12 bytes/s):
+/// `gemm_a` (1e12 FLOPs, 1e9 bytes, 2 ms) has lower bound 1e12/9.89e14 = 1.0111 ms; a second
+/// launch of it (1 ms) gives its group 2 launches, 3 ms, 2e12 FLOPs, 2e9 bytes, achieved
+/// 2e12/3e-3 = 6.667e14, and 2·1.0111 / 3 = 67.41% of the roof; `mystery` has no FLOPs.
+#[test]
+fn measured_table_and_group_cells() {
+    use roofline_lab::view::measured::{group_cells, measured_roofline, measured_table};
+    let csv = "name,flops,bytes,time\ngemm_a,1e12,1e9,2ms\ngemm_a,1e12,1e9,1ms\nmystery,,1e6,5us\n";
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    let s = roofline::url::decode("?chip=h100").scenario;
+    let (roof, caption) = measured_roofline(&s).unwrap();
+    let t = measured_table(roof, caption.clone(), &p);
+    assert_eq!(t.caption, caption);
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(t.unplaced, 1);
+    // Placed first (biggest time lost), the unplaced one last.
+    assert_eq!(t.rows[2].name, "mystery");
+    assert_eq!(t.rows[0].index, 0);
+    let gemm = t.groups.iter().find(|g| g.launches == 2).unwrap();
+    let cells = group_cells(gemm);
+    let get = |m: &str| -> f64 { cells.iter().find(|c| c.0 == m).unwrap().1.parse().unwrap() };
+    let close = |a: f64, b: f64| assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    assert_eq!(cells[0], ("records", "2".to_string(), "2".to_string()));
+    close(get("time"), 3e-3);
+    close(get("flops"), 2e12);
+    close(get("bytes"), 2e9);
+    close(get("achieved"), 2e12 / 3e-3);
+    close(get("roof_fraction"), 2.0 * 1e12 / 9.89e14 / 3e-3);
+    close(get("time_lost"), 3e-3 - 2.0 * 1e12 / 9.89e14);
+    assert!(
+        cells
+            .iter()
+            .any(|c| c.0 == "roof_fraction" && c.2 == "67.4%"),
+        "{cells:?}"
+    );
+}
+
 /// A sharded matmul on time axes draws T_math and T_comms as curves of their own, meeting at
 /// the crossover. roofline.md, "Network communication rooflines": X[B,D]·Y[D,F] split over 2
 /// TPU v5e along D, "T_math = 2BDF / (2 · Accelerator FLOPs/s) = BDF / 1.97e14", "T_comms =

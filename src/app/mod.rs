@@ -9,6 +9,7 @@ mod field;
 mod ops;
 mod options;
 mod plots;
+mod profile;
 mod recipes;
 mod results;
 mod share;
@@ -39,6 +40,10 @@ pub struct Ctx {
     /// The status line: the last failure that belongs to no field (an export, the clipboard,
     /// the address bar), or `None`.
     pub status: RwSignal<Option<String>>,
+    /// The imported profile (never in the link), `None` before an import.
+    pub profile: RwSignal<Option<std::sync::Arc<roofline::profile::Profile>>>,
+    /// The profile against the first chip's roofline: the panel's tables, the plot's markers.
+    pub measured: Memo<profile::Measured>,
 }
 
 impl Ctx {
@@ -352,12 +357,16 @@ pub fn App() -> impl IntoView {
         }
     }
     let keys = RwSignal::new(scenario.with_untracked(Keys::new));
+    let imported = RwSignal::new(None);
+    let measured = profile::measured_memo(scenario, imported);
     let ctx = Ctx {
         scenario,
         keys,
         dark,
-        charts: plots::Charts::new(scenario),
+        charts: plots::Charts::new(scenario, measured),
         status,
+        profile: imported,
+        measured,
     };
     provide_context(ctx);
     let notices = RwSignal::new(loaded.notices);
@@ -396,6 +405,7 @@ pub fn App() -> impl IntoView {
                 </div>
             </div>
             <results::ResultsPanel/>
+            <profile::ProfilePanel/>
         </div>
     }
     .into_any()

@@ -22,7 +22,8 @@ pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
 pub use measured::{
-    add_measured, fit_summary, measured_groups, measured_roofline, measured_rows, MeasuredRow,
+    add_measured, fit_profile, fit_summary, group_cells, measured_groups, measured_roofline,
+    measured_rows, measured_table, MeasuredRow, MeasuredTable,
 };
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
