@@ -389,3 +389,63 @@ async fn a_trace_through_the_file_picker_and_a_dropped_file_at_two_widths() {
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An `llm` step against a pasted profile, by kind of work: measured per step by hand (GEMM
+/// 2 ms + 1 ms, attention 0.4 ms + softmax 0.2 ms, norm 0.1 ms), halved when the profile covers
+/// two steps; the predicted rows add up to the step's T_lower in the results table.
+#[tokio::test(flavor = "current_thread")]
+async fn an_llm_step_against_its_kernels_by_kind_of_work() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=llm:preset=llama3-8b,b=1,ctx=2048")
+        .await;
+    let t_lower = num(&b.row_metrics("0", 0).await, "t_lower");
+    let csv = "name,flops,bytes,time\nsm90_xmma_gemm_bf16,1e12,1e9,2ms\ncutlass_gemm_small,1e11,1e9,1ms\nflash_fwd_kernel,1e10,1e8,0.4ms\nsoftmax_warp_forward,1e6,1e8,0.2ms\nrms_norm_kernel,1e6,1e8,0.1ms\n";
+    b.set_input("textarea[name=profile]", csv).await;
+    wait_rows(&b, 5, "sm90_xmma_gemm").await;
+    let read = |v: &serde_json::Value, c: &str, m: &str| v[c][m].as_f64().unwrap_or(f64::NAN);
+    let script = r#"return Object.fromEntries([...document.querySelectorAll('tr[data-part-category]')].map(r =>
+        [r.dataset.partCategory, Object.fromEntries([...r.querySelectorAll('[data-metric]')].map(e => [e.dataset.metric, Number(e.dataset.value)]))]))"#;
+    b.wait_for("tr[data-part-category='gemm']").await;
+    let v = b.js(script).await;
+    assert!(close_to(read(&v, "gemm", "measured"), 3e-3, 1e-9), "{v}");
+    assert!(
+        close_to(read(&v, "attention", "measured"), 0.6e-3, 1e-9),
+        "{v}"
+    );
+    assert!(close_to(read(&v, "norm", "measured"), 0.1e-3, 1e-9), "{v}");
+    let predicted: f64 = v
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|r| r["predicted"].as_f64().unwrap())
+        .sum();
+    assert!(
+        close_to(predicted, t_lower, 1e-9),
+        "{predicted} vs {t_lower}: {v}"
+    );
+    let ratio = read(&v, "gemm", "ratio");
+    assert!(
+        close_to(ratio, 3e-3 / read(&v, "gemm", "predicted"), 1e-9),
+        "{v}"
+    );
+    // Two steps in the profile: measured per step halves.
+    b.set_input("input[name=profile-steps]", "2").await;
+    let mut v = b.js(script).await;
+    for _ in 0..100 {
+        if close_to(read(&v, "gemm", "measured"), 1.5e-3, 1e-9) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        v = b.js(script).await;
+    }
+    assert!(close_to(read(&v, "gemm", "measured"), 1.5e-3, 1e-9), "{v}");
+    assert!(
+        close_to(read(&v, "attention", "measured"), 0.3e-3, 1e-9),
+        "{v}"
+    );
+    b.js("document.querySelector('table.parts-table').scrollIntoView()")
+        .await;
+    b.screenshot("profile-llm-parts").await;
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -19,6 +19,7 @@ use wasm_bindgen::JsCast;
 
 use super::{check, ctx, js_detail, AppError};
 use crate::view::{self, MeasuredTable};
+use roofline::units::format_exact;
 
 /// Bytes read from a file per step.
 const SLICE: f64 = (1u64 << 20) as f64;
@@ -344,6 +345,7 @@ fn MeasuredTables(
             Some(Err(e)) => view! { <p class="msg" role="alert" data-profile-error="true">{e}</p> }.into_any(),
             Some(Ok(t)) => tables(&t).into_any(),
         }}
+        <StepParts/>
     }
 }
 
@@ -409,31 +411,113 @@ fn tables(t: &MeasuredTable) -> impl IntoView {
             }
         })
         .collect_view();
-    let head = |h: &[&'static str]| {
-        h.iter()
-            .map(|h| view! { <th scope="col">{*h}</th> })
-            .collect_view()
-    };
     view! {
         <p class="hint" data-profile-caption="true">
             {format!("Placed {}; {} on the roofline plot", t.caption, markers)}
             <span data-markers=markers.to_string()></span>
             {(t.unplaced > 0).then(|| format!("; {} without FLOPs or bytes, listed by time only", t.unplaced))}
         </p>
-        <div class="table-scroll">
-            <table class="results-table measured-table">
-                <caption>"Kernels, biggest time lost against the roofline first"</caption>
-                <thead><tr><th scope="col">"kernel"</th>{head(&ROW_HEAD)}</tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
+        {table("measured-table", "Kernels, biggest time lost against the roofline first", "kernel", &ROW_HEAD, rows)}
         {(more > 0).then(|| view! { <p class="hint" data-more=more.to_string()>{format!("… and {more} more kernels (the fit and the groups count them all)")}</p> })}
+        {table("groups-table", "Totals per name group", "group", &GROUP_HEAD, groups)}
+    }
+}
+
+/// A scrolling table with a caption, a first column and the given headers.
+fn table(
+    class: &'static str,
+    caption: &'static str,
+    first: &'static str,
+    head: &[&'static str],
+    body: impl IntoView,
+) -> impl IntoView {
+    let head = head
+        .iter()
+        .map(|h| view! { <th scope="col">{*h}</th> })
+        .collect_view();
+    view! {
         <div class="table-scroll">
-            <table class="results-table groups-table">
-                <caption>"Totals per name group"</caption>
-                <thead><tr><th scope="col">"group"</th>{head(&GROUP_HEAD)}</tr></thead>
-                <tbody>{groups}</tbody>
+            <table class=format!("results-table {class}")>
+                <caption>{caption}</caption>
+                <thead><tr><th scope="col">{first}</th>{head}</tr></thead>
+                <tbody>{body}</tbody>
             </table>
         </div>
+    }
+}
+
+const PART_HEAD: [&str; 5] = [
+    "predicted / step",
+    "measured / step",
+    "measured ÷ predicted",
+    "records",
+    "parts",
+];
+
+/// Measured against predicted for the scenario's first `llm` step, by kind of work (shown
+/// only when the scenario has one). The steps the profile covers are asked for (default 1).
+#[component]
+fn StepParts() -> impl IntoView {
+    let c = ctx();
+    let steps = RwSignal::new(1.0f64);
+    let step_error = RwSignal::new(None::<String>);
+    let matched = Memo::new(move |_| {
+        let t = c
+            .measured
+            .with(|m| m.as_ref().and_then(|m| m.as_ref().ok()).cloned())?;
+        let p = c.profile.get()?;
+        let n = steps.get();
+        c.scenario.with(|s| {
+            view::match_llm_parts(s, &p, &t.roof, n)
+                .map(|r| r.map_err(|e| AppError::from(e).to_string()))
+        })
+    });
+    let on_steps = move |ev: web_sys::Event| {
+        let text = event_target_value(&ev);
+        match text.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 1.0 => {
+                step_error.set(None);
+                steps.set(v);
+            }
+            _ => step_error.set(Some(
+                AppError::invalid("profile-steps", &text, "must be a number of at least 1")
+                    .to_string(),
+            )),
+        }
+    };
+    view! {
+        <Show when=move || matched.with(Option::is_some)>
+            <h3 class="small-h">"Measured against predicted, per kind of work in the model step"</h3>
+            <label class="hint">"steps in the profile "
+                <input type="number" name="profile-steps" min="1" step="1" value="1" class="steps" on:change=on_steps/>
+            </label>
+            <span class="msg" role="alert">{move || step_error.get().unwrap_or_default()}</span>
+            {move || match matched.get() {
+                Some(Ok(view::StepMatch { name, step, rows })) => {
+                    let body = rows
+                        .into_iter()
+                        .map(|r| {
+                            let parts = r.parts.join(", ");
+                            view! {
+                                <tr data-part-category=r.category>
+                                    <td class="name">{r.category}</td>
+                                    {r.cells().into_iter().map(|(m, v, t)| view! { <td data-metric=m data-value=v>{t}</td> }).collect_view()}
+                                    <td class="name" title=parts.clone()>{parts.clone()}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <p class="hint" data-step-predicted=format_exact(step)>
+                            {format!("{name}: predicted step {} on the first chip, with the options and calibration above", view::pretty(step, roofline::units::Unit::Seconds))}
+                        </p>
+                        {table("parts-table", "Step parts matched to kernels by kind of work", "work", &PART_HEAD, body)}
+                    }
+                    .into_any()
+                }
+                Some(Err(e)) => view! { <p class="msg" role="alert">{e}</p> }.into_any(),
+                None => ().into_any(),
+            }}
+        </Show>
     }
 }
