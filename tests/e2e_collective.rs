@@ -14,7 +14,7 @@ async fn a_collective_from_the_form_to_the_link_plot_derivation_and_exports() {
     let b = Browser::start().await;
     b.open("/?chip=tpu-v5e").await;
     // Add a collective with the form, as a user would.
-    b.js("const s = document.querySelector('select[name=add-op]'); s.value = 'collective'; s.dispatchEvent(new Event('change', {bubbles: true}));").await;
+    b.pick("add-op", "collective").await;
     let card = "[data-op='2']";
     b.wait_for(&format!("{card} input[name='bytes']")).await;
     b.set_input(&format!("{card} input[name='bytes']"), "33554432")
@@ -95,10 +95,8 @@ HTMLAnchorElement.prototype.click = function () {
 
 /// Chooses an export and returns the downloaded file's name and text.
 async fn export(b: &Browser, what: &str) -> (String, String) {
-    b.js(&format!(
-        "window.__dl = []; const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
-    ))
-    .await;
+    b.js("window.__dl = [];").await;
+    b.pick("export", what).await;
     for _ in 0..100 {
         let v = b
             .client

@@ -219,6 +219,10 @@ async fn a_pasted_ncu_profile_its_rows_markers_and_calibration() {
         .await;
     b.screenshot("profile-ncu-table").await;
 
+    // The panel with a profile passes axe-core (as tests/e2e_a11y.rs checks the page).
+    let axe = b.axe().await;
+    assert!(axe.is_empty(), "axe found\n{}", axe.join("\n"));
+
     // A malformed paste: a message next to the field, the last good profile stays.
     b.set_input("textarea[name=profile]", "hello,world\n1,2\n")
         .await;
@@ -248,6 +252,8 @@ async fn a_pasted_ncu_profile_its_rows_markers_and_calibration() {
         "{search} lacks cal={cal}"
     );
     assert!(!search.contains("derate="), "{search}");
+    let axe = b.axe().await;
+    assert!(axe.is_empty(), "with a fit: axe found\n{}", axe.join("\n"));
     // The predicted time follows t = max(F/(c·P), B/(m·W)) + o.
     let want = (f0 / (c.compute * P)).max(b0 / (c.memory * W)) + c.overhead;
     let m = b.row_metrics("0", 0).await;
@@ -442,6 +448,12 @@ async fn an_llm_step_against_its_kernels_by_kind_of_work() {
     assert!(
         close_to(read(&v, "attention", "measured"), 0.3e-3, 1e-9),
         "{v}"
+    );
+    let axe = b.axe().await;
+    assert!(
+        axe.is_empty(),
+        "the step table: axe found\n{}",
+        axe.join("\n")
     );
     b.js("document.querySelector('table.parts-table').scrollIntoView()")
         .await;

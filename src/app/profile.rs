@@ -260,8 +260,8 @@ pub fn ProfilePanel() -> impl IntoView {
                     <input type="file" name="profile" accept=".csv,.json,.txt,text/csv,application/json"
                         aria-describedby="profile-msg" on:change=on_file/>
                 </label>
-                <span class="hint">" or drop a file on this panel, or paste it below"</span>
-                <textarea name="profile" rows="3" spellcheck="false" node_ref=paste
+                <label class="hint" for="profile-paste">" or drop a file on this panel, or paste the text here:"</label>
+                <textarea id="profile-paste" name="profile" rows="3" spellcheck="false" node_ref=paste
                     placeholder="name,flops,bytes,time\ngemm_4096,137438953472,100663296,200us"
                     aria-describedby="profile-msg"
                     on:change=move |ev| import.text(event_target_value(&ev))></textarea>
@@ -272,7 +272,7 @@ pub fn ProfilePanel() -> impl IntoView {
                     </Show>
                 </div>
                 <Show when=move || import.progress.with(Option::is_some)>
-                    <progress data-profile-progress="true"
+                    <progress data-profile-progress="true" aria-label="bytes of the profile read"
                         max=move || import.progress.get().map_or(1.0, |p| p.1.max(1.0))
                         value=move || import.progress.get().map_or(0.0, |p| p.0)></progress>
                     <span class="hint">{move || import.progress.get().map(|(a, b)| format!(" {:.0}%", 100.0 * a / b.max(1.0)))}</span>
