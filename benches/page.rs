@@ -16,6 +16,9 @@
 //!   scenario and a heavy one (8 operations × 3 chips, 1024 sweep points, both plots shown).
 //! - **Transfer:** every file of the build, raw and `gzip -9`.
 //! - **Core:** native medians of one analysis, the heavy scenario's sweeps, chart model and rows.
+//! - **Profile import:** a generated 50 MiB PyTorch trace through the file picker, to the
+//!   import's end and to the drawn markers, with the longest frame gap meanwhile
+//!   (`page/profile_import.rs`). `BENCH_ONLY=profile` runs this part alone.
 //!
 //! With `BENCH_PROFILE=1` the edits run under the DevTools CPU profiler and the profiles land in
 //! `target/bench/{first-load,heavy}.cpuprofile` (open them in Chromium's DevTools; build with
@@ -31,6 +34,10 @@ fn main() {}
 fn main() {
     native::main();
 }
+
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "page/profile_import.rs"]
+mod profile_import;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
@@ -359,6 +366,16 @@ const drawnAfter = t => performance.getEntriesByName('plot-drawn').some(e => e.s
     #[tokio::main(flavor = "current_thread")]
     pub async fn main() {
         // `cargo bench` passes `--bench`; nothing else is understood.
+        if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "profile") {
+            let v = crate::profile_import::run().await;
+            let mut out = String::new();
+            for (what, value, budget, ok) in crate::profile_import::rows(&v) {
+                let st = if budget.is_empty() { "" } else { status(ok) };
+                writeln!(out, "{what:<44} {value:>14}  {budget:>12}  {st}").unwrap();
+            }
+            println!("{out}");
+            return;
+        }
         let core = core();
         let files = transfer();
         let b = Browser::start().await;
@@ -368,6 +385,7 @@ const drawnAfter = t => performance.getEntriesByName('plot-drawn').some(e => e.s
         let heavy = interaction(&b, HEAVY).await;
         let console = b.console_errors().await;
         b.close().await;
+        let import = crate::profile_import::run().await;
         if !console.is_empty() {
             eprintln!(
                 "warning: {} console errors, first: {}",
@@ -444,6 +462,10 @@ const drawnAfter = t => performance.getEntriesByName('plot-drawn').some(e => e.s
             "≤ 200000 B",
             status(gz_total <= BUDGET_TRANSFER_GZIP),
         );
+        for (what, value, budget, ok) in crate::profile_import::rows(&import) {
+            let st = if budget.is_empty() { "" } else { status(ok) };
+            row(&mut out, &what, value, &budget, st);
+        }
         for (name, ns) in &core {
             let v = if *ns >= 1e6 {
                 format!("{:.2} ms", ns / 1e6)
@@ -467,12 +489,15 @@ const drawnAfter = t => performance.getEntriesByName('plot-drawn').some(e => e.s
                 "raw_total": raw_total,
                 "gzip_total": gz_total,
             },
+            "profile_import": import,
             "core_ns": core.iter().map(|(n, v)| json!({"what": n, "median_ns": v})).collect::<Vec<_>>(),
             "budgets": {
                 "first_plot_ms": BUDGET_FIRST_PLOT_MS,
                 "interaction_p95_first_load_ms": BUDGET_FIRST_LOAD_P95_MS,
                 "interaction_p95_heavy_ms": BUDGET_HEAVY_P95_MS,
                 "transfer_gzip_bytes": BUDGET_TRANSFER_GZIP,
+                "profile_import_ms": crate::profile_import::BUDGET_IMPORT_MS,
+                "profile_import_frame_gap_ms": crate::profile_import::BUDGET_FRAME_GAP_MS,
             },
         });
         let dir = root().join("target").join("bench");

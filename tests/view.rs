@@ -470,6 +470,100 @@ fn measured_rows_groups_fit_and_markers() {
     assert_ne!(a, b);
 }
 
+/// The profile panel's table: rows, groups and the count of kernels that cannot be placed, and
+/// a group's `data-metric` cells. By hand, on the H100 (9.89e14 FLOP/s, 3.35e12 bytes/s):
+/// `gemm_a` (1e12 FLOPs, 1e9 bytes, 2 ms) has lower bound 1e12/9.89e14 = 1.0111 ms; a second
+/// launch of it (1 ms) gives its group 2 launches, 3 ms, 2e12 FLOPs, 2e9 bytes, achieved
+/// 2e12/3e-3 = 6.667e14, and 2·1.0111 / 3 = 67.41% of the roof; `mystery` has no FLOPs.
+#[test]
+fn measured_table_and_group_cells() {
+    use roofline_lab::view::measured::{group_cells, measured_roofline, measured_table};
+    let csv = "name,flops,bytes,time\ngemm_a,1e12,1e9,2ms\ngemm_a,1e12,1e9,1ms\nmystery,,1e6,5us\n";
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    let s = roofline::url::decode("?chip=h100").scenario;
+    let (roof, caption) = measured_roofline(&s).unwrap();
+    let t = measured_table(roof, caption.clone(), &p);
+    assert_eq!(t.caption, caption);
+    assert_eq!(t.rows.len(), 3);
+    assert_eq!(t.unplaced, 1);
+    // Placed first (biggest time lost), the unplaced one last.
+    assert_eq!(t.rows[2].name, "mystery");
+    assert_eq!(t.rows[0].index, 0);
+    let gemm = t.groups.iter().find(|g| g.launches == 2).unwrap();
+    let cells = group_cells(gemm);
+    let get = |m: &str| -> f64 { cells.iter().find(|c| c.0 == m).unwrap().1.parse().unwrap() };
+    let close = |a: f64, b: f64| assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    assert_eq!(cells[0], ("records", "2".to_string(), "2".to_string()));
+    close(get("time"), 3e-3);
+    close(get("flops"), 2e12);
+    close(get("bytes"), 2e9);
+    close(get("achieved"), 2e12 / 3e-3);
+    close(get("roof_fraction"), 2.0 * 1e12 / 9.89e14 / 3e-3);
+    close(get("time_lost"), 3e-3 - 2.0 * 1e12 / 9.89e14);
+    assert!(
+        cells
+            .iter()
+            .any(|c| c.0 == "roof_fraction" && c.2 == "67.4%"),
+        "{cells:?}"
+    );
+}
+
+/// A profile of a Llama 3 8B decode step against the `llm` op's parts, by kind of work. Two
+/// steps profiled (measured times halved), by hand: GEMM 2 ms + 1 ms = 3 ms → 1.5 ms per
+/// step; attention (flash 0.4 ms + softmax 0.2 ms) → 0.3 ms; norm 0.1 ms → 0.05 ms; NCCL
+/// 0.06 ms → 0.03 ms (communication: nothing predicted at tp = 1); elementwise 0.08 ms →
+/// `other` 0.04 ms. The predicted times of the rows add up to the step's `T_lower`.
+#[test]
+fn llm_parts_matched_to_kernels_by_kind_of_work() {
+    use roofline_lab::view::measured_parts::{match_llm_parts, part_category};
+    let csv = "name,flops,bytes,time\n\
+        sm90_xmma_gemm_bf16,1e12,1e9,2ms\n\
+        cutlass_gemm_small,1e11,1e9,1ms\n\
+        flash_fwd_kernel,1e10,1e8,0.4ms\n\
+        softmax_warp_forward,1e6,1e8,0.2ms\n\
+        rms_norm_kernel,1e6,1e8,0.1ms\n\
+        ncclKernel_AllReduce_RING,0,1e8,0.06ms\n\
+        vectorized_elementwise_kernel,1e6,1e8,0.08ms\n";
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    let s = roofline::url::decode("?chip=h100&op=llm:preset=llama3-8b,b=1,ctx=2048").scenario;
+    let (roof, _) = roofline_lab::view::measured_roofline(&s).unwrap();
+    let m = match_llm_parts(&s, &p, &roof, 2.0).unwrap().unwrap();
+    let (name, step, rows) = (m.name, m.step, m.rows);
+    assert!(name.to_lowercase().contains("llama"), "{name}");
+    let w = roofline::workload::analyze_workload(&s.ops[0], &s.chips[0], &s.options)
+        .unwrap()
+        .unwrap();
+    let close = |a: f64, b: f64| assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    close(step, w.t_lower);
+    close(rows.iter().map(|r| r.predicted).sum::<f64>(), w.t_lower);
+    let get = |c: &str| rows.iter().find(|r| r.category == c).unwrap();
+    close(get("gemm").measured, 1.5e-3);
+    assert_eq!(get("gemm").records, 2);
+    close(get("attention").measured, 0.3e-3);
+    close(get("norm").measured, 0.05e-3);
+    close(get("communication").measured, 0.03e-3);
+    assert_eq!(get("communication").predicted, 0.0);
+    assert_eq!(get("communication").ratio(), None);
+    close(get("other").measured, 0.04e-3);
+    let gemm_parts = &get("gemm").parts;
+    assert!(gemm_parts.iter().any(|n| n == "MLP up"), "{gemm_parts:?}");
+    assert!(get("norm").parts.iter().any(|n| n == "attention norm"));
+    assert!(get("attention")
+        .parts
+        .iter()
+        .all(|n| n.contains("attention")));
+    assert!(get("gemm").predicted > 0.0 && get("attention").predicted > 0.0);
+    close(get("gemm").ratio().unwrap(), 1.5e-3 / get("gemm").predicted);
+    // Names decide before kinds: a norm named after attention is a norm.
+    assert_eq!(part_category("attention norm", "elementwise"), "norm");
+    assert_eq!(part_category("LM head", "matmul"), "gemm");
+    assert_eq!(part_category("embedding gather", "custom"), "other");
+    // No llm op: nothing; a bad step count: a message.
+    let plain = roofline::url::decode("?chip=h100").scenario;
+    assert!(match_llm_parts(&plain, &p, &roof, 1.0).is_none());
+    assert!(match_llm_parts(&s, &p, &roof, 0.0).unwrap().is_err());
+}
+
 /// A sharded matmul on time axes draws T_math and T_comms as curves of their own, meeting at
 /// the crossover. roofline.md, "Network communication rooflines": X[B,D]·Y[D,F] split over 2
 /// TPU v5e along D, "T_math = 2BDF / (2 · Accelerator FLOPs/s) = BDF / 1.97e14", "T_comms =

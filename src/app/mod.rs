@@ -10,6 +10,7 @@ mod menu;
 mod ops;
 mod options;
 mod plots;
+mod profile;
 mod recipes;
 mod results;
 mod share;
@@ -40,6 +41,10 @@ pub struct Ctx {
     /// The status line: the last failure that belongs to no field (an export, the clipboard,
     /// the address bar), or `None`.
     pub status: RwSignal<Option<String>>,
+    /// The imported profile (never in the link), `None` before an import.
+    pub profile: RwSignal<Option<std::sync::Arc<roofline::profile::Profile>>>,
+    /// The profile against the first chip's roofline: the panel's tables, the plot's markers.
+    pub measured: Memo<profile::Measured>,
 }
 
 impl Ctx {
@@ -357,12 +362,16 @@ pub fn App() -> impl IntoView {
         }
     });
     let keys = RwSignal::new(scenario.with_untracked(Keys::new));
+    let imported = RwSignal::new(None);
+    let measured = profile::measured_memo(scenario, imported);
     let ctx = Ctx {
         scenario,
         keys,
         dark,
-        charts: plots::Charts::new(scenario),
+        charts: plots::Charts::new(scenario, measured),
         status,
+        profile: imported,
+        measured,
     };
     provide_context(ctx);
     let notices = RwSignal::new(loaded.notices);
@@ -404,6 +413,7 @@ pub fn App() -> impl IntoView {
                     <results::ResultsPanel/>
                 </div>
             </div>
+            <profile::ProfilePanel/>
         </main>
     }
     .into_any()

@@ -22,8 +22,9 @@ pub struct Charts {
 }
 
 impl Charts {
-    /// Memos over the scenario (its sweep axes included).
-    pub fn new(scenario: RwSignal<Scenario>) -> Charts {
+    /// Memos over the scenario (its sweep axes included) and the measured profile (markers on
+    /// the roofline plot).
+    pub fn new(scenario: RwSignal<Scenario>, measured: Memo<super::profile::Measured>) -> Charts {
         let cache = StoredValue::new_local(view::SweepCache::default());
         let sweep = Memo::new(move |_| {
             if !scenario.with(|s| s.plot.shows_sweep()) {
@@ -36,11 +37,14 @@ impl Charts {
             chart.map(ChartModel::Sweep)
         });
         let roofline = Memo::new(move |_| {
-            scenario.with(|s| {
-                s.plot
-                    .shows_roofline()
-                    .then(|| ChartModel::Roofline(view::roofline_chart(s)))
-            })
+            let mut chart =
+                scenario.with(|s| s.plot.shows_roofline().then(|| view::roofline_chart(s)))?;
+            measured.with(|m| {
+                if let Some(Ok(t)) = m {
+                    view::add_measured(&mut chart, &t.rows, super::profile::MAX_MARKERS);
+                }
+            });
+            Some(ChartModel::Roofline(chart))
         });
         Charts { sweep, roofline }
     }

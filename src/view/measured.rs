@@ -179,6 +179,53 @@ pub fn fit_summary(f: &Fit) -> Vec<String> {
     out
 }
 
+/// What the profile panel shows: the roofline's caption, the rows (biggest time lost first),
+/// the group totals and the FLOPs and bytes counts that could not be placed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredTable {
+    /// The roofline the kernels are placed against ([`measured_roofline`]).
+    pub roof: Roofline,
+    pub caption: String,
+    pub rows: Vec<MeasuredRow>,
+    pub groups: Vec<GroupTotal>,
+    /// Records without FLOPs or bytes (listed by time, not placed).
+    pub unplaced: usize,
+}
+
+/// A profile against a roofline (from [`measured_roofline`], with its caption): everything
+/// the panel's tables need.
+pub fn measured_table(roof: Roofline, caption: String, p: &Profile) -> MeasuredTable {
+    let rows = measured_rows(&p.kernels, &roof);
+    let unplaced = rows.iter().filter(|r| r.roof.is_none()).count();
+    MeasuredTable {
+        groups: measured_groups(&p.kernels, &roof),
+        roof,
+        caption,
+        rows,
+        unplaced,
+    }
+}
+
+/// The cells of a group's row: `(metric, exact value, shown text)`, as [`MeasuredRow::cells`]
+/// (FLOPs, bytes, achieved and the fraction cover the group's placed records).
+pub fn group_cells(g: &GroupTotal) -> Vec<(&'static str, String, String)> {
+    let num = |metric: &'static str, v: f64, unit: Unit| (metric, format_exact(v), pretty(v, unit));
+    vec![
+        ("records", g.records.to_string(), g.records.to_string()),
+        ("launches", g.launches.to_string(), g.launches.to_string()),
+        num("time", g.time, Unit::Seconds),
+        num("flops", g.flops, Unit::Flops),
+        num("bytes", g.bytes, Unit::Bytes),
+        num("achieved", g.achieved(), Unit::FlopRate),
+        (
+            "roof_fraction",
+            format_exact(g.roof_fraction()),
+            format!("{:.1}%", 100.0 * g.roof_fraction()),
+        ),
+        num("time_lost", g.time_lost(), Unit::Seconds),
+    ]
+}
+
 /// Fits a calibration to the profile against `roof` (see [`roofline::profile::fit`]).
 pub fn fit_profile(p: &Profile, roof: &Roofline) -> Result<Fit, Error> {
     fit(&p.kernels, roof)

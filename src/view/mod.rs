@@ -13,6 +13,7 @@ pub mod chart;
 pub mod export;
 pub mod form;
 pub mod measured;
+pub mod measured_parts;
 pub mod names;
 pub mod recipes;
 pub mod roofline;
@@ -27,8 +28,10 @@ pub use form::{
     SLIDER_STEPS,
 };
 pub use measured::{
-    add_measured, fit_summary, measured_groups, measured_roofline, measured_rows, MeasuredRow,
+    add_measured, fit_profile, fit_summary, group_cells, measured_groups, measured_roofline,
+    measured_rows, measured_table, MeasuredRow, MeasuredTable,
 };
+pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::roofline_chart;

@@ -1,0 +1,163 @@
+//! Measured against predicted for a model step (issue 15): when the scenario holds an `llm`
+//! operation, its parts (on the first chip, with the scenario's options, calibration included)
+//! are matched to the profile's kernels by what their names say. Kernel names rarely say which
+//! projection they computed (a GEMM is a GEMM), so the match is by kind of work, one row per
+//! category: norms, attention, GEMMs (every other matmul-like part), communication, and the
+//! rest. Pure, tested natively.
+
+use roofline::error::Error;
+use roofline::profile::{default_groups, group_totals, GroupTotal, Profile, Roofline};
+use roofline::scenario::Scenario;
+use roofline::units::{format_exact, Unit};
+use roofline::workload::analyze_workload;
+
+use super::names::{op_name, pretty};
+
+/// One category of work: the step's parts in it and the kernels that match it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartMatch {
+    /// `norm`, `attention`, `gemm`, `communication` or `other`.
+    pub category: &'static str,
+    /// The parts in it, as the step names them (`QKV projection`, `MLP up`, ...).
+    pub parts: Vec<String>,
+    /// `Σ repeat·T_lower` of those parts: the predicted time per step, seconds.
+    pub predicted: f64,
+    /// Measured time of the matching records divided by the steps the profile covers.
+    pub measured: f64,
+    /// Records matched.
+    pub records: usize,
+}
+
+impl PartMatch {
+    /// `measured / predicted` (`None` when nothing is predicted).
+    pub fn ratio(&self) -> Option<f64> {
+        (self.predicted > 0.0).then(|| self.measured / self.predicted)
+    }
+
+    /// The `data-metric` cells: `(metric, exact value, shown text)`.
+    pub fn cells(&self) -> Vec<(&'static str, String, String)> {
+        let ratio = self.ratio();
+        vec![
+            (
+                "predicted",
+                format_exact(self.predicted),
+                pretty(self.predicted, Unit::Seconds),
+            ),
+            (
+                "measured",
+                format_exact(self.measured),
+                pretty(self.measured, Unit::Seconds),
+            ),
+            (
+                "ratio",
+                ratio.map(format_exact).unwrap_or_default(),
+                ratio.map_or_else(|| "—".into(), |r| format!("×{r:.2}")),
+            ),
+            (
+                "records",
+                self.records.to_string(),
+                self.records.to_string(),
+            ),
+        ]
+    }
+}
+
+/// A step against a profile: the step's name, its predicted time and the rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepMatch {
+    /// The `llm` operation's name.
+    pub name: String,
+    /// Its predicted step time (`T_lower`), seconds.
+    pub step: f64,
+    /// One row per category with a part or a record.
+    pub rows: Vec<PartMatch>,
+}
+
+/// The category of a step's part, from its name and kind.
+pub fn part_category(name: &str, kind: &str) -> &'static str {
+    let n = name.to_lowercase();
+    if n.contains("norm") {
+        "norm"
+    } else if n.contains("attention") {
+        "attention"
+    } else if n.contains("all-reduce") || n.contains("allreduce") {
+        "communication"
+    } else if matches!(kind, "matmul" | "bmm") {
+        "gemm"
+    } else {
+        "other"
+    }
+}
+
+/// The category of a kernel group of [`default_groups`] (softmax kernels belong to attention;
+/// copies, reductions, elementwise and unmatched kernels to `other`).
+fn group_category(group: &str) -> &'static str {
+    match group {
+        "norm" => "norm",
+        "attention" | "softmax" => "attention",
+        "gemm" => "gemm",
+        "communication" => "communication",
+        _ => "other",
+    }
+}
+
+/// The categories, in the order shown.
+pub const CATEGORIES: [&str; 5] = ["gemm", "attention", "norm", "communication", "other"];
+
+/// The first `llm` operation's step against the profile: `None` when the scenario has none
+/// (categories with neither a part nor a record are left out of the rows). `steps` is how many steps the profile covers (measured times are divided
+/// by it).
+pub fn match_llm_parts(
+    s: &Scenario,
+    p: &Profile,
+    roof: &Roofline,
+    steps: f64,
+) -> Option<Result<StepMatch, Error>> {
+    let op = s.ops.iter().find(|o| o.kind_id() == "llm")?;
+    let chip = s.chips.first()?;
+    Some((|| {
+        if !(steps.is_finite() && steps >= 1.0) {
+            return Err(Error::Parse {
+                input: format_exact(steps),
+                reason: "steps must be a number of at least 1".into(),
+            });
+        }
+        let w = analyze_workload(op, chip, &s.options)?.ok_or_else(|| Error::Parse {
+            input: "llm".into(),
+            reason: "not a composite operation".into(),
+        })?;
+        let mut rows: Vec<PartMatch> = CATEGORIES
+            .iter()
+            .map(|&category| PartMatch {
+                category,
+                parts: Vec::new(),
+                predicted: 0.0,
+                measured: 0.0,
+                records: 0,
+            })
+            .collect();
+        let row = |rows: &mut Vec<PartMatch>, c: &str| rows.iter().position(|r| r.category == c);
+        for (part, a) in &w.parts {
+            let Some(i) = row(&mut rows, part_category(&part.name, part.op.kind_id())) else {
+                continue;
+            };
+            rows[i].predicted += part.repeat * a.t_lower;
+            if !rows[i].parts.contains(&part.name) {
+                rows[i].parts.push(part.name.clone());
+            }
+        }
+        let groups: Vec<GroupTotal> = group_totals(&p.kernels, &default_groups(), roof);
+        for g in groups.iter().filter(|g| g.records > 0) {
+            if let Some(i) = row(&mut rows, group_category(&g.name)) {
+                rows[i].measured += g.time / steps;
+                rows[i].records += g.records;
+            }
+        }
+        rows.retain(|r| !r.parts.is_empty() || r.records > 0);
+        Ok(StepMatch {
+            name: op_name(op),
+            step: w.t_lower,
+            rows,
+        })
+    })())
+}
