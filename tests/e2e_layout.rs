@@ -157,3 +157,24 @@ async fn loading_an_example_on_a_phone_shows_the_plot_it_changed() {
     );
     b.close().await;
 }
+
+/// Input panels fold to their heading (on phones they sit below the answer): the chips panel's
+/// button hides its cards, says so, and shows them again.
+#[tokio::test(flavor = "current_thread")]
+async fn input_panels_fold_to_their_heading() {
+    let b = Browser::start().await;
+    b.viewport(Some((390, 844))).await;
+    b.open("/").await;
+    let shown = "return getComputedStyle(document.querySelector(\".card[data-chip='0']\")).display";
+    assert_ne!(b.js(shown).await, "none");
+    b.click("button[data-collapse='Chips']").await;
+    assert_eq!(b.js(shown).await, "none");
+    assert_eq!(
+        b.js("return document.querySelector(\"button[data-collapse='Chips']\").getAttribute('aria-expanded')")
+            .await,
+        "false"
+    );
+    b.click("button[data-collapse='Chips']").await;
+    assert_ne!(b.js(shown).await, "none");
+    b.close().await;
+}

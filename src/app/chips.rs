@@ -1,6 +1,8 @@
 //! The chips panel: pick one or more presets, edit any number in place, reset an edited preset.
 
 use leptos::prelude::*;
+
+use super::collapse;
 use roofline::chip::{presets, Chip, ChipField};
 use roofline::dtype::PeakKey;
 
@@ -39,6 +41,7 @@ pub fn ChipsPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="chips-h">
             <h2 id="chips-h">
+                <collapse::Collapse what="Chips"/>
                 "Chips" <span class="spacer"></span>
                 <MenuButton name="add-chip" label="+ add chip" aria_label="Add a chip" groups=groups on_pick=add/>
             </h2>

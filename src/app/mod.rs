@@ -4,6 +4,7 @@
 mod canvas_backend;
 mod chart_canvas;
 mod chips;
+mod collapse;
 mod debounce;
 mod field;
 mod menu;

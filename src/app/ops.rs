@@ -1,6 +1,8 @@
 //! The operations panel: add, remove, duplicate, reorder; each kind shows its own fields.
 
 use leptos::prelude::*;
+
+use super::collapse;
 use roofline::op::{FieldType, Op};
 
 use super::field::Field;
@@ -22,6 +24,7 @@ pub fn OpsPanel() -> impl IntoView {
     view! {
         <section class="panel" aria-labelledby="ops-h">
             <h2 id="ops-h">
+                <collapse::Collapse what="Operations"/>
                 "Operations" <span class="spacer"></span>
                 <MenuButton name="add-op" label="+ add operation" aria_label="Add an operation"
                     groups=op_kind_groups() on_pick=add/>

@@ -1,6 +1,8 @@
 //! Options: FLOP convention, achievable fraction of peak, and the sweep (field, range, scale).
 
 use leptos::prelude::*;
+
+use super::collapse;
 use roofline::analysis::FlopConvention;
 use roofline::scenario::ColorScheme;
 use roofline::units::{format_exact, parse_quantity};
@@ -131,7 +133,7 @@ pub fn OptionsPanel() -> impl IntoView {
     });
     view! {
         <section class="panel" aria-labelledby="opts-h">
-            <h2 id="opts-h">"Options"</h2>
+            <h2 id="opts-h"><collapse::Collapse what="Options"/>"Options"</h2>
             <div class="fields">
                 <Field
                     key="flops"

@@ -13,6 +13,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+
+use super::collapse;
 use roofline::profile::{Calibration, Importer, Profile};
 use roofline::scenario::{PlotKind, Scenario};
 use wasm_bindgen::JsCast;
@@ -254,7 +256,7 @@ pub fn ProfilePanel() -> impl IntoView {
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
-            <h2 id="profile-h">"Measured profile" <span class="hint">"(stays in this page; only a fitted cal= goes into the link)"</span></h2>
+            <h2 id="profile-h"><collapse::Collapse what="Measured profile"/>"Measured profile" <span class="hint">"(stays in this page; only a fitted cal= goes into the link)"</span></h2>
             <div class="profile-import">
                 <label>"Profile file (plain CSV, Nsight Compute CSV, PyTorch trace JSON) "
                     <input type="file" name="profile" accept=".csv,.json,.txt,text/csv,application/json"

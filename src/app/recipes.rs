@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::collapse;
+
 use roofline::scenario::Scenario;
 
 use super::ctx;
@@ -21,7 +23,7 @@ pub fn RecipesPanel() -> impl IntoView {
     };
     view! {
         <section class="panel" aria-labelledby="recipes-h">
-            <h2 id="recipes-h">"Worked examples from the chapter"</h2>
+            <h2 id="recipes-h"><collapse::Collapse what="Worked examples"/>"Worked examples from the chapter"</h2>
             <div class="recipes">
                 {recipes()
                     .into_iter()
