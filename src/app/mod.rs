@@ -6,6 +6,7 @@ mod chart_canvas;
 mod chips;
 mod debounce;
 mod field;
+mod hf_import;
 mod ops;
 mod options;
 mod plots;

@@ -1,4 +1,4 @@
-//! The plots panel: sweep / roofline / both tabs, axis toggles, the live canvases, the key result
+//! The plots panel: sweep / roofline / both / serving frontier tabs, axis toggles, the live canvases, the key result
 //! line and a visually hidden data table per plot for screen readers.
 
 use leptos::prelude::*;
@@ -19,6 +19,8 @@ pub struct Charts {
     pub sweep: Memo<Option<ChartModel>>,
     /// The roofline plot's model, `None` while it is hidden.
     pub roofline: Memo<Option<ChartModel>>,
+    /// The serving frontier's model, `None` while it is hidden.
+    pub frontier: Memo<Option<ChartModel>>,
 }
 
 impl Charts {
@@ -42,7 +44,18 @@ impl Charts {
                     .then(|| ChartModel::Roofline(view::roofline_chart(s)))
             })
         });
-        Charts { sweep, roofline }
+        let frontier = Memo::new(move |_| {
+            scenario.with(|s| {
+                s.plot
+                    .shows_frontier()
+                    .then(|| ChartModel::Frontier(view::frontier_chart(s)))
+            })
+        });
+        Charts {
+            sweep,
+            roofline,
+            frontier,
+        }
     }
 
     /// Runs `f` on the chart in front (the sweep when both are shown), without tracking.
@@ -53,6 +66,10 @@ impl Charts {
             .with_untracked(|m| m.as_ref().map(|m| (f.take().unwrap())(m)));
         r.or_else(|| {
             self.roofline
+                .with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
+        })
+        .or_else(|| {
+            self.frontier
                 .with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
         })
     }
@@ -88,12 +105,16 @@ pub fn PlotsPanel() -> impl IntoView {
     let key_line = Memo::new(move |_| c.scenario.with(view::key_line));
     let sweep = c.charts.sweep;
     let roofline = c.charts.roofline;
+    let frontier = c.charts.frontier;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs" role="tablist">
                 {tab(PlotKind::Sweep, "Sweep")}
                 {tab(PlotKind::Roofline, "Roofline")}
                 {tab(PlotKind::Both, "Both")}
+                <Show when=move || has_llm.get() || plot.get().shows_frontier()>
+                    {tab(PlotKind::Frontier, "Serving frontier")}
+                </Show>
                 <span class="spacer"></span>
                 <Show when=move || plot.get().shows_sweep()>
                     {metric_button(SweepMetric::Achieved, "FLOPs/s")}
@@ -117,6 +138,10 @@ pub fn PlotsPanel() -> impl IntoView {
             <Show when=move || plot.get().shows_roofline()>
                 <ChartCanvas model=roofline dark=c.dark/>
                 <DataTable model=roofline/>
+            </Show>
+            <Show when=move || plot.get().shows_frontier()>
+                <ChartCanvas model=frontier dark=c.dark/>
+                <DataTable model=frontier/>
             </Show>
             <p class="keyline" data-keyline="true">{move || key_line.get()}</p>
         </section>

@@ -87,7 +87,7 @@ fn shape(r: &ResultRow) -> Shape {
     for c in &r.cells {
         c.metric.hash(&mut h);
     }
-    for p in &r.parts {
+    for p in r.parts.iter().chain(r.serving.as_deref()) {
         shape(p).hash(&mut h);
     }
     (r.id.clone(), h.finish())
@@ -177,6 +177,16 @@ fn Row(
         })
     };
     let name = move || row.with(|r| r.as_ref().map(|r| r.name.clone()).unwrap_or_default());
+    // An `llm` op's serving figures: a row of their own under the model's (always shown).
+    let serving = initial.serving.as_deref().cloned().map(|initial| {
+        let live = Memo::new(move |_| {
+            row.with(|r| {
+                r.as_ref()
+                    .and_then(|r| r.serving.as_deref().cloned().map(Arc::new))
+            })
+        });
+        view! { <Row initial=initial row=live open=open/> }
+    });
     view! {
         <tr class=format!("result-row {class}") data-op=initial.op_key.clone() data-chip=initial.chip
             aria-expanded=move || is_open.get().to_string() tabindex="0" on:click=move |_| toggle()
@@ -198,6 +208,7 @@ fn Row(
                 </td>
             </tr>
         </Show>
+        {serving}
         <Show when=move || parts_open.get()>
             {move || {
                 row.with(|r| r.as_ref().map(|r| r.parts.clone()).unwrap_or_default())

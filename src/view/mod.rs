@@ -11,16 +11,21 @@
 pub mod cache;
 pub mod chart;
 pub mod export;
+pub mod frontier;
+pub mod import;
 pub mod measured;
 pub mod names;
 pub mod recipes;
 pub mod roofline;
 pub mod rows;
+pub mod serving;
 pub mod sweep;
 
 pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
+pub use frontier::frontier_chart;
+pub use import::{import_hf_config, Imported};
 pub use measured::{
     add_measured, fit_summary, measured_groups, measured_roofline, measured_rows, MeasuredRow,
 };
@@ -28,6 +33,7 @@ pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::roofline_chart;
 pub use rows::{cells, key_line, result_rows, result_rows_cached, Cell, ResultRow, RowCache};
+pub use serving::{serving_cells, serving_row};
 pub use sweep::{
     sweep_chart, sweep_chart_cached, sweepable_fields, SweepCache, SweepMetric, Swept,
 };
