@@ -5,7 +5,7 @@
 
 use roofline::op::{Op, OpKind};
 use roofline::scenario::{PlotKind, Scenario};
-use roofline_lab::view::{self, ChartModel, ResultRow};
+use roofline_lab::view::{self, Cell, ChartModel, ResultRow};
 
 const MIXTRAL: &str = include_str!("fixtures/mixtral-8x7b.config.json");
 const DEEPSEEK_V3: &str = include_str!("fixtures/deepseek-v3.config.json");
@@ -22,12 +22,15 @@ fn scenario(q: &str) -> Scenario {
     d.scenario
 }
 
-fn num(row: &ResultRow, metric: &str) -> f64 {
-    let c = row
-        .cells
+fn cell<'a>(row: &'a ResultRow, metric: &str) -> &'a Cell {
+    row.cells
         .iter()
         .find(|c| c.metric == metric)
-        .unwrap_or_else(|| panic!("no {metric} in {:?}", row.name));
+        .unwrap_or_else(|| panic!("no {metric} in {:?}", row.name))
+}
+
+fn num(row: &ResultRow, metric: &str) -> f64 {
+    let c = cell(row, metric);
     c.value
         .parse()
         .unwrap_or_else(|_| panic!("{metric} = {:?}", c.value))
@@ -88,12 +91,7 @@ fn the_serving_row_has_the_issue_metrics_with_the_book_numbers() {
         "USD per Mtok",
     );
     // No power figure for the v5e: said, not guessed.
-    let j = serving
-        .cells
-        .iter()
-        .find(|c| c.metric == "joules_per_token")
-        .unwrap();
-    assert_eq!(j.value, "none");
+    assert_eq!(cell(serving, "joules_per_token").value, "none");
     // LLaMA 3-70B: 70,553,706,496 parameters, dense (active = total).
     assert_eq!(num(serving, "params"), 70_553_706_496.0);
     assert_eq!(num(serving, "active_params"), 70_553_706_496.0);
@@ -116,14 +114,10 @@ fn only_llm_ops_get_a_serving_row_and_a_batch_that_does_not_fit_is_marked() {
     let s = scenario(&BOOK_70B.replace("b=42", "b=43"));
     let rows = view::result_rows(&s);
     let serving = rows[0].serving.as_deref().unwrap();
-    let cell = serving
-        .cells
-        .iter()
-        .find(|c| c.metric == "max_batch")
-        .unwrap();
-    assert_eq!(cell.value, "42");
-    assert_eq!(cell.class, "bound-memory");
-    assert!(cell.text.contains("does not fit"), "{}", cell.text);
+    let fit = cell(serving, "max_batch");
+    assert_eq!(fit.value, "42");
+    assert_eq!(fit.class, "bound-memory");
+    assert!(fit.text.contains("does not fit"), "{}", fit.text);
 }
 
 fn llm() -> Op {

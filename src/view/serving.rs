@@ -31,7 +31,11 @@ fn labelled(metric: &'static str, label: &str, v: f64, text: String, title: &str
     Cell {
         metric,
         value: format_exact(v),
-        text: format!("{label} {text}"),
+        text: if label.is_empty() {
+            text
+        } else {
+            format!("{label} {text}")
+        },
         class: "",
         title: title.to_string(),
     }
@@ -97,32 +101,20 @@ pub fn serving_cells(s: &Serving) -> Vec<Cell> {
             "requests completed per second: tokens/s / G",
         ),
     ];
-    match s.cost_per_mtok {
-        Some(c) => out.push(labelled(
-            "cost_per_mtok",
-            "$",
-            c,
-            format!("{}/Mtok", format_sig(c, 4)),
-            "USD per million output tokens: price · chips / 3600 / (tokens/s) · 1e6",
-        )),
-        None => out.push(none_cell(
-            "cost_per_mtok",
-            "the chip has no price= (USD per chip-hour)",
-        )),
-    }
-    match s.joules_per_token {
-        Some(j) => out.push(labelled(
-            "joules_per_token",
-            "",
-            j,
-            format!("{} J/tok", format_sig(j, 4)),
-            "power · chips / (tokens/s)",
-        )),
-        None => out.push(none_cell(
-            "joules_per_token",
-            "the chip has no power= (watts)",
-        )),
-    }
+    out.push(optional(
+        "cost_per_mtok",
+        s.cost_per_mtok,
+        |c| format!("${}/Mtok", format_sig(c, 4)),
+        "USD per million output tokens: price · chips / 3600 / (tokens/s) · 1e6",
+        "the chip has no price= (USD per chip-hour)",
+    ));
+    out.push(optional(
+        "joules_per_token",
+        s.joules_per_token,
+        |j| format!("{} J/tok", format_sig(j, 4)),
+        "power · chips / (tokens/s)",
+        "the chip has no power= (watts)",
+    ));
     let mut fit = labelled(
         "max_batch",
         "max B",
@@ -138,13 +130,23 @@ pub fn serving_cells(s: &Serving) -> Vec<Cell> {
     out
 }
 
-fn none_cell(metric: &'static str, why: &str) -> Cell {
-    Cell {
-        metric,
-        value: "none".into(),
-        text: "—".into(),
-        class: "",
-        title: why.into(),
+/// A figure the chip may lack the data for (a price, a power): `none` and why when absent.
+fn optional(
+    metric: &'static str,
+    v: Option<f64>,
+    text: impl Fn(f64) -> String,
+    title: &str,
+    why: &str,
+) -> Cell {
+    match v {
+        Some(x) => labelled(metric, "", x, text(x), title),
+        None => Cell {
+            metric,
+            value: "none".into(),
+            text: "—".into(),
+            class: "",
+            title: why.into(),
+        },
     }
 }
 
