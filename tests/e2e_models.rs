@@ -168,6 +168,8 @@ async fn the_serving_frontier_is_a_plot_with_a_link_and_an_svg_export() {
     let s = b.row_metrics("0.serving", 0).await;
     assert_eq!(num(&s, "max_batch"), 42.0);
     assert!(close_to(num(&s, "tpot"), 16e9 / 8.2e11, 0.05), "{s:?}");
+    // "int8 | 70GB | ... | 4x2 = 8 chips": the smallest topology that holds it.
+    assert_eq!(num(&s, "min_chips"), 8.0);
     b.click("button[data-plot='frontier']").await;
     b.wait_for("canvas[data-chart='frontier']").await;
     let ink = b.canvas_ink("canvas[data-chart='frontier']").await;

@@ -61,11 +61,14 @@ fn the_serving_row_has_the_issue_metrics_with_the_book_numbers() {
         "cost_per_mtok",
         "joules_per_token",
         "max_batch",
+        "min_chips",
     ] {
         assert!(metrics.contains(&m), "{m} missing from {metrics:?}");
     }
     // "num KV caches @ 8k: 43" from 58 GB / (162 kB · 8192); exactly 42 (see tests/serving.rs).
     assert_eq!(num(serving, "max_batch"), 42.0);
+    // "int8 | 70GB | ... | 4x2 = 8 chips": the smallest slice that holds it (and these 42).
+    assert_eq!(num(serving, "min_chips"), 8.0);
     // "this is just 16GB / 8.2e11 = 19ms / step": at the largest batch a step reads a full HBM.
     let tpot = num(serving, "tpot");
     close(tpot, 16e9 / 8.2e11, 0.05, "tpot");

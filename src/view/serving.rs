@@ -9,7 +9,7 @@
 //! while decoding at the mean context `P + G/2`. Each metric name means one thing per row.
 
 use roofline::scenario::Scenario;
-use roofline::serving::{serving, Serving};
+use roofline::serving::{serving, smallest_topology, Serving, Topology, MAX_TOPOLOGY_CHIPS};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::names::pretty;
@@ -150,6 +150,36 @@ fn optional(
     }
 }
 
+/// Part 8's smallest topology: the fewest chips (a power of two) that hold the batch.
+fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>) -> Cell {
+    let title = "the smallest power-of-two group of chips whose HBM holds the weights and B KV \
+                 caches at P + G (applied-inference.md, \"smallest topology\")";
+    match t {
+        Ok(Some(t)) => labelled(
+            "min_chips",
+            "fits on",
+            t.chips,
+            format!(
+                "{} chip{}",
+                format_exact(t.chips),
+                if t.chips == 1.0 { "" } else { "s" }
+            ),
+            title,
+        ),
+        Ok(None) => optional(
+            "min_chips",
+            None,
+            format_exact,
+            title,
+            &format!(
+                "no group of up to {} chips holds B",
+                format_exact(MAX_TOPOLOGY_CHIPS)
+            ),
+        ),
+        Err(e) => optional("min_chips", None, format_exact, title, &e.to_string()),
+    }
+}
+
 /// The serving row of operation `i` on chip `j`, `None` unless it is an `llm` op whose own
 /// analysis succeeded (its error is then on the model's row already).
 pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
@@ -157,7 +187,13 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
     let (cells, error, name) = match serving(op, chip, &s.options) {
         Ok(None) => return None,
         Ok(Some(v)) => (
-            serving_cells(&v),
+            {
+                let mut cells = serving_cells(&v);
+                cells.push(min_chips_cell(smallest_topology(
+                    op, chip, &s.options, None,
+                )));
+                cells
+            },
             None,
             format!(
                 "  serving: B {} · prompt {} · output {} · {} chip{}",
