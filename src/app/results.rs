@@ -141,26 +141,26 @@ fn Row(
     let class = initial.class;
     let cells = match &initial.error {
         Some(_) => {
-            let error = move || row.with(|r| r.as_ref().and_then(|r| r.error.clone()).unwrap_or_default());
+            let error =
+                move || row.with(|r| r.as_ref().and_then(|r| r.error.clone()).unwrap_or_default());
             view! { <td class="error-cell" colspan="13" data-metric="error" data-value=error>{error}</td> }.into_any()
+        }
+        // A serving row's figures do not line up with the analysis columns: one cell holds
+        // them, each a labelled span carrying its `data-metric`.
+        None if initial.class == "serving-row" => {
+            let spans = initial
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| view! { <span class="serving-cell"><LiveCell metric=cell.metric i=i row=row span=true/></span> })
+                .collect_view();
+            view! { <td class="serving-cells" colspan="13">{spans}</td> }.into_any()
         }
         None => initial
             .cells
             .iter()
             .enumerate()
-            .map(|(i, cell)| {
-                let part = move |f: fn(&Cell) -> String| {
-                    move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(f).unwrap_or_default())
-                };
-                view! {
-                    <td data-metric=cell.metric
-                        data-value=part(|c| c.value.clone())
-                        class=move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(|c| c.class).unwrap_or_default())
-                        title=part(|c| c.title.clone())>
-                        {part(|c| c.text.clone())}
-                    </td>
-                }
-            })
+            .map(|(i, cell)| view! { <LiveCell metric=cell.metric i=i row=row span=false/> })
             .collect_view()
             .into_any(),
     };
@@ -225,4 +225,51 @@ fn Row(
         </Show>
     }
     .into_any()
+}
+
+/// Figure `i` of a row as a `<td>` (or a `<span>`), following the row's current values.
+#[component]
+fn LiveCell(
+    /// The cell's `data-metric`.
+    metric: &'static str,
+    /// Its position in the row's cells.
+    i: usize,
+    /// The row's current figures.
+    row: Memo<Option<Arc<ResultRow>>>,
+    /// A `<span>` rather than a `<td>`.
+    span: bool,
+) -> impl IntoView {
+    let part = move |f: fn(&Cell) -> String| {
+        move || {
+            row.with(|r| {
+                r.as_ref()
+                    .and_then(|r| r.cells.get(i))
+                    .map(f)
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let class = move || {
+        row.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.cells.get(i))
+                .map(|c| c.class)
+                .unwrap_or_default()
+        })
+    };
+    if span {
+        view! {
+            <span data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
+                {part(|c| c.text.clone())}
+            </span>
+        }
+        .into_any()
+    } else {
+        view! {
+            <td data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
+                {part(|c| c.text.clone())}
+            </td>
+        }
+        .into_any()
+    }
 }
