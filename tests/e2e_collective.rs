@@ -14,7 +14,7 @@ async fn a_collective_from_the_form_to_the_link_plot_derivation_and_exports() {
     let b = Browser::start().await;
     b.open("/?chip=tpu-v5e").await;
     // Add a collective with the form, as a user would.
-    b.js("const s = document.querySelector('select[name=add-op]'); s.value = 'collective'; s.dispatchEvent(new Event('change', {bubbles: true}));").await;
+    b.pick("add-op", "collective").await;
     let card = "[data-op='2']";
     b.wait_for(&format!("{card} input[name='bytes']")).await;
     b.set_input(&format!("{card} input[name='bytes']"), "33554432")

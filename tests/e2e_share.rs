@@ -143,6 +143,15 @@ async fn the_blog_post_embeds_render_their_plots_and_results() {
         );
         let key = b.text("[data-keyline]").await;
         assert!(key.contains("bound"), "{id}: key result {key:?}");
+        // The key line wraps rather than ending in "…" (issue 17): all of it is in view.
+        let cut = b
+            .js("const k = document.querySelector('[data-keyline]'); const s = getComputedStyle(k); return [s.textOverflow, k.scrollWidth > k.clientWidth + 1, k.scrollHeight > k.clientHeight + 1]")
+            .await;
+        assert_eq!(
+            cut,
+            serde_json::json!(["clip", false, false]),
+            "{id}: key line cut"
+        );
         let href = b
             .js("return document.querySelector('[data-open-app]').href")
             .await;
@@ -195,10 +204,7 @@ async fn last_download(b: &Browser) -> (String, String) {
 }
 
 async fn export(b: &Browser, what: &str) -> (String, String) {
-    b.js(&format!(
-        "const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
-    ))
-    .await;
+    b.pick("export", what).await;
     last_download(b).await
 }
 

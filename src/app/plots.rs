@@ -92,29 +92,66 @@ pub fn PlotsPanel() -> impl IntoView {
             >{text}</button>
         }
     };
-    let tab = move |p: PlotKind, text: &'static str| {
-        view! {
-            <button role="tab" data-plot=p.as_str() aria-selected=move || (plot.get() == p).to_string()
-                on:click=move |_| set_plot(p)>{text}</button>
-        }
-    };
+    // Tabs (the ARIA pattern): one tab stop, the selected one; arrows, Home and End select and
+    // focus the neighbour.
     let has_llm = Memo::new(move |_| {
         c.scenario
             .with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))
     });
+    let tab_key = move |ev: leptos::ev::KeyboardEvent| {
+        // The frontier's tab is shown only with an llm operation (or when it is selected).
+        let all: Vec<PlotKind> = PlotKind::ALL
+            .iter()
+            .copied()
+            .filter(|&p| {
+                !p.shows_frontier() || has_llm.get_untracked() || plot.get_untracked() == p
+            })
+            .collect();
+        let now = all
+            .iter()
+            .position(|k| *k == plot.get_untracked())
+            .unwrap_or(0);
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (now + 1) % all.len(),
+            "ArrowLeft" => (now + all.len() - 1) % all.len(),
+            "Home" => 0,
+            "End" => all.len() - 1,
+            _ => return,
+        };
+        ev.prevent_default();
+        let p = all[next];
+        set_plot(p);
+        let focus = document()
+            .query_selector(&format!("[role=tab][data-plot='{}']", p.as_str()))
+            .ok()
+            .flatten()
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
+        if let Some(e) = focus {
+            let _ = e.focus();
+        }
+    };
+    let tab = move |p: PlotKind, text: &'static str| {
+        view! {
+            <button role="tab" data-plot=p.as_str() aria-selected=move || (plot.get() == p).to_string()
+                tabindex=move || if plot.get() == p { "0" } else { "-1" }
+                on:click=move |_| set_plot(p) on:keydown=tab_key>{text}</button>
+        }
+    };
     let key_line = Memo::new(move |_| c.scenario.with(view::key_line));
     let sweep = c.charts.sweep;
     let roofline = c.charts.roofline;
     let frontier = c.charts.frontier;
     view! {
         <section class="panel" aria-label="Plots">
-            <div class="plot-tabs" role="tablist">
-                {tab(PlotKind::Sweep, "Sweep")}
-                {tab(PlotKind::Roofline, "Roofline")}
-                {tab(PlotKind::Both, "Both")}
-                <Show when=move || has_llm.get() || plot.get().shows_frontier()>
-                    {tab(PlotKind::Frontier, "Serving frontier")}
-                </Show>
+            <div class="plot-tabs">
+                <div class="tabs" role="tablist" aria-label="Plot">
+                    {tab(PlotKind::Sweep, "Sweep")}
+                    {tab(PlotKind::Roofline, "Roofline")}
+                    {tab(PlotKind::Both, "Both")}
+                    <Show when=move || has_llm.get() || plot.get().shows_frontier()>
+                        {tab(PlotKind::Frontier, "Serving frontier")}
+                    </Show>
+                </div>
                 <span class="spacer"></span>
                 <Show when=move || plot.get().shows_sweep()>
                     {metric_button(SweepMetric::Achieved, "FLOPs/s")}

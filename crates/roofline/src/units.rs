@@ -9,10 +9,16 @@
 //!   (`1.97e14`, `4096`, `0.5`). `parse_quantity(&format_exact(x)) == Ok(x)` for every finite `x`.
 //! * [`format_bytes_binary`]: capacities with binary prefixes (`16 GiB`).
 //! * [`parse_quantity`]: accepts `4096`, `1.97e14`, `197T`, `820G`, `16GiB`, `16GB`, `4k`,
-//!   ` 820 GB/s `, `197 TFLOP/s`, `2.3 ms`, `128 MiB`. It never panics.
+//!   ` 820 GB/s `, `197 TFLOP/s`, `197 tflops`, `2 PFLOPs`, `2 PF`, `8 TBps`, `2,000T`,
+//!   `3.35 TB/s`, `2.3 ms`, `128 MiB`. It never panics.
 //!
 //! Prefixes: `k`/`K` 1e3, `M` 1e6, `G`/`g` 1e9, `T`/`t` 1e12, `P` 1e15, `E` 1e18,
-//! `m` 1e-3, `u`/`µ` 1e-6, `n` 1e-9, `p` 1e-12; binary `Ki Mi Gi Ti Pi Ei` are powers of 1024.
+//! `m` 1e-3, `u`/`µ` 1e-6, `n` 1e-9, `p` 1e-12; binary `Ki Mi Gi Ti Pi Ei` are powers of 1024
+//! (any case). Before a unit of FLOPs or bytes, where a milli- or pico- prefix means nothing,
+//! `m` and `p` are read as mega and peta too, so units read case-insensitively (`2 pflops`,
+//! `128 mb`); before seconds or a bare number they keep their SI meaning (`2.3 ms`). Commas
+//! group thousands (`2,000T`, `1,048,576`); any other comma is refused, not read as a decimal
+//! point.
 //! Both `GB` (1e9 bytes) and `GiB` (2^30 bytes) are understood for capacities. Bandwidths and
 //! FLOP rates are always decimal.
 
@@ -62,10 +68,13 @@ impl Unit {
         }
         let l = s.to_ascii_lowercase();
         Some(match l.as_str() {
-            "flop" | "flops" | "op" | "ops" => Unit::Flops,
+            "flop" | "flops" | "op" | "ops" | "f" => Unit::Flops,
             "flop/s" | "flops/s" | "op/s" | "ops/s" => Unit::FlopRate,
             "b" | "byte" | "bytes" => Unit::Bytes,
+            // `Bps` is bytes per second (`8 TBps`); a lowercase `bps` is bits (`400 Gbps`), 8×
+            // less, and refused rather than misread (see `parse_suffix`).
             "b/s" | "byte/s" | "bytes/s" => Unit::ByteRate,
+            "bps" if s != "bps" => Unit::ByteRate,
             "s" | "sec" | "secs" | "second" | "seconds" => Unit::Seconds,
             "flop/b" | "flops/b" | "flop/byte" | "flops/byte" | "op/b" | "ops/byte" => {
                 Unit::Intensity
@@ -102,6 +111,13 @@ pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
         return Err(Error::parse(
             s,
             "empty; expected a number like 4096, 1.97e14, 197T or 16GiB",
+        ));
+    }
+    let t = &*ungroup(t).map_err(|m| Error::parse(s, m))?;
+    if rest_is_bits(t) {
+        return Err(Error::parse(
+            s,
+            "`bps` is bits per second; give bytes per second (B/s, Bps), 8× less",
         ));
     }
     let b = t.as_bytes();
@@ -190,6 +206,16 @@ pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
     Ok((value, unit))
 }
 
+/// A rate in bits per second (`400 Gbps`, `1bps`): lowercase `bps` at the end.
+fn rest_is_bits(t: &str) -> bool {
+    t.strip_suffix("bps").is_some_and(|head| {
+        head.trim_end()
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_alphabetic() || c == '.')
+    })
+}
+
 enum Scale {
     Decimal(i64),
     Binary(i32),
@@ -214,14 +240,14 @@ fn parse_suffix(rest: &str) -> Option<(Scale, Option<Unit>)> {
     let mut chars = rest.chars();
     let first = chars.next()?;
     let second = chars.next();
-    if second == Some('i') {
+    if matches!(second, Some('i' | 'I')) {
         let k = match first {
             'K' | 'k' => Some(10),
-            'M' => Some(20),
+            'M' | 'm' => Some(20),
             'G' | 'g' => Some(30),
             'T' | 't' => Some(40),
-            'P' => Some(50),
-            'E' => Some(60),
+            'P' | 'p' => Some(50),
+            'E' | 'e' => Some(60),
             _ => None,
         };
         if let Some(k) = k {
@@ -245,7 +271,41 @@ fn parse_suffix(rest: &str) -> Option<(Scale, Option<Unit>)> {
         _ => return None,
     };
     let after = &rest[first.len_utf8()..];
-    unit_or_none(after).map(|u| (Scale::Decimal(p), u))
+    let unit = unit_or_none(after)?;
+    // Milli- and pico-FLOPs or bytes mean nothing: `2 pflops` is 2 peta, `128 mb` 128 mega.
+    let p = match (first, unit) {
+        ('m' | 'p', Some(Unit::Seconds) | None) => p,
+        ('m', Some(_)) => 6,
+        ('p', Some(_)) => 15,
+        _ => p,
+    };
+    Some((Scale::Decimal(p), unit))
+}
+
+/// Removes the commas of thousands groups from the integer part (`2,000T` → `2000T`,
+/// `1,048,576` → `1048576`). A comma anywhere else, or groups not of three digits (`1,5`,
+/// `20,00`), is an error: a decimal comma must not be read as a thousands separator.
+fn ungroup(t: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
+    if !t.contains(',') {
+        return Ok(std::borrow::Cow::Borrowed(t));
+    }
+    let sign = usize::from(t.starts_with(['+', '-']));
+    let int_end = t[sign..]
+        .find(|c: char| !(c.is_ascii_digit() || c == ','))
+        .map_or(t.len(), |k| k + sign);
+    let (int, tail) = (&t[sign..int_end], &t[int_end..]);
+    let groups: Vec<&str> = int.split(',').collect();
+    let grouped = !tail.contains(',')
+        && (1..=3).contains(&groups[0].len())
+        && groups[1..].iter().all(|g| g.len() == 3);
+    if !grouped {
+        return Err("a comma may only group thousands (2,000 or 1,048,576); write decimals with a point (1.5)");
+    }
+    Ok(std::borrow::Cow::Owned(format!(
+        "{}{}{tail}",
+        &t[..sign],
+        groups.concat()
+    )))
 }
 
 /// Lossless formatting: the shortest text that [`parse_quantity`] reads back to exactly `x`.
@@ -461,6 +521,25 @@ mod tests {
             (".5", 0.5),
             ("1E", 1e18),
             ("3958 TFLOPS", 3.958e15),
+            // Units as people type them (issue 17), case-insensitively.
+            ("197 tflops", 1.97e14),
+            ("197 TFLOPs", 1.97e14),
+            ("2 PFLOPs", 2e15),
+            ("2 pflops", 2e15),
+            ("2 PF", 2e15),
+            ("2 pf", 2e15),
+            ("8 TBps", 8e12),
+            ("8 TBPS", 8e12),
+            ("2,000T", 2e15),
+            ("1,048,576", 1_048_576.0),
+            ("-1,000", -1000.0),
+            ("3.35 TB/s", 3.35e12),
+            ("3.35 tb/s", 3.35e12),
+            ("820 gb/s", 8.2e11),
+            ("128 mb", 1.28e8),
+            ("2.3 ms", 2.3e-3),
+            ("5 ps", 5e-12),
+            ("5m", 5e-3),
         ] {
             assert_eq!(parse_quantity(s).unwrap(), v, "{s}");
         }
@@ -468,6 +547,20 @@ mod tests {
             parse_quantity("16GiB").unwrap(),
             16.0 * 1024.0 * 1024.0 * 1024.0
         );
+        for (s, k) in [
+            ("16 GiB", 30),
+            ("16 gib", 30),
+            ("128 MiB", 20),
+            ("128 mib", 20),
+            ("1 TIB", 40),
+        ] {
+            assert_eq!(
+                parse_quantity(s).unwrap(),
+                2f64.powi(k) * parse_quantity(&s[..s.find(' ').unwrap()]).unwrap(),
+                "{s}"
+            );
+        }
+        assert_eq!(parse_quantity("128 MiB").unwrap(), 134_217_728.0);
         assert_eq!(parse_quantity_unit("16 GB").unwrap().1, Some(Unit::Bytes));
         assert_eq!(
             parse_quantity_unit("1 TFLOPS").unwrap().1,
@@ -489,6 +582,14 @@ mod tests {
             "1e-400",
             "0.001e-330",
             "1e-330p",
+            // A decimal comma is not a thousands separator, and bits are not bytes.
+            "1,5",
+            "20,00",
+            "2,000,0",
+            ",5",
+            "1,000.5,0",
+            "400 Gbps",
+            "1bps",
         ] {
             // "1e" is read as 1 exa only with a capital E
             let r = parse_quantity(bad);
