@@ -180,6 +180,8 @@ async fn the_serving_frontier_is_a_plot_with_a_link_and_an_svg_export() {
     assert!(label.as_str().unwrap_or("").contains("1 curves"), "{label}");
     let search = b.settled_search().await;
     assert!(search.ends_with("&plot=frontier"), "{search}");
+    let v = b.axe().await;
+    assert!(v.is_empty(), "axe on the frontier found\n{}", v.join("\n"));
     b.js("window.scrollTo(0, 0)").await;
     b.screenshot("models-frontier").await;
     b.capture_downloads().await;
@@ -220,6 +222,9 @@ async fn the_config_box_and_serving_row_fit_a_phone() {
         );
     }
     assert!(b.row_metrics("0.serving", 0).await.contains_key("tpot"));
+    // The open config box with its message, the serving row and the frontier tab pass axe-core.
+    let v = b.axe().await;
+    assert!(v.is_empty(), "axe found\n{}", v.join("\n"));
     b.js("document.querySelector(\".card[data-op='0'] [data-hf-import]\").scrollIntoView()")
         .await;
     b.screenshot("models-phone").await;
