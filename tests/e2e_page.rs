@@ -99,7 +99,7 @@ async fn toggles_show_which_one_is_on_and_help_does_not_move_the_page() {
         "pressed and unpressed look alike: {looks:?}"
     );
     // Focusing a field shows its help over the page; nothing below it moves.
-    let where_ = "return [...document.querySelectorAll('.panel, button')].map(e => Math.round(e.getBoundingClientRect().top + scrollY))";
+    let where_ = "return [...document.querySelectorAll('.forms .panel, .forms button')].map(e => Math.round(e.getBoundingClientRect().top + scrollY))";
     let before = b.js(where_).await;
     b.js("document.querySelector(\"[data-op='0'] input[name='d']\").focus()")
         .await;
@@ -147,6 +147,20 @@ async fn press(b: &Browser, keys: &str) {
     el.send_keys(keys).await.expect("send keys");
 }
 
+/// Waits until the focus is on an item of the open menu (it moves there on the next frame).
+async fn focus_in_menu(b: &Browser) {
+    for _ in 0..50 {
+        let v = b
+            .js("return document.activeElement?.getAttribute('role') === 'menuitem'")
+            .await;
+        if v == true {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the focus did not move into the menu");
+}
+
 /// What has the focus: its `data-*` or name, for messages.
 async fn focused(b: &Browser) -> String {
     let v = b
@@ -168,8 +182,7 @@ async fn the_keyboard_alone_reaches_menus_tabs_the_embed_dialog_and_the_results(
     b.js("document.querySelector(\"button[data-menu='add-chip']\").focus()")
         .await;
     press(&b, ARROW_DOWN).await;
-    b.wait_for("[data-menu-list='add-chip'] [role=menuitem]")
-        .await;
+    focus_in_menu(&b).await;
     let first = focused(&b).await;
     for _ in 0..3 {
         press(&b, ARROW_DOWN).await;
@@ -188,8 +201,7 @@ async fn the_keyboard_alone_reaches_menus_tabs_the_embed_dialog_and_the_results(
         true
     );
     press(&b, ARROW_DOWN).await;
-    b.wait_for("[data-menu-list='add-chip'] [role=menuitem]")
-        .await;
+    focus_in_menu(&b).await;
     press(&b, ARROW_DOWN).await;
     let item = focused(&b).await;
     press(&b, ENTER).await;

@@ -23,9 +23,9 @@ fn enc(s: &str) -> String {
     out
 }
 
-/// Wait (at most 10 s) until `script` returns true.
+/// Wait (at most 20 s) until `script` returns true.
 async fn wait_until(b: &Browser, script: &str, what: &str) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
         if b.js(script).await.as_bool() == Some(true) {
             return;
@@ -189,7 +189,7 @@ async fn the_strict_csp_holds_for_everything_the_app_does() {
         let status = b.text(".actions .readout").await;
         assert!(!status.contains("failed"), "export {what}: {status}");
     }
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let mut files = downloads_since(since);
     while files.len() < 4 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;

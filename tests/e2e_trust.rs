@@ -65,7 +65,7 @@ async fn a_half_typed_peak_never_computes() {
             if ["2,", "2,0", "2,00"].contains(&typed.as_str()) {
                 assert!(invalid, "{typed:?} not marked invalid");
                 assert!(
-                    msg.contains("showing bf16 peak = 1.97e14"),
+                    msg.contains("showing bf16 peak = 197 TFLOP/s"),
                     "{typed:?}: {msg:?}"
                 );
                 assert!(close_to(r, chapter, 1e-12), "{typed:?} computed {r}");
@@ -87,7 +87,7 @@ async fn a_half_typed_peak_never_computes() {
     b.wait_for(css).await.send_keys("\u{e004}").await.unwrap();
     type_keys(&b, css, "x", |_| async {}).await;
     let (msg, _) = message(&b, css).await;
-    assert!(msg.contains("showing bf16 peak = 2e15"), "{msg:?}");
+    assert!(msg.contains("showing bf16 peak = 2 PFLOP/s"), "{msg:?}");
     assert!(close_to(
         ridge(&b.row_metrics("0", 0).await),
         2e15 / 8.2e11,
@@ -126,6 +126,37 @@ async fn out_of_range_and_fractional_sizes_keep_the_value_before_the_edit() {
     assert_eq!(b.row_metrics("0", 0).await, before);
     assert_eq!(b.settled_search().await, link);
     assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// Fields show numbers the way people read them, to the last digit (the link keeps the exact
+/// value): TPU v5e's 1.97e14 FLOPs/s, 8.2e11 bytes/s, 16e9 bytes and 128 MiB of VMEM
+/// (134,217,728 bytes).
+#[tokio::test(flavor = "current_thread")]
+async fn fields_show_human_units() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e").await;
+    let v = b
+        .js("return ['bf16', 'hbm', 'hbm_cap', 'onchip_cap'].map(n => document.querySelector(\"[data-chip='0'] input[name='\" + n + \"']\").value)")
+        .await;
+    assert_eq!(
+        v,
+        serde_json::json!(["197 TFLOP/s", "820 GB/s", "16 GB", "128 MiB"])
+    );
+    // Typing in another form shows it the same way once the edit ends, and the link is exact.
+    let hbm = "[data-chip='0'] input[name='hbm']";
+    b.set_input(hbm, "1.6e12").await;
+    b.js(&format!("document.querySelector({hbm:?}).blur()"))
+        .await;
+    b.set_input("[data-chip='0'] input[name='bf16']", "2e14")
+        .await;
+    let search = b.settled_search().await;
+    assert!(search.contains("hbm=1.6e12"), "{search}");
+    b.open(&format!("/{search}")).await;
+    let shown = b
+        .js(&format!("return document.querySelector({hbm:?}).value"))
+        .await;
+    assert_eq!(shown, "1.6 TB/s");
     b.close().await;
 }
 

@@ -613,3 +613,29 @@ fn a_matmul_sweep_marks_where_the_weights_stop_fitting() {
     assert_eq!(oom[0].x, ((16e9 - 8192.0) / 8194.0f64).floor());
     assert_eq!(oom[0].x, 1_952_647.0);
 }
+
+/// Fields that fold behind "more fields": a TPU's missing fp8 and PCIe figures, a matmul's tiles
+/// and sharding fields while it is not sharded, an LLM's architecture under a preset. The fold
+/// opens when a link sets one of them (tiles), or when the matmul is sharded.
+#[test]
+fn which_fields_fold_and_when_the_fold_opens() {
+    use roofline::chip::ChipField;
+    let v5e = roofline::chip::preset("tpu-v5e").unwrap();
+    assert!(view::is_folded_chip_field(&v5e, ChipField::Fp8));
+    assert!(view::is_folded_chip_field(&v5e, ChipField::Pcie));
+    assert!(!view::is_folded_chip_field(&v5e, ChipField::Bf16));
+    assert!(!view::is_folded_chip_field(&v5e, ChipField::Hbm));
+    assert!(!view::is_folded_chip_field(&v5e, ChipField::Name));
+    assert!(view::is_advanced_op_field("matmul", "bm"));
+    assert!(view::is_advanced_op_field("matmul", "topology"));
+    assert!(!view::is_advanced_op_field("matmul", "d"));
+    assert!(!view::is_advanced_op_field("matmul", "shards"));
+    assert!(view::is_advanced_op_field("llm", "experts"));
+    assert!(!view::is_advanced_op_field("llm", "b"));
+    assert!(!view::is_advanced_op_field("collective", "bytes"));
+    let op = |q: &str| roofline::url::decode(q).scenario.ops[0].clone();
+    assert!(!view::op_more_open(&op("?op=matmul:d=8192")));
+    assert!(view::op_more_open(&op("?op=matmul:bm=256")));
+    assert!(view::op_more_open(&op("?op=matmul:shards=4")));
+    assert!(!view::op_more_open(&op("?op=llm:preset=llama3-70b")));
+}

@@ -114,28 +114,51 @@ fn ChipCard(
                 .unwrap_or_default()
         })
     };
-    let fields = ChipField::ALL
-        .iter()
-        .copied()
-        .map(|f| {
-            let value = Memo::new(move |_| {
-                chip.with(|ch| ch.as_ref().and_then(|ch| ch.get_str(f)).unwrap_or_default())
-            });
-            let note = Signal::derive(move || {
-                chip.with(|ch| {
-                    ch.as_ref()
-                        .map(|ch| format!("{} — {}", f.label(), ch.source(f)))
-                        .unwrap_or_default()
-                })
-            });
-            let commit = Callback::new(move |t: String| {
-                c.edit_chip(id, |ch| ch.set_str(f, &t).map_err(AppError::from))
-            });
-            view! {
-                <Field key=f.as_str() label=f.label() value=value title=note text=f == ChipField::Name on_commit=commit/>
-            }
-        })
-        .collect_view();
+    let field = move |f: ChipField| {
+        // Shown the way people read it (`820 GB/s`, `128 MiB`), to the last digit: the
+        // text reads back to the exact value, which the link keeps.
+        let value = Memo::new(move |_| {
+            chip.with(|ch| {
+                let ch = ch.as_ref()?;
+                match (ch.get(f), f.unit()) {
+                    (Some(v), Some(unit)) => Some(roofline::units::format_field(v, unit)),
+                    _ => ch.get_str(f),
+                }
+            })
+            .unwrap_or_default()
+        });
+        let note = Signal::derive(move || {
+            chip.with(|ch| {
+                ch.as_ref()
+                    .map(|ch| format!("{} — {}", f.label(), ch.source(f)))
+                    .unwrap_or_default()
+            })
+        });
+        let commit = Callback::new(move |t: String| {
+            c.edit_chip(id, |ch| ch.set_str(f, &t).map_err(AppError::from))
+        });
+        view! {
+            <Field key=f.as_str() label=f.label() value=value title=note text=f == ChipField::Name on_commit=commit/>
+        }
+    };
+    // Fields this chip does not have (a TPU's fp8, PCIe) fold behind "more fields".
+    let (more, main): (Vec<ChipField>, Vec<ChipField>) =
+        ChipField::ALL.iter().copied().partition(|f| {
+            chip.with_untracked(|ch| {
+                ch.as_ref()
+                    .is_some_and(|ch| crate::view::is_folded_chip_field(ch, *f))
+            })
+        });
+    let n_more = more.len();
+    let fields = view! {
+        {main.into_iter().map(field).collect_view()}
+        {(n_more > 0).then(|| view! {
+            <details class="more-fields">
+                <summary>{format!("more fields ({n_more}): ones this chip has no figure for")}</summary>
+                <div class="fields">{more.into_iter().map(field).collect_view()}</div>
+            </details>
+        })}
+    };
     view! {
         <div class="card" data-chip=move || index.get().unwrap_or_default()>
             <div class="card-head">

@@ -398,11 +398,13 @@ pub fn App() -> impl IntoView {
                     <options::OptionsPanel/>
                     <recipes::RecipesPanel/>
                 </div>
+                // The answer beside the question: the plot and the key results stay in view
+                // (sticky) while the inputs scroll; on phones they come first.
                 <div class="outputs">
                     <plots::PlotsPanel/>
+                    <results::ResultsPanel/>
                 </div>
             </div>
-            <results::ResultsPanel/>
         </main>
     }
     .into_any()

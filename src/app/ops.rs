@@ -7,6 +7,7 @@ use super::field::Field;
 use super::menu::{MenuButton, MenuGroup};
 use super::{ctx, AppError};
 use crate::keys::ListEdit;
+use crate::view;
 
 /// Every operation of the scenario as an editable card (keyed by its stable id), plus "add
 /// operation".
@@ -112,36 +113,47 @@ fn OpCard(
         })
     });
     // The fields of the current kind: rebuilt when the kind changes, each following its value.
+    // Fields most people leave alone fold behind "more fields".
+    let more_open = Memo::new(move |_| op.with(|o| o.as_ref().is_some_and(view::op_more_open)));
     let fields = move || {
         let kind = kind_id.get();
         let Ok(template) = Op::default_for(kind) else {
             return ().into_any();
         };
-        template
+        let field = move |spec: &roofline::op::FieldSpec| {
+            let key = spec.key;
+            let value = Memo::new(move |_| {
+                op.with(|o| o.as_ref().and_then(|o| o.get(key)).unwrap_or_default())
+            });
+            let help = spec.help;
+            let commit = Callback::new(move |t: String| {
+                c.edit_op(id, |o| o.set(key, &t).map_err(AppError::from))
+            });
+            view! {
+                <Field
+                    key=key
+                    label=spec.label
+                    value=value
+                    title=Signal::derive(move || help.to_string())
+                    choices=choices_of(spec.ty, spec.none)
+                    on_commit=commit
+                />
+            }
+        };
+        let (more, main): (Vec<_>, Vec<_>) = template
             .fields()
             .iter()
-            .map(|spec| {
-                let key = spec.key;
-                let value = Memo::new(move |_| {
-                    op.with(|o| o.as_ref().and_then(|o| o.get(key)).unwrap_or_default())
-                });
-                let help = spec.help;
-                let commit = Callback::new(move |t: String| {
-                    c.edit_op(id, |o| o.set(key, &t).map_err(AppError::from))
-                });
-                view! {
-                    <Field
-                        key=key
-                        label=spec.label
-                        value=value
-                        title=Signal::derive(move || help.to_string())
-                        choices=choices_of(spec.ty, spec.none)
-                        on_commit=commit
-                    />
-                }
-            })
-            .collect_view()
-            .into_any()
+            .partition(|spec| view::is_advanced_op_field(kind, spec.key));
+        let more = (!more.is_empty()).then(|| {
+            let n = more.len();
+            view! {
+                <details class="more-fields" prop:open=move || more_open.get()>
+                    <summary>{format!("more fields ({n})")}</summary>
+                    <div class="fields">{more.into_iter().map(field).collect_view()}</div>
+                </details>
+            }
+        });
+        view! { {main.into_iter().map(field).collect_view()} {more} }.into_any()
     };
     let is_first = move || index.get() == Some(0);
     let is_last = move || index.get().is_none_or(|i| i + 1 >= n_ops.get());

@@ -8,25 +8,61 @@ use leptos::prelude::*;
 use super::ctx;
 use crate::view::{self, Cell, ResultRow};
 
-/// Column headers, in the order of [`ResultRow::cells`].
-const HEAD: [&str; 13] = [
-    "FLOPs",
-    "bytes",
-    "intensity",
-    "T_math",
-    "T_comms",
-    "T_lower",
-    "T_upper",
-    "bound",
-    "achieved",
-    "% peak",
-    "ridge",
-    "critical",
-    "fits",
+/// Column headers, in the order of [`ResultRow::cells`]: (metric, header).
+const HEAD: [(&str, &str); 13] = [
+    ("flops", "FLOPs"),
+    ("bytes", "bytes"),
+    ("intensity", "intensity"),
+    ("t_math", "T_math"),
+    ("t_comms", "T_comms"),
+    ("t_lower", "T_lower"),
+    ("t_upper", "T_upper"),
+    ("bound", "bound"),
+    ("achieved", "achieved"),
+    ("fraction", "% peak"),
+    ("ridge", "ridge"),
+    ("critical", "critical"),
+    ("fits", "fits"),
 ];
 
 /// Extra columns when a model workload is present.
-const WORKLOAD_HEAD: [&str; 4] = ["tokens/s", "time/token", "parts bound by", "memory"];
+const WORKLOAD_HEAD: [(&str, &str); 4] = [
+    ("tokens_per_s", "tokens/s"),
+    ("time_per_token", "time/token"),
+    ("parts_bound", "parts bound by"),
+    ("memory", "memory"),
+];
+
+/// Columns behind "more columns": the figures people look for first (bound, T_lower,
+/// achieved, % of peak, critical size, fits; tokens/s, time per token and memory for models)
+/// stay in view without scrolling sideways.
+fn is_extra(metric: &str) -> bool {
+    matches!(
+        metric,
+        "flops"
+            | "bytes"
+            | "intensity"
+            | "t_math"
+            | "t_comms"
+            | "t_upper"
+            | "ridge"
+            | "latency_bound"
+            | "parts_bound"
+            | "repeat"
+    )
+}
+
+/// The header of a cell's column, for the phone layout's cards.
+fn header_of(metric: &str) -> &'static str {
+    HEAD.iter()
+        .chain(WORKLOAD_HEAD.iter())
+        .find(|(m, _)| *m == metric || (*m == "critical" && metric.starts_with("critical")))
+        .map_or("", |(_, h)| h)
+}
+
+fn head_cell((metric, text): (&'static str, &'static str)) -> impl IntoView {
+    view! { <th scope="col" data-col=metric class=if is_extra(metric) { "extra" } else { "" }>{text}</th> }
+}
 
 /// Results and derivations.
 #[component]
@@ -50,17 +86,25 @@ pub fn ResultsPanel() -> impl IntoView {
         },
     );
     let open = RwSignal::new(BTreeSet::<String>::new());
+    let (all_columns, set_all_columns) = signal(false);
     view! {
         <section class="panel results" id="results" tabindex="-1" aria-labelledby="results-h">
-            <h2 id="results-h">"Results" <span class="hint">"(click a row for its derivation)"</span></h2>
-            <table class="results-table">
+            <h2 id="results-h">
+                "Results" <span class="hint">"(click a row for its derivation)"</span>
+                <span class="spacer"></span>
+                <button class="small" data-action="more-columns" aria-pressed=move || all_columns.get().to_string()
+                    on:click=move |_| set_all_columns.update(|a| *a = !*a)>
+                    {move || if all_columns.get() { "fewer columns" } else { "more columns" }}
+                </button>
+            </h2>
+            <table class=move || if all_columns.get() { "results-table" } else { "results-table compact" }>
                 <thead>
                     <tr>
                         <th scope="col">"operation · chip"</th>
-                        {HEAD.iter().map(|h| view! { <th scope="col">{*h}</th> }).collect_view()}
+                        {HEAD.into_iter().map(head_cell).collect_view()}
                         {move || {
                             let any = rows.with(|r| r.iter().any(|r| !r.parts.is_empty()));
-                            any.then(|| WORKLOAD_HEAD.iter().map(|h| view! { <th scope="col">{*h}</th> }).collect_view())
+                            any.then(|| WORKLOAD_HEAD.into_iter().map(head_cell).collect_view())
                         }}
                     </tr>
                 </thead>
@@ -152,7 +196,7 @@ fn Row(
                 .cells
                 .iter()
                 .enumerate()
-                .map(|(i, cell)| view! { <span class="serving-cell"><LiveCell metric=cell.metric i=i row=row span=true/></span> })
+                .map(|(i, cell)| view! { <span class="serving-cell"><LiveCell metric=cell.metric i=i row=row/></span> })
                 .collect_view();
             view! { <td class="serving-cells" colspan="13">{spans}</td> }.into_any()
         }
@@ -160,7 +204,21 @@ fn Row(
             .cells
             .iter()
             .enumerate()
-            .map(|(i, cell)| view! { <LiveCell metric=cell.metric i=i row=row span=false/> })
+            .map(|(i, cell)| {
+                let part = move |f: fn(&Cell) -> String| {
+                    move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(f).unwrap_or_default())
+                };
+                let extra = if is_extra(cell.metric) { " extra" } else { "" };
+                view! {
+                    <td data-metric=cell.metric
+                        data-label=header_of(cell.metric)
+                        data-value=part(|c| c.value.clone())
+                        class=move || format!("{}{extra}", row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(|c| c.class).unwrap_or_default()))
+                        title=part(|c| c.title.clone())>
+                        {part(|c| c.text.clone())}
+                    </td>
+                }
+            })
             .collect_view()
             .into_any(),
     };
@@ -230,7 +288,7 @@ fn Row(
     .into_any()
 }
 
-/// Figure `i` of a row as a `<td>` (or a `<span>`), following the row's current values.
+/// Figure `i` of a serving row as a labelled `<span>`, following the row's current values.
 #[component]
 fn LiveCell(
     /// The cell's `data-metric`.
@@ -239,8 +297,6 @@ fn LiveCell(
     i: usize,
     /// The row's current figures.
     row: Memo<Option<Arc<ResultRow>>>,
-    /// A `<span>` rather than a `<td>`.
-    span: bool,
 ) -> impl IntoView {
     let part = move |f: fn(&Cell) -> String| {
         move || {
@@ -260,19 +316,9 @@ fn LiveCell(
                 .unwrap_or_default()
         })
     };
-    if span {
-        view! {
-            <span data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
-                {part(|c| c.text.clone())}
-            </span>
-        }
-        .into_any()
-    } else {
-        view! {
-            <td data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
-                {part(|c| c.text.clone())}
-            </td>
-        }
-        .into_any()
+    view! {
+        <span data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
+            {part(|c| c.text.clone())}
+        </span>
     }
 }

@@ -5,12 +5,13 @@
 //! One file per concern: [`names`] (what operations, series and axes are called), [`rows`]
 //! (the results table and the key line), [`sweep`] and [`roofline`] (the two chart models),
 //! [`chart`] (the chart in front: its table, read-out and SVG), [`export`] (CSV, JSON, embed),
-//! [`recipes`] (the chapter's worked examples) and [`cache`] (what is remembered per (operation,
+//! [`recipes`] (the chapter's worked examples), [`form`] (which fields fold) and [`cache`] (what is remembered per (operation,
 //! chip) between edits).
 
 pub mod cache;
 pub mod chart;
 pub mod export;
+pub mod form;
 pub mod frontier;
 pub mod import;
 pub mod measured;
@@ -24,6 +25,7 @@ pub mod sweep;
 pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
+pub use form::{is_advanced_op_field, is_folded_chip_field, op_more_open};
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{

@@ -427,6 +427,66 @@ pub fn format_quantity(x: f64, unit: Unit) -> String {
     }
 }
 
+/// Formats a value for a form field, the way people read it and without losing a digit:
+/// `1.97e14` FLOP/s → `197 TFLOP/s`, `8.2e11` B/s → `820 GB/s`, `3.35e12` → `3.35 TB/s`,
+/// `134217728` bytes → `128 MiB`, `16e9` bytes → `16 GB`, `1e-6` s → `1 µs`.
+/// [`parse_quantity`] reads the text back to exactly `x` (the digits are the shortest that
+/// round-trip, only the decimal point moves). Capacities take binary prefixes when their digits
+/// are fewer. Counts, zero, non-finite values and magnitudes beyond the prefixes give
+/// [`format_exact`].
+///
+/// ```
+/// use roofline::units::{format_field, parse_quantity, Unit};
+/// assert_eq!(format_field(1.97e14, Unit::FlopRate), "197 TFLOP/s");
+/// assert_eq!(format_field(134217728.0, Unit::Bytes), "128 MiB");
+/// assert_eq!(parse_quantity(&format_field(2.765e12, Unit::ByteRate)).unwrap(), 2.765e12);
+/// ```
+pub fn format_field(x: f64, unit: Unit) -> String {
+    if unit == Unit::Count || unit == Unit::Flops || !x.is_finite() || x == 0.0 {
+        return format_exact(x);
+    }
+    let sym = unit.symbol();
+    let sign = if x < 0.0 { "-" } else { "" };
+    // Decimal: the shortest round-trip digits with the point moved to the prefix.
+    let (digits, e10) = shortest_digits(x.abs());
+    let e3 = e10.div_euclid(3) * 3;
+    // Below one, only seconds take a prefix (`m` and `p` before FLOPs and bytes read as mega
+    // and peta).
+    let decimal = PREFIXES
+        .iter()
+        .find(|(p, _)| *p == e3 && (*p >= 0 || unit == Unit::Seconds) && *p >= -12)
+        .map(|(p, prefix)| format!("{sign}{} {prefix}{sym}", place_point(&digits, e10 - p + 1)));
+    // Binary, for capacities: exact division by a power of two.
+    let binary = (unit == Unit::Bytes && x.abs() >= 1024.0)
+        .then(|| {
+            let k = ((x.abs().log2() / 10.0).floor() as i32).clamp(1, 6);
+            let v = x.abs() / 2f64.powi(10 * k);
+            let (d, e) = shortest_digits(v);
+            let prefix = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][(k - 1) as usize];
+            (
+                d.len(),
+                format!("{sign}{} {prefix}B", place_point(&d, e + 1)),
+            )
+        })
+        .filter(|(n, _)| *n < digits.len());
+    match (binary, decimal) {
+        (Some((_, b)), _) => b,
+        (None, Some(d)) => d,
+        (None, None) => format_exact(x),
+    }
+}
+
+/// The shortest digits that round-trip `x` (> 0) and the decimal exponent of the first one:
+/// `1.97e14` → (`197`, 14).
+fn shortest_digits(x: f64) -> (String, i32) {
+    let s = format!("{x:e}");
+    let (m, e) = s.split_once('e').unwrap_or((s.as_str(), "0"));
+    let digits: String = m.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    (digits.to_string(), e.parse().unwrap_or(0))
+}
+
 /// Formats a capacity with binary prefixes and 3 significant digits: `16 GiB`, `128 MiB`.
 pub fn format_bytes_binary(x: f64) -> String {
     if !x.is_finite() || x.abs() < 1024.0 {
@@ -500,6 +560,46 @@ mod tests {
         assert_eq!(format_sig(2.3236e-5, 3), "2.32e-5");
         assert_eq!(format_sig(1.97e14, 3), "1.97e14");
         assert_eq!(num3(4096.0), "4096");
+    }
+
+    #[test]
+    fn field_text_reads_back_exactly() {
+        for (x, unit, text) in [
+            (1.97e14, Unit::FlopRate, "197 TFLOP/s"),
+            (9.89e14, Unit::FlopRate, "989 TFLOP/s"),
+            (8.2e11, Unit::ByteRate, "820 GB/s"),
+            (3.35e12, Unit::ByteRate, "3.35 TB/s"),
+            (4.5e10, Unit::ByteRate, "45 GB/s"),
+            (16e9, Unit::Bytes, "16 GB"),
+            (134_217_728.0, Unit::Bytes, "128 MiB"),
+            (16.0 * 1024.0 * 1024.0 * 1024.0, Unit::Bytes, "16 GiB"),
+            (1e-6, Unit::Seconds, "1 µs"),
+            (2.7e-6, Unit::Seconds, "2.7 µs"),
+            (2.765e12, Unit::ByteRate, "2.765 TB/s"),
+            (1.2345678901e14, Unit::FlopRate, "123.45678901 TFLOP/s"),
+            (4096.0, Unit::Count, "4096"),
+            (0.0, Unit::Bytes, "0"),
+        ] {
+            let t = format_field(x, unit);
+            assert_eq!(t, text, "{x}");
+            assert_eq!(parse_quantity(&t).unwrap(), x, "{t}");
+        }
+        // Every value reads back exactly, whatever its digits.
+        let mut x = 1.0e-17f64;
+        while x < 1e22 {
+            for unit in [Unit::FlopRate, Unit::ByteRate, Unit::Bytes, Unit::Seconds] {
+                for v in [
+                    x,
+                    x * 1.000_000_1,
+                    x * std::f64::consts::PI,
+                    (x * 7.0).round(),
+                ] {
+                    let t = format_field(v, unit);
+                    assert_eq!(parse_quantity(&t).unwrap(), v, "{v} {unit:?}: {t}");
+                }
+            }
+            x *= 1.7;
+        }
     }
 
     #[test]

@@ -1,0 +1,136 @@
+//! End-to-end: the answer next to the question (issue 17, "Layout"), at the three viewports of
+//! the issue: 1400×1000, 390×844 and 360×740. Screenshots go to `target/e2e/layout-*.png`.
+#![cfg(not(target_arch = "wasm32"))]
+
+use e2e_harness::Browser;
+
+/// `[top, bottom]` of the first element matching `css`, in viewport pixels.
+async fn span(b: &Browser, css: &str) -> (f64, f64) {
+    let v = b
+        .js(&format!(
+            "const r = document.querySelector({css:?}).getBoundingClientRect(); return [r.top, r.bottom];"
+        ))
+        .await;
+    (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+}
+
+async fn in_view(b: &Browser, css: &str) -> bool {
+    let h = b.js("return innerHeight").await.as_f64().unwrap();
+    let (top, bottom) = span(b, css).await;
+    top >= 0.0 && bottom <= h + 0.5
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn on_a_desktop_inputs_plot_and_key_results_show_together_and_the_plot_stays() {
+    let b = Browser::start().await;
+    b.viewport(Some((1400, 1000))).await;
+    b.open("/").await;
+    b.wait_for("canvas[data-chart='sweep']").await;
+    for css in [
+        "[data-op='0'] input[name='d']",
+        "canvas[data-chart='sweep']",
+        "[data-keyline]",
+        "tr.result-row[data-op='0'] [data-metric='critical_b']",
+        "tr.result-row[data-op='1'] [data-metric='t_lower']",
+    ] {
+        assert!(
+            in_view(&b, css).await,
+            "{css} is not in view: {:?}",
+            span(&b, css).await
+        );
+    }
+    // The key figures need no sideways scrolling; the rest is one click away.
+    let fits = b
+        .js("const t = document.querySelector('.results'); return t.scrollWidth <= t.clientWidth + 1")
+        .await;
+    assert_eq!(fits, true, "the results table scrolls sideways");
+    let hidden = b
+        .js("return getComputedStyle(document.querySelector(\"tr.result-row [data-metric='flops']\")).display")
+        .await;
+    assert_eq!(hidden, "none");
+    b.click("button[data-action='more-columns']").await;
+    let shown = b
+        .js("return getComputedStyle(document.querySelector(\"tr.result-row [data-metric='flops']\")).display")
+        .await;
+    assert_ne!(shown, "none");
+    b.click("button[data-action='more-columns']").await;
+    b.screenshot("layout-1400x1000").await;
+    // The inputs scroll; the plot stays.
+    b.js("window.scrollTo(0, 700)").await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(
+        b.js("return scrollY").await.as_f64().unwrap() > 100.0,
+        "nothing to scroll"
+    );
+    assert!(
+        in_view(&b, "canvas[data-chart='sweep']").await,
+        "the plot scrolled away"
+    );
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn on_phones_the_plot_and_a_result_card_come_first_without_sideways_scrolling() {
+    let b = Browser::start().await;
+    for (w, h) in [(390, 844), (360, 740)] {
+        b.viewport(Some((w, h))).await;
+        b.open("/").await;
+        b.wait_for("canvas[data-chart='sweep']").await;
+        let overflow = b
+            .js("const e = document.documentElement; return [e.scrollWidth, e.clientWidth]")
+            .await;
+        assert!(
+            overflow[0].as_f64() <= overflow[1].as_f64(),
+            "{w}×{h}: the page scrolls sideways {overflow}"
+        );
+        assert!(
+            in_view(&b, "canvas[data-chart='sweep']").await,
+            "{w}×{h}: plot"
+        );
+        assert!(
+            in_view(&b, "tr.result-row[data-op='0'] [data-metric='bound']").await,
+            "{w}×{h}: the first result card is below the first screen: {:?}",
+            span(&b, "tr.result-row[data-op='0']").await
+        );
+        // Results are cards: each figure on its line, named.
+        let label = b
+            .js("return getComputedStyle(document.querySelector(\"tr.result-row [data-metric='t_lower']\"), '::before').content")
+            .await;
+        assert_eq!(label, "\"T_lower\"", "{w}×{h}");
+        // The inputs come after the answer.
+        let (plot_top, _) = span(&b, "canvas[data-chart='sweep']").await;
+        let (input_top, _) = span(&b, "[data-op='0'] input[name='d']").await;
+        assert!(input_top > plot_top, "{w}×{h}: inputs above the plot");
+        b.screenshot(&format!("layout-{w}x{h}")).await;
+    }
+    b.close().await;
+}
+
+/// Fields a chip has no figure for (TPU v5e's fp8 and PCIe) and a matmul's tiles fold behind
+/// "more fields"; a link that sets a tile opens its operation's fold.
+#[tokio::test(flavor = "current_thread")]
+async fn rarely_used_fields_fold_until_needed() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=matmul:d=4096&op=matmul:bm=256")
+        .await;
+    let folded = |css: &str| {
+        format!("const e = document.querySelector({css:?}); const d = e.closest('details.more-fields'); return d ? (d.open ? 'open' : 'closed') : 'shown';")
+    };
+    for (css, want) in [
+        ("[data-chip='0'] input[name='fp8']", "closed"),
+        ("[data-chip='0'] input[name='pcie']", "closed"),
+        ("[data-chip='0'] input[name='bf16']", "shown"),
+        ("[data-op='0'] input[name='bm']", "closed"),
+        ("[data-op='0'] input[name='d']", "shown"),
+        ("[data-op='1'] input[name='bm']", "open"),
+    ] {
+        assert_eq!(b.js(&folded(css)).await, want, "{css}");
+    }
+    // Sharding the first matmul opens its fold (split, link, topology now matter).
+    b.set_input("[data-op='0'] input[name='shards']", "4").await;
+    assert_eq!(
+        b.js(&folded("[data-op='0'] select[name='topology']")).await,
+        "open"
+    );
+    b.close().await;
+}
