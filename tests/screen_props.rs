@@ -137,7 +137,8 @@ const WORD_METRICS: &[&str] = &["bound", "fits", "parts_bound", "latency_bound"]
 fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
     let what = format!("row {}", r.id);
     screen.text(&what, &r.name)?;
-    if r.error.is_some() == r.analysis.is_some() {
+    // A serving row (issue 13) has figures without an analysis of its own.
+    if r.class != "serving-row" && r.error.is_some() == r.analysis.is_some() {
         return Err(format!("{what}: error {:?} and analysis together", r.error));
     }
     if let Some(e) = &r.error {
@@ -163,7 +164,10 @@ fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
             screen.text(&format!("{what} derivation line {k}"), line)?;
         }
     }
-    r.parts.iter().try_for_each(|p| row(screen, p))
+    r.parts
+        .iter()
+        .chain(r.serving.as_deref())
+        .try_for_each(|p| row(screen, p))
 }
 
 fn chart_model(screen: &Screen, m: &ChartModel) -> Result<(), String> {
@@ -263,6 +267,24 @@ fn page(s: &Scenario, case: usize) -> Result<bool, String> {
     let m = ChartModel::Roofline(c);
     chart_model(&screen, &m)?;
     if case % 97 == 4 {
+        svg(&screen, &m)?;
+    }
+
+    // The serving frontier of the llm ops (issue 13).
+    let f = view::frontier_chart(s);
+    for c in &f.curves {
+        screen.text("frontier", &c.label)?;
+        for p in &c.points {
+            screen.finite(&format!("frontier {} tpot", c.label), p.tpot)?;
+            screen.finite(
+                &format!("frontier {} tokens/s", c.label),
+                p.tokens_per_s_chip,
+            )?;
+        }
+    }
+    let m = ChartModel::Frontier(f);
+    chart_model(&screen, &m)?;
+    if case % 97 == 5 {
         svg(&screen, &m)?;
     }
 

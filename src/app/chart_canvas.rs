@@ -71,6 +71,7 @@ pub fn draw_scaled(
     match model {
         ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme),
         ChartModel::Roofline(m) => charts::roofline::draw(root, m, &theme),
+        ChartModel::Frontier(m) => charts::frontier::draw(root, m, &theme),
     }
     .map_err(|e| AppError::Draw(e.to_string()))
 }

@@ -7,6 +7,7 @@ mod chips;
 mod collapse;
 mod debounce;
 mod field;
+mod hf_import;
 mod menu;
 mod ops;
 mod options;

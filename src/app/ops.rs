@@ -191,6 +191,7 @@ fn OpCard(
                 <button class="small" title="Duplicate" aria-label="dup: duplicate this operation" on:click=dup>"dup"</button>
                 <button class="small" title="Remove" aria-label="Remove this operation" disabled=only_one on:click=remove>"✕"</button>
             </div>
+            {move || (kind_id.get() == "llm").then(|| view! { <super::hf_import::HfImport id=id/> })}
             <div class="fields">
                 <Field key="label" label="label" value=label_value text=true on_commit=label_commit/>
                 {fields}

@@ -1,4 +1,4 @@
-//! The plots panel: sweep / roofline / both tabs, axis toggles, the live canvases, the key result
+//! The plots panel: sweep / roofline / both / serving frontier tabs, axis toggles, the live canvases, the key result
 //! line and a visually hidden data table per plot for screen readers.
 
 use leptos::prelude::*;
@@ -19,6 +19,8 @@ pub struct Charts {
     pub sweep: Memo<Option<ChartModel>>,
     /// The roofline plot's model, `None` while it is hidden.
     pub roofline: Memo<Option<ChartModel>>,
+    /// The serving frontier's model, `None` while it is hidden.
+    pub frontier: Memo<Option<ChartModel>>,
 }
 
 impl Charts {
@@ -46,7 +48,18 @@ impl Charts {
             });
             Some(ChartModel::Roofline(chart))
         });
-        Charts { sweep, roofline }
+        let frontier = Memo::new(move |_| {
+            scenario.with(|s| {
+                s.plot
+                    .shows_frontier()
+                    .then(|| ChartModel::Frontier(view::frontier_chart(s)))
+            })
+        });
+        Charts {
+            sweep,
+            roofline,
+            frontier,
+        }
     }
 
     /// Runs `f` on the chart in front (the sweep when both are shown), without tracking.
@@ -57,6 +70,10 @@ impl Charts {
             .with_untracked(|m| m.as_ref().map(|m| (f.take().unwrap())(m)));
         r.or_else(|| {
             self.roofline
+                .with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
+        })
+        .or_else(|| {
+            self.frontier
                 .with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
         })
     }
@@ -81,8 +98,19 @@ pub fn PlotsPanel() -> impl IntoView {
     };
     // Tabs (the ARIA pattern): one tab stop, the selected one; arrows, Home and End select and
     // focus the neighbour.
+    let has_llm = Memo::new(move |_| {
+        c.scenario
+            .with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))
+    });
     let tab_key = move |ev: leptos::ev::KeyboardEvent| {
-        let all = PlotKind::ALL;
+        // The frontier's tab is shown only with an llm operation (or when it is selected).
+        let all: Vec<PlotKind> = PlotKind::ALL
+            .iter()
+            .copied()
+            .filter(|&p| {
+                !p.shows_frontier() || has_llm.get_untracked() || plot.get_untracked() == p
+            })
+            .collect();
         let now = all
             .iter()
             .position(|k| *k == plot.get_untracked())
@@ -113,13 +141,10 @@ pub fn PlotsPanel() -> impl IntoView {
                 on:click=move |_| set_plot(p) on:keydown=tab_key>{text}</button>
         }
     };
-    let has_llm = Memo::new(move |_| {
-        c.scenario
-            .with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))
-    });
     let key_line = Memo::new(move |_| c.scenario.with(view::key_line));
     let sweep = c.charts.sweep;
     let roofline = c.charts.roofline;
+    let frontier = c.charts.frontier;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs">
@@ -127,6 +152,9 @@ pub fn PlotsPanel() -> impl IntoView {
                     {tab(PlotKind::Sweep, "Sweep")}
                     {tab(PlotKind::Roofline, "Roofline")}
                     {tab(PlotKind::Both, "Both")}
+                    <Show when=move || has_llm.get() || plot.get().shows_frontier()>
+                        {tab(PlotKind::Frontier, "Serving frontier")}
+                    </Show>
                 </div>
                 <span class="spacer"></span>
                 <Show when=move || plot.get().shows_sweep()>
@@ -151,6 +179,10 @@ pub fn PlotsPanel() -> impl IntoView {
             <Show when=move || plot.get().shows_roofline()>
                 <ChartCanvas model=roofline dark=c.dark/>
                 <DataTable model=roofline/>
+            </Show>
+            <Show when=move || plot.get().shows_frontier()>
+                <ChartCanvas model=frontier dark=c.dark/>
+                <DataTable model=frontier/>
             </Show>
             <p class="keyline" data-keyline="true">{move || key_line.get()}</p>
         </section>

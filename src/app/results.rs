@@ -131,7 +131,7 @@ fn shape(r: &ResultRow) -> Shape {
     for c in &r.cells {
         c.metric.hash(&mut h);
     }
-    for p in &r.parts {
+    for p in r.parts.iter().chain(r.serving.as_deref()) {
         shape(p).hash(&mut h);
     }
     (r.id.clone(), h.finish())
@@ -185,8 +185,20 @@ fn Row(
     let class = initial.class;
     let cells = match &initial.error {
         Some(_) => {
-            let error = move || row.with(|r| r.as_ref().and_then(|r| r.error.clone()).unwrap_or_default());
+            let error =
+                move || row.with(|r| r.as_ref().and_then(|r| r.error.clone()).unwrap_or_default());
             view! { <td class="error-cell" colspan="13" data-metric="error" data-value=error>{error}</td> }.into_any()
+        }
+        // A serving row's figures do not line up with the analysis columns: one cell holds
+        // them, each a labelled span carrying its `data-metric`.
+        None if initial.class == "serving-row" => {
+            let spans = initial
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| view! { <span class="serving-cell"><LiveCell metric=cell.metric i=i row=row/></span> })
+                .collect_view();
+            view! { <td class="serving-cells" colspan="13">{spans}</td> }.into_any()
         }
         None => initial
             .cells
@@ -223,6 +235,16 @@ fn Row(
         })
     };
     let name = move || row.with(|r| r.as_ref().map(|r| r.name.clone()).unwrap_or_default());
+    // An `llm` op's serving figures: a row of their own under the model's (always shown).
+    let serving = initial.serving.as_deref().cloned().map(|initial| {
+        let live = Memo::new(move |_| {
+            row.with(|r| {
+                r.as_ref()
+                    .and_then(|r| r.serving.as_deref().cloned().map(Arc::new))
+            })
+        });
+        view! { <Row initial=initial row=live open=open/> }
+    });
     view! {
         // A click anywhere on the row opens its derivation; for the keyboard and screen readers
         // the name is the disclosure button (a table row cannot be one).
@@ -247,6 +269,7 @@ fn Row(
                 </td>
             </tr>
         </Show>
+        {serving}
         <Show when=move || parts_open.get()>
             {move || {
                 row.with(|r| r.as_ref().map(|r| r.parts.clone()).unwrap_or_default())
@@ -263,4 +286,39 @@ fn Row(
         </Show>
     }
     .into_any()
+}
+
+/// Figure `i` of a serving row as a labelled `<span>`, following the row's current values.
+#[component]
+fn LiveCell(
+    /// The cell's `data-metric`.
+    metric: &'static str,
+    /// Its position in the row's cells.
+    i: usize,
+    /// The row's current figures.
+    row: Memo<Option<Arc<ResultRow>>>,
+) -> impl IntoView {
+    let part = move |f: fn(&Cell) -> String| {
+        move || {
+            row.with(|r| {
+                r.as_ref()
+                    .and_then(|r| r.cells.get(i))
+                    .map(f)
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let class = move || {
+        row.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.cells.get(i))
+                .map(|c| c.class)
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <span data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
+            {part(|c| c.text.clone())}
+        </span>
+    }
 }

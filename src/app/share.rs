@@ -435,8 +435,11 @@ pub fn EmbedView() -> impl IntoView {
     let c = ctx();
     // The embed shows one plot: the sweep, or the roofline when only that is chosen (an embed
     // has no tabs, so the choice is made once).
-    let model = if c.scenario.with_untracked(|s| s.plot.shows_sweep()) {
+    let plot = c.scenario.with_untracked(|s| s.plot);
+    let model = if plot.shows_sweep() {
         c.charts.sweep
+    } else if plot.shows_frontier() {
+        c.charts.frontier
     } else {
         c.charts.roofline
     };

@@ -20,6 +20,7 @@
 
 mod either;
 pub mod format;
+pub mod frontier;
 pub mod geometry;
 pub mod model;
 mod paint;
@@ -32,6 +33,7 @@ use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend
 
 pub use either::{BackendError, EitherBackend, NoBackend};
 pub use format::{format_axis_si, format_ticks, linear_ticks, log_ticks, Ticks};
+pub use frontier::{FrontierChart, FrontierCurve, FrontierMark};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{
     Ceiling, ChartSeries, HLine, Marker, MeasuredMark, PointMark, RooflineChart, Slope, SweepChart,

@@ -4,7 +4,7 @@
 use roofline::units::{format_sig, Unit};
 
 use super::names::pretty;
-use crate::charts::{self, ChartGeometry, ChartTheme, RooflineChart, SweepChart};
+use crate::charts::{self, ChartGeometry, ChartTheme, FrontierChart, RooflineChart, SweepChart};
 
 /// The chart in front.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +13,8 @@ pub enum ChartModel {
     Sweep(SweepChart),
     /// Log-log roofline.
     Roofline(RooflineChart),
+    /// Serving frontier: tokens/s per chip against time per output token, log-log.
+    Frontier(FrontierChart),
 }
 
 impl ChartModel {
@@ -21,6 +23,7 @@ impl ChartModel {
         match self {
             ChartModel::Sweep(_) => "sweep",
             ChartModel::Roofline(_) => "roofline",
+            ChartModel::Frontier(_) => "frontier",
         }
     }
 
@@ -46,6 +49,7 @@ impl ChartModel {
                 m.points.len(),
                 m.ceilings.len()
             ),
+            ChartModel::Frontier(m) => format!("{}: {} curves", m.title, m.curves.len()),
         }
     }
 
@@ -97,6 +101,31 @@ impl ChartModel {
                 );
                 (head, rows)
             }
+            ChartModel::Frontier(m) => {
+                let head = vec![
+                    "series".into(),
+                    "batch".into(),
+                    m.x_label.clone(),
+                    m.y_label.clone(),
+                    "fits".into(),
+                ];
+                let rows = m
+                    .curves
+                    .iter()
+                    .flat_map(|c| {
+                        c.points.iter().map(|p| {
+                            vec![
+                                c.label.clone(),
+                                format_sig(p.batch, 6),
+                                format_sig(p.tpot, 4),
+                                format_sig(p.tokens_per_s_chip, 4),
+                                if p.fits { "yes" } else { "out of memory" }.into(),
+                            ]
+                        })
+                    })
+                    .collect();
+                (head, rows)
+            }
         }
     }
 
@@ -130,6 +159,20 @@ impl ChartModel {
                     pretty(p.y, Unit::FlopRate)
                 ))
             }
+            ChartModel::Frontier(m) => {
+                let hits = m.hit_points();
+                let n =
+                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let (c, p) = m.point(n.index)?;
+                Some(format!(
+                    "{} — B = {}: {} per token, {} tokens/s per chip{}",
+                    c.label,
+                    format_sig(p.batch, 6),
+                    pretty(p.tpot, Unit::Seconds),
+                    format_sig(p.tokens_per_s_chip, 4),
+                    if p.fits { "" } else { " (out of memory)" }
+                ))
+            }
         }
     }
 
@@ -155,6 +198,7 @@ impl ChartModel {
         charts::render_svg_with::<B, _>(width, height, &theme, |root, theme| match self {
             ChartModel::Sweep(m) => charts::sweep::draw(root, m, theme),
             ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),
+            ChartModel::Frontier(m) => charts::frontier::draw(root, m, theme),
         })
         .map(|(svg, _)| svg)
     }

@@ -12,12 +12,15 @@ pub mod cache;
 pub mod chart;
 pub mod export;
 pub mod form;
+pub mod frontier;
+pub mod import;
 pub mod measured;
 pub mod measured_parts;
 pub mod names;
 pub mod recipes;
 pub mod roofline;
 pub mod rows;
+pub mod serving;
 pub mod sweep;
 
 pub use cache::PairCache;
@@ -27,6 +30,8 @@ pub use form::{
     chip_slider, is_advanced_op_field, is_folded_chip_field, op_more_open, op_slider, Slider,
     SLIDER_STEPS,
 };
+pub use frontier::frontier_chart;
+pub use import::{import_hf_config, Imported};
 pub use measured::{
     add_measured, fit_profile, fit_summary, group_cells, measured_groups, measured_roofline,
     measured_rows, measured_table, MeasuredRow, MeasuredTable,
@@ -39,6 +44,7 @@ pub use rows::{
     cells, key_line, key_line_with, result_rows, result_rows_cached, Cell, KeyLineDetail,
     ResultRow, RowCache,
 };
+pub use serving::{serving_cells, serving_row};
 pub use sweep::{
     oom_edge, sweep_chart, sweep_chart_cached, sweepable_fields, OomEdge, SweepCache, SweepMetric,
     Swept,

@@ -47,6 +47,8 @@ pub struct ResultRow {
     pub error: Option<String>,
     /// Rows of the parts (model workloads), shown under this one.
     pub parts: Vec<ResultRow>,
+    /// The serving row of an `llm` operation (`view::serving`), shown under this one.
+    pub serving: Option<Box<ResultRow>>,
 }
 
 fn cell(metric: &'static str, v: f64, text: String) -> Cell {
@@ -342,9 +344,14 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
                 analysis: Some(Box::new(a)),
                 error: None,
                 parts: Vec::new(),
+                serving: None,
             });
         }
     }
+    let serving = analysis
+        .is_some()
+        .then(|| super::serving::serving_row(s, i, j).map(Box::new))
+        .flatten();
     ResultRow {
         id: format!("{i}/{j}"),
         op_key: i.to_string(),
@@ -355,6 +362,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         analysis,
         error,
         parts,
+        serving,
     }
 }
 

@@ -687,6 +687,40 @@ impl Browser {
         self.wait_for(css).await.text().await.unwrap_or_default()
     }
 
+    /// Installs [`CAPTURE_DOWNLOADS`] in the current page: exports are recorded, not saved.
+    pub async fn capture_downloads(&self) {
+        self.js(CAPTURE_DOWNLOADS).await;
+    }
+
+    /// Picks `what` in the Export menu (`png svg csv json`) and returns the downloaded
+    /// file's name and text (a data URL's text for PNG). Needs [`Browser::capture_downloads`].
+    pub async fn export(&self, what: &str) -> (String, String) {
+        self.js("window.__dl = [];").await;
+        self.pick("export", what).await;
+        for _ in 0..100 {
+            let v = self
+                .client
+                .execute_async(
+                    r#"const done = arguments[arguments.length - 1];
+                    const d = window.__dl[window.__dl.length - 1];
+                    if (!d) { done(null); return; }
+                    if (d.blob) { d.blob.text().then(t => done([d.name, t])); }
+                    else { fetch(d.href).then(r => r.text()).then(t => done([d.name, t])); }"#,
+                    vec![],
+                )
+                .await
+                .unwrap();
+            if let Some(a) = v.as_array() {
+                return (
+                    a[0].as_str().unwrap_or_default().to_string(),
+                    a[1].as_str().unwrap_or_default().to_string(),
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no download for {what}");
+    }
+
     /// Close the session and stop chromedriver.
     pub async fn close(mut self) {
         let _ = tokio::time::timeout(Duration::from_secs(10), self.client.clone().close()).await;
@@ -694,6 +728,18 @@ impl Browser {
         let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
+
+/// Captures downloads in the page: object URLs' blobs and data URLs of clicked links go to
+/// `window.__dl` instead of the disk.
+pub const CAPTURE_DOWNLOADS: &str = r#"
+window.__dl = [];
+const blobs = new Map();
+const create = URL.createObjectURL;
+URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
+HTMLAnchorElement.prototype.click = function () {
+  window.__dl.push({ name: this.download, href: this.href, blob: blobs.get(this.href) || null });
+};
+"#;
 
 /// Parse a `data-value` as a number.
 pub fn num(m: &HashMap<String, String>, key: &str) -> f64 {

@@ -10,7 +10,8 @@ use crate::sweep::{sweep, SweepCurve, SweepSpec};
 use serde::{Deserialize, Serialize};
 
 id_enum! {
-    /// Which plot the app draws (`plot=` in links; ids `sweep`, `roofline`, `both`).
+    /// Which plot the app draws (`plot=` in links; ids `sweep`, `roofline`, `both`,
+    /// `frontier`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
     pub enum PlotKind {
         /// Achieved FLOPs/s against the swept field (the book's question 3 plot).
@@ -20,18 +21,26 @@ id_enum! {
         Roofline = "roofline",
         /// Both plots, the sweep first.
         Both = "both",
+        /// The serving frontier of `llm` operations: tokens/s per chip against time per output
+        /// token over the batch (issue 13; added to version 1, absent from older links).
+        Frontier = "frontier",
     }
 }
 
 impl PlotKind {
     /// Whether the sweep plot is shown.
     pub fn shows_sweep(self) -> bool {
-        self != PlotKind::Roofline
+        matches!(self, PlotKind::Sweep | PlotKind::Both)
     }
 
     /// Whether the roofline plot is shown.
     pub fn shows_roofline(self) -> bool {
-        self != PlotKind::Sweep
+        matches!(self, PlotKind::Roofline | PlotKind::Both)
+    }
+
+    /// Whether the serving frontier is shown.
+    pub fn shows_frontier(self) -> bool {
+        self == PlotKind::Frontier
     }
 }
 

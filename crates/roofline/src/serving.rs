@@ -194,3 +194,61 @@ pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>
         max_batch,
     }))
 }
+
+/// The smallest tensor-parallel group that serves an `llm` op: part 8's "smallest topology".
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Topology {
+    /// Chips `n` (a power of two: slices come in even sizes, the book's "rounded to the
+    /// nearest reasonable topology").
+    pub chips: f64,
+    /// The largest batch that fits on `n` chips at the final context `P + G`.
+    pub max_batch: f64,
+    /// Time per output token at the op's batch on `n` chips.
+    pub tpot: f64,
+}
+
+/// Largest group [`smallest_topology`] tries (a TPU v5e pod is 256 chips).
+pub const MAX_TOPOLOGY_CHIPS: f64 = 4096.0;
+
+/// The smallest power-of-two number of chips `n` (the op's `tp` set to `n`) on which the op's
+/// batch `B` fits at the final context `P + G` (weights, every expert resident, and `B` KV
+/// caches) and, when `max_tpot` is given, a decode step at `B` and `P + G/2` takes at most
+/// that long. `Ok(None)` for another kind, or when no group up to [`MAX_TOPOLOGY_CHIPS`]
+/// does. applied-inference.md: LLaMA 3-70B at 8k context, B = 1, needs 16 TPU v5e in bf16,
+/// 8 in int8, 4 in int4.
+pub fn smallest_topology(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    max_tpot: Option<f64>,
+) -> Result<Option<Topology>, Error> {
+    let OpKind::Llm(l) = &op.kind else {
+        return Ok(None);
+    };
+    analyze(op, chip, opts)?;
+    let mut n = 1.0;
+    while n <= MAX_TOPOLOGY_CHIPS {
+        let mut m = *l;
+        m.tp = n;
+        let max_batch = m.max_batch(chip.hbm_cap, m.prompt + m.output);
+        if max_batch >= m.b {
+            let tpot = step(
+                &m,
+                chip,
+                opts,
+                Phase::Decode,
+                m.prompt + m.output / 2.0,
+                m.b,
+            )?;
+            if max_tpot.is_none_or(|t| tpot <= t) {
+                return Ok(Some(Topology {
+                    chips: n,
+                    max_batch,
+                    tpot,
+                }));
+            }
+        }
+        n *= 2.0;
+    }
+    Ok(None)
+}

@@ -12,7 +12,7 @@
 //! chip=custom:name=<text>,<field>=<value>,... a chip from scratch
 //! op=<kind>[:<field>=<value>,...]             repeatable, in order; label=<text> on any op
 //! sweep=<field>:<from>..<to>[:log][:n=<points>]
-//! plot=sweep|roofline|both   y=achieved|time|fraction|tokens   log=x|y|xy
+//! plot=sweep|roofline|both|frontier   y=achieved|time|fraction|tokens   log=x|y|xy
 //! flops=2mac|1mac   derate=<fraction>   cal=<compute>:<memory>:<overhead>
 //! embed=1   theme=light|dark
 //! ```
@@ -555,7 +555,7 @@ pub fn decode(query: &str) -> Decoded {
             "plot" => match PlotKind::from_id(&v()) {
                 Some(p) => s.plot = p,
                 None => notes.push(format!(
-                    "plot={}: must be sweep, roofline or both",
+                    "plot={}: must be sweep, roofline, both or frontier",
                     show(&v())
                 )),
             },

@@ -11,6 +11,22 @@ fn serve(op: &Op, chip: &Chip) -> Serving {
     serving(op, chip, &Options::default()).unwrap().unwrap()
 }
 
+/// LLaMA 3-70B served at 8k context (prompt 7680 + 512 generated), fields `kv` over that.
+fn llama3_70b_8k(kv: &[(&str, &str)]) -> Op {
+    let mut op = op_with(
+        "llm",
+        &[
+            ("preset", "llama3-70b"),
+            ("prompt", "7680"),
+            ("output", "512"),
+        ],
+    );
+    for (k, v) in kv {
+        op.set(k, v).unwrap();
+    }
+    op
+}
+
 /// applied-inference.md, "what is the smallest TPU v5e topology we could serve LLaMA 3-70B on
 /// ... with 8k context?": in int8 on a 4x2 (8 chips) "remaining HBM for KV caches 58 [GB]",
 /// "162kB" per token, "num KV caches @ 8k: 43"; "this is just 16GB / 8.2e11 = 19ms / step";
@@ -19,18 +35,7 @@ fn serve(op: &Op, chip: &Chip) -> Serving {
 #[test]
 fn llama3_70b_int8_on_v5e_4x2() {
     let v5e = preset("tpu-v5e").unwrap();
-    let mut op = op_with(
-        "llm",
-        &[
-            ("preset", "llama3-70b"),
-            ("w", "int8"),
-            ("x", "int8"),
-            ("kv", "int8"),
-            ("tp", "8"),
-            ("prompt", "7680"),
-            ("output", "512"),
-        ],
-    );
+    let mut op = llama3_70b_8k(&[("w", "int8"), ("x", "int8"), ("kv", "int8"), ("tp", "8")]);
     let s = serve(&op, &v5e);
     // Exactly: weights 70,553,706,496 bytes in int8 (8 ways, norms replicated), KV cache
     // 2·80·8·128 = 163,840 bytes per token, 8192 positions, split 8 ways.
@@ -167,4 +172,52 @@ fn moe_serving_and_chip_fields_from_a_link() {
         "{:?}",
         bad.notices
     );
+}
+
+/// applied-inference.md, "What is the smallest TPU v5e topology we could serve LLaMA 3-70B on
+/// using bfloat16, int8, and int4 (both KVs and parameters) with 8k context?": `ceil(70e9 ·
+/// sizeof(dtype) / 16e9)` "rounded to the nearest reasonable topology": 4x4 = 16 chips in
+/// bf16, 4x2 = 8 in int8, 2x2 = 4 in int4 (at a tiny batch). Then "serve L3 70B at batch size
+/// 32 and 8192 sequence length with everything in int8 ... 112GB ... TPU v5e 4x2", where
+/// "our step time is basically 112e9 / (8 * 8.2e11) = 17ms" and "235 tokens / sec / chip";
+/// "if we were to run on a 4x4 ... our latency would drop to 17 / 2 = 8.5ms".
+#[test]
+fn smallest_topology_of_llama3_70b_on_v5e() {
+    use roofline::serving::smallest_topology;
+    let v5e = preset("tpu-v5e").unwrap();
+    let o = Options::default();
+    for (dtype, chips) in [("bf16", 16.0), ("int8", 8.0), ("int4", 4.0)] {
+        let op = llama3_70b_8k(&[("w", dtype), ("kv", dtype)]);
+        // By hand: weights ≈ 70.55e9 · size / n must leave room for one 8k cache.
+        let t = smallest_topology(&op, &v5e, &o, None).unwrap().unwrap();
+        assert_eq!(t.chips, chips, "{dtype}");
+        assert!(t.max_batch >= 1.0);
+        let mut half = op.clone();
+        half.set_num("tp", chips / 2.0).unwrap();
+        assert_eq!(
+            serve(&half, &v5e).max_batch,
+            0.0,
+            "{dtype} on {} chips",
+            chips / 2.0
+        );
+    }
+    // B = 32 at 8k in int8: 70.55e9 + 32 · 163,840 · 8192 = 113.5e9 bytes, more than 7 chips'
+    // 112e9: 8 chips, about 17 ms per step (113.5e9 / (8 · 8.2e11) = 17.3 ms; the step reads
+    // the mean context 7936, not 8192), 235 tokens/s per chip.
+    let mut op = llama3_70b_8k(&[("w", "int8"), ("x", "int8"), ("kv", "int8"), ("b", "32")]);
+    let t = smallest_topology(&op, &v5e, &o, None).unwrap().unwrap();
+    assert_eq!(t.chips, 8.0);
+    close(t.tpot, 0.017, 0.05, "17 ms per step on a 4x2");
+    close(32.0 / t.tpot / 8.0, 235.0, 0.05, "tokens/s/chip");
+    // Under a 10 ms bound the 4x2 is too slow; the 4x4 takes about 8.5 ms.
+    let t = smallest_topology(&op, &v5e, &o, Some(0.010))
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.chips, 16.0);
+    close(t.tpot, 0.0085, 0.08, "8.5 ms per step on a 4x4");
+    // No bound a step can meet: none.
+    assert_eq!(smallest_topology(&op, &v5e, &o, Some(1e-9)).unwrap(), None);
+    // Not an llm: none.
+    op = Op::default_for("matmul").unwrap();
+    assert_eq!(smallest_topology(&op, &v5e, &o, None).unwrap(), None);
 }

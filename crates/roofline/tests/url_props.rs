@@ -205,7 +205,12 @@ fn scenario(seed: u64) -> Scenario {
         chips,
         sweep,
         ops,
-        plot: [PlotKind::Sweep, PlotKind::Roofline, PlotKind::Both][r.below(3)],
+        plot: [
+            PlotKind::Sweep,
+            PlotKind::Roofline,
+            PlotKind::Both,
+            PlotKind::Frontier,
+        ][r.below(4)],
         axes: SweepAxes {
             y: r.pick(&SweepMetric::ALL),
             log_x: r.chance(2),

@@ -1,0 +1,221 @@
+//! The serving row of an `llm` operation on a chip (issue 13): parameters total and active,
+//! time to first token, time per output token, throughput, cost and energy per token, the
+//! largest batch that fits, each a `data-metric` cell of the issue's contract.
+//!
+//! It is a row of its own (`data-op="<i>.serving"`, class `serving-row`) under the model's
+//! row, because the model's row already has a `tokens_per_s` of another meaning: tokens of
+//! *one step* (the op's own phase and context) per second of that step. In the serving row,
+//! `tokens_per_s` is the issue's `B / tpot`: output tokens per second of the `n`-chip group
+//! while decoding at the mean context `P + G/2`. Each metric name means one thing per row.
+
+use roofline::scenario::Scenario;
+use roofline::serving::{serving, smallest_topology, Serving, Topology, MAX_TOPOLOGY_CHIPS};
+use roofline::units::{format_exact, format_sig, Unit};
+
+use super::names::pretty;
+use super::rows::{Cell, ResultRow};
+
+/// A parameter count as people write it: `46.7B`, `124M`.
+pub fn params_text(v: f64) -> String {
+    match v {
+        v if v >= 1e12 => format!("{}T", format_sig(v / 1e12, 4)),
+        v if v >= 1e9 => format!("{}B", format_sig(v / 1e9, 4)),
+        v if v >= 1e6 => format!("{}M", format_sig(v / 1e6, 4)),
+        v => format_sig(v, 4),
+    }
+}
+
+/// A cell whose text carries its own short label (the serving row has no column headers of
+/// its own): `TTFT 1.2 s`.
+fn labelled(metric: &'static str, label: &str, v: f64, text: String, title: &str) -> Cell {
+    Cell {
+        metric,
+        value: format_exact(v),
+        text: if label.is_empty() {
+            text
+        } else {
+            format!("{label} {text}")
+        },
+        class: "",
+        title: title.to_string(),
+    }
+}
+
+/// The serving figures as cells, in reading order.
+pub fn serving_cells(s: &Serving) -> Vec<Cell> {
+    let mut out = vec![
+        labelled(
+            "params",
+            "params",
+            s.params,
+            params_text(s.params),
+            "all parameters, every expert included",
+        ),
+        labelled(
+            "active_params",
+            "active",
+            s.active_params,
+            params_text(s.active_params),
+            "parameters one token uses (routed experts: top_k of them)",
+        ),
+        labelled(
+            "ttft",
+            "TTFT",
+            s.ttft,
+            pretty(s.ttft, Unit::Seconds),
+            "time to first token: a prefill of B prompts of P tokens (T_lower)",
+        ),
+        labelled(
+            "tpot",
+            "TPOT",
+            s.tpot,
+            pretty(s.tpot, Unit::Seconds),
+            "time per output token, per sequence: a decode step at B and context P + G/2",
+        ),
+        labelled(
+            "tokens_per_s",
+            "",
+            s.tokens_per_s,
+            format!("{} tok/s", format_sig(s.tokens_per_s, 4)),
+            "output tokens per second of the group while decoding: B / TPOT",
+        ),
+        labelled(
+            "tokens_per_s_chip",
+            "",
+            s.tokens_per_s_chip,
+            format!("{} tok/s/chip", format_sig(s.tokens_per_s_chip, 4)),
+            "B / TPOT / chips",
+        ),
+        labelled(
+            "tokens_per_s_seq",
+            "",
+            s.tokens_per_s_seq,
+            format!("{} tok/s/seq", format_sig(s.tokens_per_s_seq, 4)),
+            "what one sequence sees: 1 / TPOT",
+        ),
+        labelled(
+            "requests_per_s",
+            "",
+            s.requests_per_s,
+            format!("{} req/s", format_sig(s.requests_per_s, 4)),
+            "requests completed per second: tokens/s / G",
+        ),
+    ];
+    out.push(optional(
+        "cost_per_mtok",
+        s.cost_per_mtok,
+        |c| format!("${}/Mtok", format_sig(c, 4)),
+        "USD per million output tokens: price · chips / 3600 / (tokens/s) · 1e6",
+        "the chip has no price= (USD per chip-hour)",
+    ));
+    out.push(optional(
+        "joules_per_token",
+        s.joules_per_token,
+        |j| format!("{} J/tok", format_sig(j, 4)),
+        "power · chips / (tokens/s)",
+        "the chip has no power= (watts)",
+    ));
+    let mut fit = labelled(
+        "max_batch",
+        "max B",
+        s.max_batch,
+        format_exact(s.max_batch),
+        "the largest batch whose weights (every expert) and KV caches at P + G fit in HBM",
+    );
+    if !s.fits {
+        fit.class = "bound-memory";
+        fit.text.push_str(" (B does not fit)");
+    }
+    out.push(fit);
+    out
+}
+
+/// A figure the chip may lack the data for (a price, a power): `none` and why when absent.
+fn optional(
+    metric: &'static str,
+    v: Option<f64>,
+    text: impl Fn(f64) -> String,
+    title: &str,
+    why: &str,
+) -> Cell {
+    match v {
+        Some(x) => labelled(metric, "", x, text(x), title),
+        None => Cell {
+            metric,
+            value: "none".into(),
+            text: "—".into(),
+            class: "",
+            title: why.into(),
+        },
+    }
+}
+
+/// Part 8's smallest topology: the fewest chips (a power of two) that hold the batch.
+fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>) -> Cell {
+    let title = "the smallest power-of-two group of chips whose HBM holds the weights and B KV \
+                 caches at P + G (applied-inference.md, \"smallest topology\")";
+    match t {
+        Ok(Some(t)) => labelled(
+            "min_chips",
+            "fits on",
+            t.chips,
+            format!(
+                "{} chip{}",
+                format_exact(t.chips),
+                if t.chips == 1.0 { "" } else { "s" }
+            ),
+            title,
+        ),
+        Ok(None) => optional(
+            "min_chips",
+            None,
+            format_exact,
+            title,
+            &format!(
+                "no group of up to {} chips holds B",
+                format_exact(MAX_TOPOLOGY_CHIPS)
+            ),
+        ),
+        Err(e) => optional("min_chips", None, format_exact, title, &e.to_string()),
+    }
+}
+
+/// The serving row of operation `i` on chip `j`, `None` unless it is an `llm` op whose own
+/// analysis succeeded (its error is then on the model's row already).
+pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
+    let (op, chip) = (s.ops.get(i)?, s.chips.get(j)?);
+    let (cells, error, name) = match serving(op, chip, &s.options) {
+        Ok(None) => return None,
+        Ok(Some(v)) => (
+            {
+                let mut cells = serving_cells(&v);
+                cells.push(min_chips_cell(smallest_topology(
+                    op, chip, &s.options, None,
+                )));
+                cells
+            },
+            None,
+            format!(
+                "  serving: B {} · prompt {} · output {} · {} chip{}",
+                format_exact(v.batch),
+                format_exact(v.prompt),
+                format_exact(v.output),
+                format_exact(v.chips),
+                if v.chips == 1.0 { "" } else { "s" }
+            ),
+        ),
+        Err(e) => (Vec::new(), Some(e.to_string()), "  serving".into()),
+    };
+    Some(ResultRow {
+        id: format!("{i}.serving/{j}"),
+        op_key: format!("{i}.serving"),
+        chip: j,
+        name,
+        class: "serving-row",
+        cells,
+        analysis: None,
+        error,
+        parts: Vec::new(),
+        serving: None,
+    })
+}
