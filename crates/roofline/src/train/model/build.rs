@@ -11,69 +11,94 @@ use crate::train::fabric::{place, AxisNet, MeshAxis};
 /// Distinct collectives analysed so far (explaining): `(axis, kind, V)` → the analysis.
 type Seen = Vec<(MeshAxis, CollectiveKind, f64, CollectiveResult)>;
 
-#[allow(clippy::too_many_arguments)]
-fn add(
-    terms: &mut Vec<Term>,
-    seen: &mut Seen,
-    net: &AxisNet,
+/// One collective a part issues: its kind, the array it moves, its pass, when it may overlap
+/// compute, its bytes per group and how many times it runs per step.
+type Spec = (CollectiveKind, &'static str, Phase, Window, f64, f64);
+
+/// The step's collectives as they are added, with the analyses seen so far when explaining.
+struct Terms {
+    list: Vec<Term>,
+    seen: Seen,
     explain: bool,
-    spec: (CollectiveKind, &'static str, &'static str, Phase, Window),
-    group_bytes: f64,
-    count: f64,
-    scales: bool,
-) -> Result<(), Error> {
-    let (kind, part, array, phase, window) = spec;
-    if count <= 0.0 || group_bytes <= 0.0 {
-        return Ok(());
+}
+
+impl Terms {
+    /// Adds `part`'s collectives over `net`, in order (`scales`: their bytes grow with the
+    /// batch); a collective that runs no times or moves nothing is left out.
+    fn add(
+        &mut self,
+        net: &AxisNet,
+        part: &'static str,
+        scales: bool,
+        specs: &[Spec],
+    ) -> Result<(), Error> {
+        for &spec in specs {
+            self.one(net, part, scales, spec)?;
+        }
+        Ok(())
     }
-    let v = group_bytes * net.scale;
-    let (kappa, latency, combine, result) = if explain {
-        let known = seen
-            .iter()
-            .find(|x| x.0 == net.axis && x.1 == kind && x.2 == v)
-            .map(|x| x.3.clone());
-        let r = match known {
-            Some(r) => r,
-            None => {
-                let r = collective_time(kind, v, &net.network)?;
-                seen.push((net.axis, kind, v, r.clone()));
-                r
-            }
+
+    fn one(
+        &mut self,
+        net: &AxisNet,
+        part: &'static str,
+        scales: bool,
+        spec: Spec,
+    ) -> Result<(), Error> {
+        let (kind, array, phase, window, group_bytes, count) = spec;
+        if count <= 0.0 || group_bytes <= 0.0 {
+            return Ok(());
+        }
+        let v = group_bytes * net.scale;
+        let (kappa, latency, combine, result) = if self.explain {
+            let known = self
+                .seen
+                .iter()
+                .find(|x| x.0 == net.axis && x.1 == kind && x.2 == v)
+                .map(|x| x.3.clone());
+            let r = match known {
+                Some(r) => r,
+                None => {
+                    let r = collective_time(kind, v, &net.network)?;
+                    self.seen.push((net.axis, kind, v, r.clone()));
+                    r
+                }
+            };
+            (r.seconds_per_byte, r.t_latency, r.combine, Some(r))
+        } else {
+            crate::collective::check(
+                "bytes",
+                v,
+                0.0,
+                crate::collective::MAX_BYTES,
+                false,
+                "a size in bytes",
+            )?;
+            let c = coefficients(kind, &net.network.topology, false);
+            (c.kappa, c.hops * net.network.latency, c.combine, None)
         };
-        (r.seconds_per_byte, r.t_latency, r.combine, Some(r))
-    } else {
-        crate::collective::check(
-            "bytes",
-            v,
-            0.0,
-            crate::collective::MAX_BYTES,
-            false,
-            "a size in bytes",
-        )?;
-        let c = coefficients(kind, &net.network.topology, false);
-        (c.kappa, c.hops * net.network.latency, c.combine, None)
-    };
-    terms.push(Term {
-        axis: net.axis,
-        kind,
-        part,
-        array,
-        phase,
-        window,
-        count,
-        bytes: v,
-        array_bytes: match &net.network.topology {
-            crate::collective::Topology::Cluster { inner, .. } => v / inner,
-            _ => v,
-        },
-        scales,
-        kappa,
-        latency,
-        combine,
-        critical_path: matches!(net.axis, MeshAxis::Tp | MeshAxis::Ep | MeshAxis::Pp),
-        result,
-    });
-    Ok(())
+        self.list.push(Term {
+            axis: net.axis,
+            kind,
+            part,
+            array,
+            phase,
+            window,
+            count,
+            bytes: v,
+            array_bytes: match &net.network.topology {
+                crate::collective::Topology::Cluster { inner, .. } => v / inner,
+                _ => v,
+            },
+            scales,
+            kappa,
+            latency,
+            combine,
+            critical_path: matches!(net.axis, MeshAxis::Tp | MeshAxis::Ep | MeshAxis::Pp),
+            result,
+        });
+        Ok(())
+    }
 }
 
 impl Model {
@@ -99,288 +124,122 @@ impl Model {
         let fwd: f64 = parts.iter().map(|p| p.layers * p.fwd).sum();
         let recompute: f64 = parts.iter().map(|p| p.layers * p.recompute).sum();
 
-        let mut terms = Vec::new();
-        let mut seen: Seen = Vec::new();
+        let mut terms = Terms {
+            list: Vec::new(),
+            seen: Vec::new(),
+            explain,
+        };
         let pl = &placement;
         for p in &parts {
             let c = p.layers / pp;
             let grp = p.dense / tp + p.experts / (tp * ep);
             let name = p.name;
+            use CollectiveKind::*;
+            use Phase::{Backward as Bwd, Forward as Fwd, Recompute};
             if let Some(net) = &pl.fsdp {
-                use CollectiveKind::*;
-                add(
-                    &mut terms,
-                    &mut seen,
+                let (w, g) = (sp * grp, sg * grp);
+                terms.add(
                     net,
-                    explain,
-                    (AllGather, name, "weights", Phase::Forward, Window::Forward),
-                    sp * grp,
-                    c * m,
+                    name,
                     false,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        AllGather,
-                        name,
-                        "weights",
-                        Phase::Backward,
-                        Window::Backward,
-                    ),
-                    sp * grp,
-                    c * m,
-                    false,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        ReduceScatter,
-                        name,
-                        "gradients",
-                        Phase::Backward,
-                        Window::Backward,
-                    ),
-                    sg * grp,
-                    c * m,
-                    false,
+                    &[
+                        (AllGather, "weights", Fwd, Window::Forward, w, c * m),
+                        (AllGather, "weights", Bwd, Window::Backward, w, c * m),
+                        (ReduceScatter, "gradients", Bwd, Window::Backward, g, c * m),
+                    ],
                 )?;
             }
             for net in [&pl.dp, &pl.dcn].into_iter().flatten() {
-                add(
-                    &mut terms,
-                    &mut seen,
+                let g = sg * grp / fsdp;
+                terms.add(
                     net,
-                    explain,
-                    (
-                        CollectiveKind::AllReduce,
-                        name,
-                        "gradients",
-                        Phase::Backward,
-                        Window::LastBackward,
-                    ),
-                    sg * grp / fsdp,
-                    c,
+                    name,
                     false,
+                    &[(AllReduce, "gradients", Bwd, Window::LastBackward, g, c)],
                 )?;
             }
             if let Some(net) = &pl.ep {
-                add(
-                    &mut terms,
-                    &mut seen,
+                let g = sg * p.dense / tp / fsdp;
+                terms.add(
                     net,
-                    explain,
-                    (
-                        CollectiveKind::AllReduce,
-                        name,
-                        "dense gradients",
-                        Phase::Backward,
-                        Window::LastBackward,
-                    ),
-                    sg * p.dense / tp / fsdp,
-                    c,
+                    name,
                     false,
+                    &[(
+                        AllReduce,
+                        "dense gradients",
+                        Bwd,
+                        Window::LastBackward,
+                        g,
+                        c,
+                    )],
                 )?;
                 let v = ep * t_mb * k * d * sa / tp;
                 let per = c * m * p.a2a;
                 let re = c * m * p.a2a_recompute;
-                add(
-                    &mut terms,
-                    &mut seen,
+                let a2a = "tokens to experts";
+                terms.add(
                     net,
-                    explain,
-                    (
-                        CollectiveKind::AllToAll,
-                        name,
-                        "tokens to experts",
-                        Phase::Forward,
-                        Window::Forward,
-                    ),
-                    v,
-                    per,
+                    name,
                     true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        CollectiveKind::AllToAll,
-                        name,
-                        "tokens to experts",
-                        Phase::Backward,
-                        Window::Backward,
-                    ),
-                    v,
-                    per,
-                    true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        CollectiveKind::AllToAll,
-                        name,
-                        "tokens to experts",
-                        Phase::Recompute,
-                        Window::Backward,
-                    ),
-                    v,
-                    re,
-                    true,
+                    &[
+                        (AllToAll, a2a, Fwd, Window::Forward, v, per),
+                        (AllToAll, a2a, Bwd, Window::Backward, v, per),
+                        (AllToAll, a2a, Recompute, Window::Backward, v, re),
+                    ],
                 )?;
             }
             if let Some(net) = &pl.tp {
-                use CollectiveKind::*;
                 let v = sa * t_mb * d;
                 let half = c * m * p.tp_colls / 2.0;
                 let re = c * m * p.tp_recompute / 2.0;
-                add(
-                    &mut terms,
-                    &mut seen,
+                let (act, grad) = ("activations", "activation gradients");
+                terms.add(
                     net,
-                    explain,
-                    (
-                        AllGather,
-                        name,
-                        "activations",
-                        Phase::Forward,
-                        Window::Forward,
-                    ),
-                    v,
-                    half,
+                    name,
                     true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        ReduceScatter,
-                        name,
-                        "activations",
-                        Phase::Forward,
-                        Window::Forward,
-                    ),
-                    v,
-                    half,
-                    true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        AllGather,
-                        name,
-                        "activation gradients",
-                        Phase::Backward,
-                        Window::Backward,
-                    ),
-                    v,
-                    half,
-                    true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        ReduceScatter,
-                        name,
-                        "activation gradients",
-                        Phase::Backward,
-                        Window::Backward,
-                    ),
-                    v,
-                    half,
-                    true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        AllGather,
-                        name,
-                        "activations",
-                        Phase::Recompute,
-                        Window::Backward,
-                    ),
-                    v,
-                    re,
-                    true,
-                )?;
-                add(
-                    &mut terms,
-                    &mut seen,
-                    net,
-                    explain,
-                    (
-                        ReduceScatter,
-                        name,
-                        "activations",
-                        Phase::Recompute,
-                        Window::Backward,
-                    ),
-                    v,
-                    re,
-                    true,
+                    &[
+                        (AllGather, act, Fwd, Window::Forward, v, half),
+                        (ReduceScatter, act, Fwd, Window::Forward, v, half),
+                        (AllGather, grad, Bwd, Window::Backward, v, half),
+                        (ReduceScatter, grad, Bwd, Window::Backward, v, half),
+                        (AllGather, act, Recompute, Window::Backward, v, re),
+                        (ReduceScatter, act, Recompute, Window::Backward, v, re),
+                    ],
                 )?;
             }
         }
         let mut pp_send = None;
         if let Some(net) = &pl.pp {
             let v = sa * t_mb * d / tp;
-            pp_send = Some(terms.len());
-            add(
-                &mut terms,
-                &mut seen,
+            let before = terms.list.len();
+            terms.add(
                 net,
-                explain,
-                (
-                    CollectiveKind::Send,
-                    "stage",
-                    "activations",
-                    Phase::Forward,
-                    Window::Forward,
-                ),
-                v,
-                m,
+                "stage",
                 true,
+                &[
+                    (
+                        CollectiveKind::Send,
+                        "activations",
+                        Phase::Forward,
+                        Window::Forward,
+                        v,
+                        m,
+                    ),
+                    (
+                        CollectiveKind::Send,
+                        "activation gradients",
+                        Phase::Backward,
+                        Window::Backward,
+                        v,
+                        m,
+                    ),
+                ],
             )?;
-            add(
-                &mut terms,
-                &mut seen,
-                net,
-                explain,
-                (
-                    CollectiveKind::Send,
-                    "stage",
-                    "activation gradients",
-                    Phase::Backward,
-                    Window::Backward,
-                ),
-                v,
-                m,
-                true,
-            )?;
-            if terms.len() == pp_send.unwrap_or(0) {
-                pp_send = None;
+            if terms.list.len() > before {
+                pp_send = Some(before);
             }
         }
+        let terms = terms.list;
 
         // HBM traffic and memory.
         let mut hbm = 0.0;
