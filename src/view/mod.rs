@@ -17,6 +17,7 @@ pub mod recipes;
 pub mod roofline;
 pub mod rows;
 pub mod sweep;
+pub mod train;
 
 pub use cache::PairCache;
 pub use chart::ChartModel;
@@ -31,3 +32,4 @@ pub use rows::{cells, key_line, result_rows, result_rows_cached, Cell, ResultRow
 pub use sweep::{
     sweep_chart, sweep_chart_cached, sweepable_fields, SweepCache, SweepMetric, Swept,
 };
+pub use train::train_cells;

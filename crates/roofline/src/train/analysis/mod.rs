@@ -15,6 +15,7 @@ use super::config::{Remat, Schedule, TrainConfig};
 use super::critical::Regime;
 use super::fabric::MeshAxis;
 use super::model::{attn_dot_fwd, part_params, Model, Phase, Times};
+use crate::collective::Topology;
 use crate::error::Error;
 use crate::units::{format_exact, format_quantity, format_sig, Unit};
 
@@ -399,6 +400,8 @@ fn link_times(model: &Model, t: &Times, d: &mut Vec<String>) -> Vec<LinkTime> {
             time,
             done,
             exposed,
+            scale_out: axis == MeshAxis::Dcn
+                || matches!(&net.network.topology, Topology::Cluster { levels, .. } if levels.len() > 1),
         });
     }
     out

@@ -119,6 +119,9 @@ pub struct LinkTime {
     pub done: f64,
     /// `done − T_math` when positive: the time it adds to the step.
     pub exposed: f64,
+    /// Whether it leaves the scale-up network: the data-center network beyond a pod, or a
+    /// switched cluster spanning nodes.
+    pub scale_out: bool,
 }
 
 /// A part of the model, per layer.
