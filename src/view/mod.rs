@@ -18,6 +18,7 @@ pub mod roofline;
 pub mod rows;
 pub mod sweep;
 pub mod train;
+pub mod train_plot;
 
 pub use cache::PairCache;
 pub use chart::ChartModel;
@@ -33,3 +34,4 @@ pub use sweep::{
     sweep_chart, sweep_chart_cached, sweepable_fields, SweepCache, SweepMetric, Swept,
 };
 pub use train::train_cells;
+pub use train_plot::{train_axis, train_chart, train_plot_of};

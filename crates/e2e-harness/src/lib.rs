@@ -296,6 +296,17 @@ const CSP_RECORDER: &str = r#"(() => {
   }), true);
 })();"#;
 
+/// Installed by [`Browser::capture_downloads`]: keeps downloads in `window.__dl`.
+const CAPTURE_DOWNLOADS: &str = r#"
+window.__dl = [];
+const blobs = new Map();
+const create = URL.createObjectURL;
+URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
+HTMLAnchorElement.prototype.click = function () {
+  window.__dl.push({ name: this.download, href: this.href, blob: blobs.get(this.href) || null });
+};
+"#;
+
 impl Browser {
     /// Start server, chromedriver and a headless Chromium; fail within seconds if anything is missing.
     pub async fn start() -> Browser {
@@ -625,6 +636,51 @@ impl Browser {
             .click()
             .await
             .unwrap_or_else(|e| panic!("click `{css}`: {e}"));
+    }
+
+    /// Chooses `kind` in the form's "add operation" menu (`matmul`, `collective`, `train`, ...).
+    pub async fn add_op(&self, kind: &str) {
+        self.js(&format!(
+            "const s = document.querySelector('select[name=add-op]'); s.value = '{kind}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+        ))
+        .await;
+    }
+
+    /// From now on in this document, keeps every download instead of saving it: object URLs'
+    /// blobs and data URLs of clicked links (read by [`Browser::export`]).
+    pub async fn capture_downloads(&self) {
+        self.js(CAPTURE_DOWNLOADS).await;
+    }
+
+    /// Chooses `what` in the page's export menu (`csv`, `json`, `svg`, `png`) and returns the
+    /// downloaded file's name and text (after [`Browser::capture_downloads`]).
+    pub async fn export(&self, what: &str) -> (String, String) {
+        self.js(&format!(
+            "window.__dl = []; const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+        ))
+        .await;
+        for _ in 0..100 {
+            let v = self
+                .client
+                .execute_async(
+                    r#"const done = arguments[arguments.length - 1];
+                    const d = window.__dl[window.__dl.length - 1];
+                    if (!d) { done(null); return; }
+                    if (d.blob) { d.blob.text().then(t => done([d.name, t])); }
+                    else { fetch(d.href).then(r => r.text()).then(t => done([d.name, t])); }"#,
+                    vec![],
+                )
+                .await
+                .unwrap();
+            if let Some(a) = v.as_array() {
+                return (
+                    a[0].as_str().unwrap_or_default().to_string(),
+                    a[1].as_str().unwrap_or_default().to_string(),
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no download for {what}");
     }
 
     /// Text content of the first element matching `css`.
