@@ -9,10 +9,13 @@
 //! batch fixed) or anything else, the default `b` included (the batch per chip `B/N`, the chips
 //! fixed); the range is the config's own, from `N/64` to `8·N` chips or from 16 to 65,536
 //! tokens per chip. The y metric: `% of peak` shows MFU, the others the step time `t_lower`.
+//! Out of memory: the config's own boundary is a dashed line; another strategy's is in its
+//! legend entry, or `out of memory` when none of its points fits (pure data parallelism of a
+//! large model).
 
 use roofline::op::{Op, OpKind};
 use roofline::scenario::Scenario;
-use roofline::train::{train_plot, PlotAxis, TrainPlot};
+use roofline::train::{train_plot, PlotAxis, PlotStrategy, TrainPlot};
 use roofline::units::format_sig;
 use roofline::Chip;
 
@@ -124,7 +127,7 @@ pub fn train_chart(
                     .iter()
                     .map(|p| (p.x, if mfu { 100.0 * eff * p.mfu } else { p.t_lower }))
                     .collect();
-                let label = format!("{who}{}", c.label);
+                let mut label = format!("{who}{}", c.label);
                 if let Some(x) = c.crossover {
                     let y = y_near(&points, x).unwrap_or(0.0);
                     chart.crossovers.push(Marker::new(
@@ -133,15 +136,23 @@ pub fn train_chart(
                         format!("{}: comms bind at {dim} = {}", c.label, format_sig(x, 4)),
                     ));
                 }
-                if let Some(x) = c.oom_boundary {
-                    let text = match axis {
-                        PlotAxis::BatchPerChip => "out of memory above",
-                        PlotAxis::Chips => "fits from",
-                    };
-                    // Curves out of memory at the same place share one line.
-                    let label = format!("{who}{text} {dim} = {}", format_sig(x, 3));
-                    if !chart.vlines.iter().any(|v| v.label == label) {
-                        chart.vlines.push(VLine { x, label });
+                // Out of memory: a curve that never fits says so in the legend; the config's
+                // own boundary is a line, the other strategies' are in their legends.
+                let text = match axis {
+                    PlotAxis::BatchPerChip => "out of memory above",
+                    PlotAxis::Chips => "fits from",
+                };
+                if c.points.iter().all(|p| !p.fits) {
+                    label.push_str(" — out of memory");
+                } else if let Some(x) = c.oom_boundary {
+                    let at = format!("{text} {dim} = {}", format_sig(x, 3));
+                    if c.strategy == PlotStrategy::Config {
+                        chart.vlines.push(VLine {
+                            x,
+                            label: format!("{who}{at}"),
+                        });
+                    } else {
+                        label.push_str(&format!(" — {at}"));
                     }
                 }
                 chart.series.push(ChartSeries {
