@@ -107,7 +107,7 @@ async fn adding_a_chip_adds_a_series_and_result_rows() {
         .js("return document.querySelector('canvas[data-chart]').getAttribute('aria-label')")
         .await;
     assert!(label.as_str().unwrap().contains("2 series"), "{label}");
-    b.js("const s = document.querySelector('select[name=add-chip]'); s.value = 'h100'; s.dispatchEvent(new Event('change', {bubbles: true}));").await;
+    b.pick("add-chip", "h100").await;
     let label = b
         .js("return document.querySelector('canvas[data-chart]').getAttribute('aria-label')")
         .await;

@@ -41,11 +41,7 @@ async fn wait_until(b: &Browser, script: &str, what: &str) {
 /// Choose an option of the Export menu as a user would (a real click, so each download has the
 /// user gesture Chrome asks of a page that downloads several files).
 async fn export(b: &Browser, what: &str) {
-    b.wait_for("select[name=export]")
-        .await
-        .select_by_value(what)
-        .await
-        .unwrap_or_else(|e| panic!("choose export {what}: {e}"));
+    b.pick("export", what).await;
 }
 
 /// Open the Embed dialog and wait until its preview iframe shows the embedded plot.
@@ -649,8 +645,7 @@ async fn no_request_leaves_the_origin() {
 
     b.open("/").await;
     b.set_input("[data-op='0'] input[name='d']", "8192").await;
-    b.js("const s = document.querySelector('select[name=add-chip]'); s.value = 'h100'; s.dispatchEvent(new Event('change', {bubbles: true}));")
-        .await;
+    b.pick("add-chip", "h100").await;
     b.click("button[data-plot='roofline']").await;
     b.wait_for("canvas[data-chart='roofline']").await;
     for what in ["png", "svg", "csv", "json"] {

@@ -143,6 +143,15 @@ async fn the_blog_post_embeds_render_their_plots_and_results() {
         );
         let key = b.text("[data-keyline]").await;
         assert!(key.contains("bound"), "{id}: key result {key:?}");
+        // The key line wraps rather than ending in "…" (issue 17): all of it is in view.
+        let cut = b
+            .js("const k = document.querySelector('[data-keyline]'); const s = getComputedStyle(k); return [s.textOverflow, k.scrollWidth > k.clientWidth + 1, k.scrollHeight > k.clientHeight + 1]")
+            .await;
+        assert_eq!(
+            cut,
+            serde_json::json!(["clip", false, false]),
+            "{id}: key line cut"
+        );
         let href = b
             .js("return document.querySelector('[data-open-app]').href")
             .await;
@@ -175,6 +184,17 @@ async fn the_blog_post_embeds_render_their_plots_and_results() {
     b.close().await;
 }
 
+/// Capture downloads in the page: object URLs' blobs and data URLs of clicked links.
+const CAPTURE: &str = r#"
+window.__dl = [];
+const blobs = new Map();
+const create = URL.createObjectURL;
+URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
+HTMLAnchorElement.prototype.click = function () {
+  window.__dl.push({ name: this.download, href: this.href, blob: blobs.get(this.href) || null });
+};
+"#;
+
 async fn last_download(b: &Browser) -> (String, String) {
     let v = b
         .client
@@ -195,10 +215,7 @@ async fn last_download(b: &Browser) -> (String, String) {
 }
 
 async fn export(b: &Browser, what: &str) -> (String, String) {
-    b.js(&format!(
-        "const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
-    ))
-    .await;
+    b.pick("export", what).await;
     last_download(b).await
 }
 
@@ -206,7 +223,7 @@ async fn export(b: &Browser, what: &str) -> (String, String) {
 async fn exports_are_valid_files() {
     let b = Browser::start().await;
     b.open("/").await;
-    b.capture_downloads().await;
+    b.js(CAPTURE).await;
 
     let (name, data_url) = export(&b, "png").await;
     assert!(

@@ -15,7 +15,7 @@ use e2e_harness::{close_to, num, Browser};
 async fn a_training_step_from_the_form_to_the_link() {
     let b = Browser::start().await;
     b.open("/?chip=tpu-v5e").await;
-    b.add_op("train").await;
+    b.pick("add-op", "train").await;
     let card = "[data-op='2']";
     b.wait_for(&format!("{card} input[name='dp']")).await;
     b.set_input(&format!("{card} input[name='dp']"), "1").await;

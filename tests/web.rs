@@ -40,13 +40,16 @@ fn type_into(css: &str, text: &str) {
         .expect(css)
         .unchecked_into();
     input.set_value(text);
-    let ev = web_sys::Event::new_with_event_init_dict("input", &{
-        let init = web_sys::EventInit::new();
-        init.set_bubbles(true);
-        init
-    })
-    .unwrap();
-    input.dispatch_event(&ev).unwrap();
+    // `input` as each key does, then `change` as leaving the field does (an edit ends there).
+    for kind in ["input", "change"] {
+        let ev = web_sys::Event::new_with_event_init_dict(kind, &{
+            let init = web_sys::EventInit::new();
+            init.set_bubbles(true);
+            init
+        })
+        .unwrap();
+        input.dispatch_event(&ev).unwrap();
+    }
 }
 
 #[wasm_bindgen_test]

@@ -5,6 +5,7 @@ use roofline::chip::{presets, Chip, ChipField};
 use roofline::dtype::PeakKey;
 
 use super::field::Field;
+use super::menu::{MenuButton, MenuGroup};
 use super::{ctx, AppError};
 use crate::keys::ListEdit;
 
@@ -12,8 +13,7 @@ use crate::keys::ListEdit;
 #[component]
 pub fn ChipsPanel() -> impl IntoView {
     let c = ctx();
-    let add = move |ev: leptos::ev::Event| {
-        let id = event_target_value(&ev);
+    let add = Callback::new(move |id: String| {
         let chip = if id == "custom" {
             Some(Chip::custom("Custom chip"))
         } else {
@@ -22,23 +22,25 @@ pub fn ChipsPanel() -> impl IntoView {
         if let Some(chip) = chip {
             c.edit_chips(ListEdit::Push(chip));
         }
-        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
-    };
+    });
+    let groups = vec![
+        MenuGroup {
+            heading: "Presets".into(),
+            items: presets()
+                .into_iter()
+                .map(|p| (p.preset_id.clone().unwrap_or_default(), p.name.clone()))
+                .collect(),
+        },
+        MenuGroup {
+            heading: String::new(),
+            items: vec![("custom".into(), "custom (from scratch)".into())],
+        },
+    ];
     view! {
         <section class="panel" aria-labelledby="chips-h">
             <h2 id="chips-h">
                 "Chips" <span class="spacer"></span>
-                <select name="add-chip" aria-label="Add a chip" on:change=add>
-                    <option value="">"+ add chip…"</option>
-                    {presets()
-                        .into_iter()
-                        .map(|p| {
-                            let id = p.preset_id.clone().unwrap_or_default();
-                            view! { <option value=id>{p.name.clone()}</option> }
-                        })
-                        .collect_view()}
-                    <option value="custom">"custom (from scratch)"</option>
-                </select>
+                <MenuButton name="add-chip" label="+ add chip" aria_label="Add a chip" groups=groups on_pick=add/>
             </h2>
             <For each=move || c.keys.with(|k| k.chips.clone()) key=|id| *id let(id)>
                 <ChipCard id=id/>
@@ -116,8 +118,17 @@ fn ChipCard(
         .iter()
         .copied()
         .map(|f| {
+            // Shown the way people read it (`820 GB/s`, `128 MiB`), to the last digit: the
+            // text reads back to the exact value, which the link keeps.
             let value = Memo::new(move |_| {
-                chip.with(|ch| ch.as_ref().and_then(|ch| ch.get_str(f)).unwrap_or_default())
+                chip.with(|ch| {
+                    let ch = ch.as_ref()?;
+                    match (ch.get(f), f.unit()) {
+                        (Some(v), Some(unit)) => Some(roofline::units::format_field(v, unit)),
+                        _ => ch.get_str(f),
+                    }
+                })
+                .unwrap_or_default()
             });
             let note = Signal::derive(move || {
                 chip.with(|ch| {

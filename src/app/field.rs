@@ -7,9 +7,12 @@ use super::AppError;
 
 /// A labelled input controlled by the scenario: it shows `value` and applies its text on every
 /// keystroke. When the text is invalid, the message is shown next to the field and the
-/// scenario (plots, results) keeps its last valid state. When `value` changes from elsewhere
-/// (a recipe, a reset, a change of kind), the input takes it and its message goes; the echo of
-/// the field's own edit (`4k` read as `4000`) does not overwrite what is being typed.
+/// scenario (plots, results, the link) goes back to the value the field had before this edit
+/// began, never to a half-typed one (typing `2,000T` must not compute with the `2` typed on the
+/// way), and the message says which value is shown. An edit ends when the input's `change`
+/// fires with valid text. When `value` changes from elsewhere (a recipe, a reset, a change of
+/// kind), the input takes it and its message goes; the echo of the field's own edit (`4k` read
+/// as `4000`) does not overwrite what is being typed.
 #[component]
 pub fn Field(
     /// The field key: the input's `name` attribute (the test contract relies on it).
@@ -39,6 +42,9 @@ pub fn Field(
     // The scenario's text the input is known to stand for: the value it was last given, or the
     // value its own last accepted edit produced.
     let shown = StoredValue::new(value.get_untracked());
+    // The scenario's text from before the edit under way began; `None` between edits.
+    let before_edit = StoredValue::new(None::<String>);
+    let name = label.clone();
     let apply = move |text: String| match on_commit.run(text) {
         Ok(()) => {
             shown.set_value(value.get_untracked());
@@ -48,6 +54,33 @@ pub fn Field(
         // in it).
         Err(e) => set_error.set(Some(short_message(e.to_string()))),
     };
+    // A keystroke in a text input: valid text is applied; invalid text puts the value from
+    // before the edit back (a valid prefix typed on the way, `2` of `2,000T`, must not stay).
+    let type_text = move |text: String| {
+        let before = before_edit.get_value().unwrap_or_else(|| shown.get_value());
+        before_edit.set_value(Some(before.clone()));
+        if let Err(e) = on_commit.run(text) {
+            let restored = on_commit.run(before.clone()).is_ok();
+            shown.set_value(value.get_untracked());
+            let note = if restored {
+                showing(&name, &before)
+            } else {
+                String::new()
+            };
+            let room = 299usize.saturating_sub(note.chars().count());
+            let m = roofline::error::clip_text(&e.to_string(), room) + &note;
+            set_error.set(Some(m));
+        } else {
+            shown.set_value(value.get_untracked());
+            set_error.set(None);
+        }
+    };
+    // The edit ends when the input commits (`change`: Enter or leaving it) with valid text.
+    let end_edit = move || {
+        if error.with_untracked(Option::is_none) {
+            before_edit.set_value(None);
+        }
+    };
     let control = if choices.with_untracked(Vec::is_empty) {
         let input = NodeRef::<html::Input>::new();
         Effect::new(move |_| {
@@ -56,6 +89,7 @@ pub fn Field(
                 return;
             }
             shown.set_value(v.clone());
+            before_edit.set_value(None);
             if let Some(el) = input.get_untracked() {
                 el.set_value(&v);
             }
@@ -74,7 +108,8 @@ pub fn Field(
                 title=move || title.get()
                 aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                 aria-describedby=msg_id.clone()
-                on:input=move |ev| apply(event_target_value(&ev))
+                on:input=move |ev| type_text(event_target_value(&ev))
+                on:change=move |_| end_edit()
             />
         }
         .into_any()
@@ -126,6 +161,19 @@ fn next_id() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// What the page computes with while a field's text is invalid: ` — showing D = 4096`.
+fn showing(label: &str, before: &str) -> String {
+    let (label, before) = (
+        roofline::error::clip_text(label, 40),
+        roofline::error::clip_text(before, 40),
+    );
+    if before.trim().is_empty() {
+        format!(" — showing {label} empty, as before")
+    } else {
+        format!(" — showing {label} = {before}")
+    }
 }
 
 /// A message cut to 300 characters.

@@ -6,6 +6,7 @@ mod chart_canvas;
 mod chips;
 mod debounce;
 mod field;
+mod menu;
 mod ops;
 mod options;
 mod plots;
@@ -323,7 +324,6 @@ pub fn App() -> impl IntoView {
     STATUS.with(|s| s.set(Some(status)));
     let loaded = share::load_from_location();
     let embed = loaded.scenario.embed;
-    let theme = loaded.scenario.theme;
     let scenario = RwSignal::new(loaded.scenario);
     let (os_dark, set_os_dark) = signal(prefers_dark());
     if let Some(m) = dark_query() {
@@ -333,24 +333,29 @@ pub fn App() -> impl IntoView {
         m.set_onchange(Some(wasm_bindgen::JsCast::unchecked_ref(cb.as_ref())));
         cb.forget();
     }
-    let dark = Signal::derive(move || match theme {
+    // The theme follows the scenario (`theme=`, the Options panel's control) or, on auto, the
+    // system's preference.
+    let theme = Memo::new(move |_| scenario.with(|s| s.theme));
+    let dark = Signal::derive(move || match theme.get() {
         Some(roofline::scenario::ColorScheme::Dark) => true,
         Some(roofline::scenario::ColorScheme::Light) => false,
         None => os_dark.get(),
     });
-    if let Some(root) = document().document_element() {
-        let word = match theme {
+    // Sync with the outside world: the stylesheet reads `data-theme` on `<html>`.
+    Effect::new(move |_| {
+        let word = match theme.get() {
             Some(roofline::scenario::ColorScheme::Dark) => Some("dark"),
             Some(roofline::scenario::ColorScheme::Light) => Some("light"),
             None => None,
         };
-        if let Some(word) = word {
-            check(
-                root.set_attribute("data-theme", word),
-                "set the colour theme",
-            );
+        if let Some(root) = document().document_element() {
+            let done = match word {
+                Some(word) => root.set_attribute("data-theme", word),
+                None => root.remove_attribute("data-theme"),
+            };
+            check(done, "set the colour theme");
         }
-    }
+    });
     let keys = RwSignal::new(scenario.with_untracked(Keys::new));
     let ctx = Ctx {
         scenario,
@@ -374,7 +379,8 @@ pub fn App() -> impl IntoView {
     share::sync_url_effect();
 
     view! {
-        <div class="app" data-ready="true">
+        <a class="skip-link" href="#results">"Skip to the results"</a>
+        <main class="app" data-ready="true">
             <header class="topbar">
                 <h1>"Roofline Lab"</h1>
                 <span class="tagline">
@@ -396,7 +402,7 @@ pub fn App() -> impl IntoView {
                 </div>
             </div>
             <results::ResultsPanel/>
-        </div>
+        </main>
     }
     .into_any()
 }

@@ -4,39 +4,48 @@ use leptos::prelude::*;
 use roofline::op::{FieldType, Op};
 
 use super::field::Field;
+use super::menu::{MenuButton, MenuGroup};
 use super::{ctx, AppError};
 use crate::keys::ListEdit;
-use crate::view::OP_KINDS;
 
 /// Every operation of the scenario as an editable card (keyed by its stable id), plus "add
 /// operation".
 #[component]
 pub fn OpsPanel() -> impl IntoView {
     let c = ctx();
-    let add = move |ev: leptos::ev::Event| {
-        let kind = event_target_value(&ev);
+    let add = Callback::new(move |kind: String| {
         if let Ok(op) = Op::default_for(&kind) {
             c.edit_ops(ListEdit::Push(op));
         }
-        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
-    };
+    });
     view! {
         <section class="panel" aria-labelledby="ops-h">
             <h2 id="ops-h">
                 "Operations" <span class="spacer"></span>
-                <select name="add-op" aria-label="Add an operation" on:change=add>
-                    <option value="">"+ add operation…"</option>
-                    {OP_KINDS
-                        .iter()
-                        .map(|(id, label)| view! { <option value=*id>{*label}</option> })
-                        .collect_view()}
-                </select>
+                <MenuButton name="add-op" label="+ add operation" aria_label="Add an operation"
+                    groups=op_kind_groups() on_pick=add/>
             </h2>
             <For each=move || c.keys.with(|k| k.ops.clone()) key=|id| *id let(id)>
                 <OpCard id=id/>
             </For>
         </section>
     }
+}
+
+/// The kinds offered by "add operation", grouped by family in the kind table's order.
+fn op_kind_groups() -> Vec<MenuGroup> {
+    let mut groups: Vec<MenuGroup> = Vec::new();
+    for k in roofline::OpKind::KINDS {
+        let item = (k.id.to_string(), k.label.to_string());
+        match groups.iter_mut().find(|g| g.heading == k.family) {
+            Some(g) => g.items.push(item),
+            None => groups.push(MenuGroup {
+                heading: k.family.to_string(),
+                items: vec![item],
+            }),
+        }
+    }
+    groups
 }
 
 /// The choices of a field: dtypes (with the field's "none" word first) or its options.
@@ -145,15 +154,25 @@ fn OpCard(
         <div class="card" data-op=move || index.get().unwrap_or_default() data-kind=move || kind_id.get()>
             <div class="card-head">
                 <select name="kind" aria-label="Kind of operation" on:change=change_kind>
-                    {OP_KINDS
-                        .iter()
-                        .map(|(k, label)| view! { <option value=*k prop:selected=move || kind_id.get() == *k>{*label}</option> })
+                    {op_kind_groups()
+                        .into_iter()
+                        .map(|g| view! {
+                            <optgroup label=g.heading>
+                                {g.items
+                                    .into_iter()
+                                    .map(|(k, label)| {
+                                        let this = k.clone();
+                                        view! { <option value=k prop:selected=move || kind_id.get() == this>{label}</option> }
+                                    })
+                                    .collect_view()}
+                            </optgroup>
+                        })
                         .collect_view()}
                 </select>
                 <span class="title">{title}</span>
                 <button class="small" title="Move up" aria-label="Move up" disabled=is_first on:click=up>"↑"</button>
                 <button class="small" title="Move down" aria-label="Move down" disabled=is_last on:click=down>"↓"</button>
-                <button class="small" title="Duplicate" aria-label="Duplicate" on:click=dup>"dup"</button>
+                <button class="small" title="Duplicate" aria-label="dup: duplicate this operation" on:click=dup>"dup"</button>
                 <button class="small" title="Remove" aria-label="Remove this operation" disabled=only_one on:click=remove>"✕"</button>
             </div>
             <div class="fields">

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use roofline::analysis::FlopConvention;
+use roofline::scenario::ColorScheme;
 use roofline::units::{format_exact, parse_quantity};
 
 use super::field::Field;
@@ -27,6 +28,7 @@ pub fn OptionsPanel() -> impl IntoView {
     let from_now = text_of(|s| format_exact(s.sweep.from));
     let to_now = text_of(|s| format_exact(s.sweep.to));
     let scale_now = text_of(|s| if s.sweep.log { "log" } else { "linear" }.into());
+    let theme_now = text_of(|s| s.theme.map_or("auto", |t| t.as_str()).into());
     let fields = Memo::new(move |_| {
         c.scenario.with(|s| {
             sweepable_fields(s)
@@ -116,6 +118,17 @@ pub fn OptionsPanel() -> impl IntoView {
         c.set(|s| &mut s.sweep.log, log);
         Ok(())
     });
+    let theme = Callback::new(move |t: String| {
+        let scheme = match t.as_str() {
+            "auto" => None,
+            other => Some(
+                ColorScheme::from_id(other)
+                    .ok_or_else(|| AppError::invalid("theme", &t, "must be auto, light or dark"))?,
+            ),
+        };
+        c.set(|s| &mut s.theme, scheme);
+        Ok(())
+    });
     view! {
         <section class="panel" aria-labelledby="opts-h">
             <h2 id="opts-h">"Options"</h2>
@@ -144,6 +157,14 @@ pub fn OptionsPanel() -> impl IntoView {
                     value=scale_now
                     choices=vec![("linear".into(), "linear".into()), ("log".into(), "log".into())]
                     on_commit=scale
+                />
+                <Field
+                    key="theme"
+                    label="theme"
+                    value=theme_now
+                    title=Signal::derive(|| "Colours of the page and plots: auto follows the system's light or dark setting; kept in the link (theme=)".to_string())
+                    choices=vec![("auto".into(), "auto".into()), ("light".into(), "light".into()), ("dark".into(), "dark".into())]
+                    on_commit=theme
                 />
             </div>
         </section>

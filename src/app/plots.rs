@@ -75,10 +75,38 @@ pub fn PlotsPanel() -> impl IntoView {
             >{text}</button>
         }
     };
+    // Tabs (the ARIA pattern): one tab stop, the selected one; arrows, Home and End select and
+    // focus the neighbour.
+    let tab_key = move |ev: leptos::ev::KeyboardEvent| {
+        let all = PlotKind::ALL;
+        let now = all
+            .iter()
+            .position(|k| *k == plot.get_untracked())
+            .unwrap_or(0);
+        let next = match ev.key().as_str() {
+            "ArrowRight" => (now + 1) % all.len(),
+            "ArrowLeft" => (now + all.len() - 1) % all.len(),
+            "Home" => 0,
+            "End" => all.len() - 1,
+            _ => return,
+        };
+        ev.prevent_default();
+        let p = all[next];
+        set_plot(p);
+        let focus = document()
+            .query_selector(&format!("[role=tab][data-plot='{}']", p.as_str()))
+            .ok()
+            .flatten()
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok());
+        if let Some(e) = focus {
+            let _ = e.focus();
+        }
+    };
     let tab = move |p: PlotKind, text: &'static str| {
         view! {
             <button role="tab" data-plot=p.as_str() aria-selected=move || (plot.get() == p).to_string()
-                on:click=move |_| set_plot(p)>{text}</button>
+                tabindex=move || if plot.get() == p { "0" } else { "-1" }
+                on:click=move |_| set_plot(p) on:keydown=tab_key>{text}</button>
         }
     };
     let has_llm = Memo::new(move |_| {
@@ -90,10 +118,12 @@ pub fn PlotsPanel() -> impl IntoView {
     let roofline = c.charts.roofline;
     view! {
         <section class="panel" aria-label="Plots">
-            <div class="plot-tabs" role="tablist">
-                {tab(PlotKind::Sweep, "Sweep")}
-                {tab(PlotKind::Roofline, "Roofline")}
-                {tab(PlotKind::Both, "Both")}
+            <div class="plot-tabs">
+                <div class="tabs" role="tablist" aria-label="Plot">
+                    {tab(PlotKind::Sweep, "Sweep")}
+                    {tab(PlotKind::Roofline, "Roofline")}
+                    {tab(PlotKind::Both, "Both")}
+                </div>
                 <span class="spacer"></span>
                 <Show when=move || plot.get().shows_sweep()>
                     {metric_button(SweepMetric::Achieved, "FLOPs/s")}

@@ -2,7 +2,10 @@
 
 use leptos::prelude::*;
 
+use roofline::scenario::Scenario;
+
 use super::ctx;
+use super::share::load_as_new_entry;
 use crate::view::recipes;
 
 /// The recipe buttons and the comparison for the one loaded last.
@@ -27,12 +30,16 @@ pub fn RecipesPanel() -> impl IntoView {
                         let scenario = r.scenario.clone();
                         view! {
                             <button class="small" data-recipe=r.id title=r.summary
-                                on:click=move |_| { c.replace(scenario.clone()); set_active.set(Some(i)); }>
+                                on:click=move |_| { load_as_new_entry(scenario.clone()); set_active.set(Some(i)); }>
                                 {r.title}
                             </button>
                         }
                     })
                     .collect_view()}
+                <button class="small" data-recipe="start-over" title="The first page's scenario: chapter 1's bf16 × int8 matmuls on TPU v5e (Back returns to this one)"
+                    on:click=move |_| { load_as_new_entry(Scenario::default()); set_active.set(None); }>
+                    "Start over"
+                </button>
             </div>
             {move || answer().map(|(chapter, ours)| view! {
                 <div class="recipe-answer" data-recipe-answer="true">

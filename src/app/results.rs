@@ -51,7 +51,7 @@ pub fn ResultsPanel() -> impl IntoView {
     );
     let open = RwSignal::new(BTreeSet::<String>::new());
     view! {
-        <section class="panel results" aria-labelledby="results-h">
+        <section class="panel results" id="results" tabindex="-1" aria-labelledby="results-h">
             <h2 id="results-h">"Results" <span class="hint">"(click a row for its derivation)"</span></h2>
             <table class="results-table">
                 <thead>
@@ -178,16 +178,19 @@ fn Row(
     };
     let name = move || row.with(|r| r.as_ref().map(|r| r.name.clone()).unwrap_or_default());
     view! {
+        // A click anywhere on the row opens its derivation; for the keyboard and screen readers
+        // the name is the disclosure button (a table row cannot be one).
         <tr class=format!("result-row {class}") data-op=initial.op_key.clone() data-chip=initial.chip
-            aria-expanded=move || is_open.get().to_string() tabindex="0" on:click=move |_| toggle()
-            on:keydown=move |ev| if ev.key() == "Enter" { toggle_key() }>
+            on:click=move |_| toggle()>
             <td class="name">
                 {has_parts.then(|| view! {
                     <button class="small" data-toggle-parts="true" aria-expanded=move || parts_open.get().to_string()
                         on:click=toggle_parts>{move || if parts_open.get() { "▾ parts" } else { "▸ parts" }}</button>
                     " "
                 })}
-                {name}
+                <button class="row-toggle" aria-expanded=move || is_open.get().to_string()
+                    title="Show or hide the derivation"
+                    on:click=move |ev| { ev.stop_propagation(); toggle_key() }>{name}</button>
             </td>
             {cells}
         </tr>

@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use super::chart_canvas::ChartCanvas;
 use super::debounce::Debounce;
 use super::field::Field;
+use super::menu::{MenuButton, MenuGroup};
 use super::plots::DataTable;
 use super::{check, ctx, js_detail, report, AppError};
 use crate::view::{self, ChartModel};
@@ -58,27 +59,7 @@ pub fn sync_url_effect() {
     let debounce = Debounce::new(URL_SYNC_DELAY_MS);
     let write = move || {
         debounce.cancel();
-        let query = c.scenario.with_untracked(roofline::url::encode);
-        if let Some(w) = web_sys::window() {
-            let loc = w.location();
-            let action = "update the address bar";
-            if check(loc.search(), action).as_deref() == Some(&format!("?{query}")) {
-                return;
-            }
-            let Some(path) = check(loc.pathname(), action) else {
-                return;
-            };
-            if let Some(h) = check(w.history(), action) {
-                check(
-                    h.replace_state_with_url(
-                        &wasm_bindgen::JsValue::NULL,
-                        "",
-                        Some(&format!("{path}?{query}")),
-                    ),
-                    action,
-                );
-            }
-        }
+        set_address(&c.scenario.with_untracked(roofline::url::encode), false);
     };
     Effect::new(move |first: Option<()>| {
         c.scenario.track();
@@ -90,7 +71,52 @@ pub fn sync_url_effect() {
         debounce.schedule(write);
     });
     let flush = window_event_listener(leptos::ev::pagehide, move |_| write());
-    on_cleanup(move || flush.remove());
+    // Back and Forward between the entries that loading a worked example pushed: the page
+    // takes the scenario of the entry (the address is already that entry's).
+    let back = window_event_listener(leptos::ev::popstate, move |_| {
+        debounce.cancel();
+        c.replace(load_from_location().scenario);
+    });
+    on_cleanup(move || {
+        flush.remove();
+        back.remove();
+    });
+}
+
+/// Loads a whole new scenario (a worked example, starting over) as a step the browser's Back
+/// undoes: the address first takes the scenario as it is now (an edit may not have reached it
+/// yet), then a new history entry holds the loaded one.
+pub fn load_as_new_entry(s: Scenario) {
+    let c = ctx();
+    set_address(&c.scenario.with_untracked(roofline::url::encode), false);
+    c.replace(s);
+    set_address(&c.scenario.with_untracked(roofline::url::encode), true);
+}
+
+/// Writes `?query` to the address bar, as a new history entry when `push`; nothing when the
+/// address already holds it.
+fn set_address(query: &str, push: bool) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let loc = w.location();
+    let action = "update the address bar";
+    if check(loc.search(), action).as_deref() == Some(&format!("?{query}")) {
+        return;
+    }
+    let Some(path) = check(loc.pathname(), action) else {
+        return;
+    };
+    let Some(h) = check(w.history(), action) else {
+        return;
+    };
+    let url = format!("{path}?{query}");
+    let done = if push {
+        h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    } else {
+        h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    };
+    check(done, action);
 }
 
 /// The notice listing what a malformed link ignored (dismissible).
@@ -190,6 +216,7 @@ pub fn ShareActions() -> impl IntoView {
     // bar; the status line says why).
     let (copied, set_copied) = signal(None::<bool>);
     let (embed_open, set_embed_open) = signal(false);
+    let embed_button = NodeRef::<leptos::html::Button>::new();
     let charts = c.charts;
     let copy = move |_| {
         let url = c.scenario.with(app_url);
@@ -210,9 +237,7 @@ pub fn ShareActions() -> impl IntoView {
             );
         });
     };
-    let export = move |ev: leptos::ev::Event| {
-        let what = event_target_value(&ev);
-        event_target::<web_sys::HtmlSelectElement>(&ev).set_value("");
+    let export = Callback::new(move |what: String| {
         let s = c.scenario.get_untracked();
         let base = view::file_stem(&s);
         let r = match what.as_str() {
@@ -244,7 +269,18 @@ pub fn ShareActions() -> impl IntoView {
             Ok(()) => c.status.set(None),
             Err(e) => report(AppError::Export(Box::new(e))),
         }
-    };
+    });
+    let exports = vec![MenuGroup {
+        heading: String::new(),
+        items: [
+            ("png", "PNG (plot, 2×)"),
+            ("svg", "SVG (plot)"),
+            ("csv", "CSV (sweep series)"),
+            ("json", "JSON (scenario + results)"),
+        ]
+        .map(|(id, text)| (id.to_string(), text.to_string()))
+        .to_vec(),
+    }];
     view! {
         <div class="actions">
             <button class="primary" data-action="copy-link" on:click=copy>
@@ -254,17 +290,17 @@ pub fn ShareActions() -> impl IntoView {
                     None => "Copy link",
                 }}
             </button>
-            <button data-action="embed" on:click=move |_| set_embed_open.set(true)>"Embed"</button>
-            <select name="export" aria-label="Export" on:change=export>
-                <option value="">"Export…"</option>
-                <option value="png">"PNG (plot, 2×)"</option>
-                <option value="svg">"SVG (plot)"</option>
-                <option value="csv">"CSV (sweep series)"</option>
-                <option value="json">"JSON (scenario + results)"</option>
-            </select>
+            <button node_ref=embed_button data-action="embed" aria-haspopup="dialog" on:click=move |_| set_embed_open.set(true)>"Embed"</button>
+            <MenuButton name="export" label="Export" aria_label="Export the plot or the scenario" groups=exports on_pick=export/>
             <super::StatusLine/>
             <Show when=move || embed_open.get()>
-                <EmbedDialog on_close=Callback::new(move |_| set_embed_open.set(false))/>
+                <EmbedDialog on_close=Callback::new(move |_| {
+                    set_embed_open.set(false);
+                    // Focus goes back where it came from.
+                    if let Some(b) = embed_button.get_untracked() {
+                        let _ = b.focus();
+                    }
+                })/>
             </Show>
         </div>
     }
@@ -307,13 +343,53 @@ fn EmbedDialog(
             app_url(&e)
         })
     };
+    let panel = NodeRef::<leptos::html::Div>::new();
+    let snippet_box = NodeRef::<leptos::html::Textarea>::new();
+    // The dialog takes focus when it opens (its snippet, ready to copy).
+    request_animation_frame(move || {
+        if let Some(t) = snippet_box.get_untracked() {
+            let _ = t.focus();
+        }
+    });
+    // Tab and Shift+Tab cycle inside the dialog; Escape closes it.
+    let on_key = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "Escape" => on_close.run(()),
+        "Tab" => {
+            let Some(panel) = panel.get_untracked() else {
+                return;
+            };
+            let focusable = focusables(&panel);
+            let (Some(first), Some(last)) = (focusable.first(), focusable.last()) else {
+                return;
+            };
+            let active = document().active_element();
+            let at = |e: &web_sys::HtmlElement| active.as_ref().is_some_and(|a| a == &**e);
+            if ev.shift_key() && at(first) {
+                ev.prevent_default();
+                let _ = last.focus();
+            } else if !ev.shift_key() && at(last) {
+                ev.prevent_default();
+                let _ = first.focus();
+            }
+        }
+        _ => {}
+    };
+    let (copied, set_copied) = signal(None::<bool>);
+    let copy = move |_| {
+        let text = snippet();
+        let Some(w) = web_sys::window() else { return };
+        let promise = w.navigator().clipboard().write_text(&text);
+        leptos::task::spawn_local(async move {
+            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+            set_copied.set(Some(ok));
+        });
+    };
     view! {
-        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="embed-h"
-            on:keydown=move |ev| if ev.key() == "Escape" { on_close.run(()) }>
-            <div>
+        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="embed-h" on:keydown=on_key>
+            <div node_ref=panel>
                 <div class="row">
                     <h2 id="embed-h">"Embed this plot"</h2>
-                    <button on:click=move |_| on_close.run(())>"close"</button>
+                    <button data-action="close-embed" on:click=move |_| on_close.run(())>"close"</button>
                 </div>
                 <p>"Paste this into a blog post. The plot stays live and links back to the full app."</p>
                 <div class="row">
@@ -322,12 +398,35 @@ fn EmbedDialog(
                     <Field key="embed-height" label="height (px)" value="400".to_string()
                         on_commit=Callback::new(move |t: String| parse_px("height", &t, 240).map(|v| set_h.set(v)))/>
                 </div>
-                <textarea readonly name="embed-snippet" prop:value=snippet></textarea>
+                <label for="embed-snippet">"HTML to paste"</label>
+                <textarea node_ref=snippet_box id="embed-snippet" readonly name="embed-snippet" prop:value=snippet></textarea>
+                <div class="row">
+                    <button data-action="copy-embed" on:click=copy>"Copy HTML"</button>
+                    <span role="status">{move || match copied.get() {
+                        Some(true) => "Copied ✓",
+                        Some(false) => "Copy blocked: select the text and copy it",
+                        None => "",
+                    }}</span>
+                </div>
                 <p>"Preview:"</p>
                 <iframe src=src width=move || w.get().to_string() height=move || h.get().to_string() title="Roofline Lab embed preview"></iframe>
+                // The last stop: Tab out of the preview's own controls lands here, then wraps.
+                <div class="row"><button data-action="done-embed" on:click=move |_| on_close.run(())>"Done"</button></div>
             </div>
         </div>
     }
+}
+
+/// The elements Tab can reach inside `root`, in document order.
+fn focusables(root: &web_sys::HtmlElement) -> Vec<web_sys::HtmlElement> {
+    let Ok(nodes) =
+        root.query_selector_all("button:not([disabled]), input, textarea, select, iframe, a[href]")
+    else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|i| nodes.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect()
 }
 
 /// The chromeless embed: plot, compact legend (drawn in the plot), key result, link to the app.
@@ -341,7 +440,10 @@ pub fn EmbedView() -> impl IntoView {
     } else {
         c.charts.roofline
     };
-    let key = move || c.scenario.with(view::key_line);
+    let key = move || {
+        c.scenario
+            .with(|s| view::key_line_with(s, view::KeyLineDetail::Compact))
+    };
     let href = move || {
         c.scenario.with(|s| {
             let mut full = s.clone();
@@ -350,13 +452,14 @@ pub fn EmbedView() -> impl IntoView {
         })
     };
     view! {
-        <div class="embed-view" data-ready="true" data-embed="true">
+        <main class="embed-view" data-ready="true" data-embed="true">
+            <h1 class="visually-hidden">{move || c.scenario.with(view::embed_title)}</h1>
             <ChartCanvas model=model dark=c.dark/>
             <div class="embed-foot">
                 <span class="keyline" data-keyline="true" title=key>{key}</span>
                 <a href=href target="_blank" rel="noopener" data-open-app="true">"Open in Roofline Lab ↗"</a>
             </div>
             <DataTable model=model/>
-        </div>
+        </main>
     }
 }

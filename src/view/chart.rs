@@ -72,6 +72,10 @@ impl ChartModel {
                         format_sig(c.y, 4),
                     ]);
                 }
+                // The marked lines (the closed-form rule, a latency knee, the out-of-memory edge).
+                for v in &m.vlines {
+                    rows.push(vec![v.label.clone(), format_sig(v.x, 4), "—".into()]);
+                }
                 (head, rows)
             }
             ChartModel::Roofline(m) => {

@@ -29,9 +29,13 @@ pub use measured::{
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::roofline_chart;
-pub use rows::{cells, key_line, result_rows, result_rows_cached, Cell, ResultRow, RowCache};
+pub use rows::{
+    cells, key_line, key_line_with, result_rows, result_rows_cached, Cell, KeyLineDetail,
+    ResultRow, RowCache,
+};
 pub use sweep::{
-    sweep_chart, sweep_chart_cached, sweepable_fields, SweepCache, SweepMetric, Swept,
+    oom_edge, sweep_chart, sweep_chart_cached, sweepable_fields, OomEdge, SweepCache, SweepMetric,
+    Swept,
 };
 pub use train::train_cells;
 pub use train_plot::{train_axis, train_chart, train_plot_of};

@@ -127,16 +127,24 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             } else {
                 "critical_b"
             };
-            let mut text = format!("{} > {}", dim_word(&c.dim), format_sig(c.value, 4));
+            let (dim, exact) = (dim_word(&c.dim), format_sig(c.value, 4));
+            let mut text = format!("{dim} > {exact}");
+            let mut title = format!(
+                "Exact crossover: T_math = T_comms at {dim} = {exact}, compute-bound above it"
+            );
             if let Some(ap) = c.approx {
-                text.push_str(&format!(" (≈ {})", format_sig(ap, 3)));
+                let ap = format_sig(ap, 3);
+                text.push_str(&format!(" (rule ≈ {ap})"));
+                title.push_str(&format!(
+                    "; the chapter's closed-form rule of thumb, which drops the smaller terms, gives {ap}"
+                ));
             }
             out.push(Cell {
                 metric,
                 value: format_exact(c.value),
                 text,
                 class: "",
-                title: String::new(),
+                title,
             });
         }
         None => out.push(Cell {
@@ -353,8 +361,22 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
     }
 }
 
-/// The one-line key result (embed and under the plot).
+/// How much the key result line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLineDetail {
+    /// Under the plot: the exact critical size and the chapter's rule of thumb beside it.
+    Full,
+    /// In an embed, where a few lines must leave the plot its room: the exact size only.
+    Compact,
+}
+
+/// The key result line (under the plot, and in embeds with [`KeyLineDetail::Compact`]).
 pub fn key_line(s: &Scenario) -> String {
+    key_line_with(s, KeyLineDetail::Full)
+}
+
+/// The key result line with the given detail.
+pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
     let mut parts = Vec::new();
     for chip in &s.chips {
         for op in &s.ops {
@@ -364,12 +386,15 @@ pub fn key_line(s: &Scenario) -> String {
                     let mut t = format!("{who}: {}-bound", a.bound.as_str());
                     if let Some(c) = &a.critical {
                         t.push_str(&format!(
-                            ", compute-bound for {} > {}",
+                            ", compute-bound for {} > {} exactly",
                             dim_word(&c.dim),
                             format_sig(c.value, 4)
                         ));
-                        if let Some(ap) = c.approx {
-                            t.push_str(&format!(" (≈ {})", format_sig(ap, 3)));
+                        if let Some(ap) = c.approx.filter(|_| detail == KeyLineDetail::Full) {
+                            t.push_str(&format!(
+                                " (the chapter's rule of thumb: ≈ {})",
+                                format_sig(ap, 3)
+                            ));
                         }
                     }
                     parts.push(t);

@@ -67,11 +67,73 @@ fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
     )
 }
 
-/// A series and the analysis at the operation's own values (for its peak and critical lines).
+/// A series, the analysis at the operation's own values (for its peak and critical lines), and
+/// where in the swept range it stops fitting in memory ([`oom_edge`]).
 pub type Swept = (
     Result<roofline::sweep::SweepCurve, roofline::Error>,
     Result<Analysis, roofline::Error>,
+    Option<OomEdge>,
 );
+
+/// Where a swept operation stops fitting in the chip's HBM.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OomEdge {
+    /// It fits up to and including `x` and not above it.
+    Above(f64),
+    /// It does not fit anywhere in the swept range.
+    Everywhere,
+}
+
+/// Where `op` on `chip` stops fitting in memory as the swept field grows from `from` to `to`
+/// (memory only grows with a size), or `None` when it fits over the whole range. An LLM swept
+/// over its batch uses the closed form `⌊(capacity − weights) / KV per sequence⌋`; any other
+/// field is bisected on the analysis' `fits` (up to 60 steps, whole numbers for integer fields).
+pub fn oom_edge(
+    op: &Op,
+    chip: &roofline::chip::Chip,
+    opts: &roofline::options::Options,
+    spec: &roofline::sweep::SweepSpec,
+) -> Option<OomEdge> {
+    let at = |x: f64| -> Option<bool> {
+        let mut o = op.clone();
+        o.set_num(&spec.field, x).ok()?;
+        analyze(&o, chip, opts)
+            .ok()
+            .map(|a| a.fits || a.capacity <= 0.0)
+    };
+    if at(spec.to)? {
+        return None;
+    }
+    if !at(spec.from)? {
+        return Some(OomEdge::Everywhere);
+    }
+    if let (roofline::OpKind::Llm(l), "b") = (&op.kind, spec.field.as_str()) {
+        let cap = analyze(op, chip, opts).ok()?.capacity;
+        return Some(OomEdge::Above(l.max_batch(cap, l.ctx)));
+    }
+    let integer = op
+        .field(&spec.field)
+        .is_some_and(|f| f.ty == roofline::op::FieldType::Integer);
+    let (mut lo, mut hi) = (spec.from, spec.to);
+    for _ in 0..60 {
+        // Geometric steps across decades, then halving (exact for whole numbers at the end).
+        let mid = if spec.log && hi > 1.01 * lo {
+            (lo * hi).sqrt()
+        } else {
+            lo + (hi - lo) / 2.0
+        };
+        let mid = if integer { mid.floor() } else { mid };
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if at(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(OomEdge::Above(lo))
+}
 
 /// Sweeps remembered between charts: a series is re-swept only when its operation, its chip, the
 /// options or the sweep changed, so an edit to one operation re-sweeps only that operation's
@@ -123,11 +185,36 @@ pub fn sweep_chart_cached(
                 Rc::new((
                     sweep(op, chip, &s.options, &s.sweep),
                     analyze(op, chip, &s.options),
+                    oom_edge(op, chip, &s.options, &s.sweep),
                 ))
             });
-            let (Ok(series), analysis) = swept.as_ref() else {
+            let (Ok(series), analysis, oom) = swept.as_ref() else {
                 continue;
             };
+            // Where the curve's points stop fitting in HBM (inference.md: the KV cache bounds
+            // the batch), marked on the plot rather than only as a ✗ in the results.
+            if let Some(edge) = oom {
+                let who = if s.chips.len() > 1 || n_ops > 1 {
+                    format!("{}: ", series_name(s, op, &chip.name))
+                } else {
+                    String::new()
+                };
+                let dim = dim_word(&s.sweep.field);
+                let (x, label) = match *edge {
+                    OomEdge::Above(x) => (
+                        x,
+                        format!(
+                            "{who}does not fit in HBM above {dim} = {}",
+                            format_sig(x, 4)
+                        ),
+                    ),
+                    OomEdge::Everywhere => (
+                        s.sweep.from,
+                        format!("{who}does not fit in HBM anywhere in this range"),
+                    ),
+                };
+                chart.vlines.push(VLine { x, label });
+            }
             let idx = j * n_ops + i;
             let y_of = |p: &roofline::sweep::SweepPoint| match metric {
                 SweepMetric::Achieved => p.achieved,

@@ -629,6 +629,61 @@ impl Browser {
         .await;
     }
 
+    /// Emulates a viewport of `width`×`height` CSS pixels (a phone: 390×844), or the window's
+    /// own size again with `None`.
+    pub async fn viewport(&self, size: Option<(u32, u32)>) {
+        match size {
+            Some((w, h)) => {
+                self.cdp(
+                    "Emulation.setDeviceMetricsOverride",
+                    serde_json::json!({"width": w, "height": h, "deviceScaleFactor": 1, "mobile": w < 600}),
+                )
+                .await;
+            }
+            None => {
+                self.cdp(
+                    "Emulation.clearDeviceMetricsOverride",
+                    serde_json::json!({}),
+                )
+                .await;
+            }
+        }
+    }
+
+    /// Runs axe-core (the pinned copy `./dev setup` installs in `.tools/`) on the page and
+    /// returns its violations of any impact, each as `id (impact): targets — help`.
+    pub async fn axe(&self) -> Vec<String> {
+        let path = root().join(".tools/node_modules/axe-core/axe.min.js");
+        let source = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "axe-core is missing ({}): run ./dev setup: {e}",
+                path.display()
+            )
+        });
+        self.js(&format!("if (!window.axe) {{ {source}\n }} return true;"))
+            .await;
+        let v = self
+            .client
+            .execute_async(
+                r#"const done = arguments[arguments.length - 1];
+                axe.run(document, { iframes: false, resultTypes: ['violations'] })
+                  .then(r => done(r.violations.map(v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(' ')).slice(0, 5).join(', ')} — ${v.help}`)))
+                  .catch(e => done(['axe failed: ' + e]));"#,
+                vec![],
+            )
+            .await
+            .expect("run axe");
+        serde_json::from_value(v).unwrap_or_default()
+    }
+
+    /// Chooses item `item` of the menu button `menu` (`add-op`, `add-chip`, `export`) with real
+    /// clicks, as a user would: the button opens the list, the item acts.
+    pub async fn pick(&self, menu: &str, item: &str) {
+        self.click(&format!("button[data-menu='{menu}']")).await;
+        self.click(&format!("[data-menu-list='{menu}'] [data-item='{item}']"))
+            .await;
+    }
+
     /// Click the first element matching `css`.
     pub async fn click(&self, css: &str) {
         self.wait_for(css)
@@ -636,14 +691,6 @@ impl Browser {
             .click()
             .await
             .unwrap_or_else(|e| panic!("click `{css}`: {e}"));
-    }
-
-    /// Chooses `kind` in the form's "add operation" menu (`matmul`, `collective`, `train`, ...).
-    pub async fn add_op(&self, kind: &str) {
-        self.js(&format!(
-            "const s = document.querySelector('select[name=add-op]'); s.value = '{kind}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
-        ))
-        .await;
     }
 
     /// From now on in this document, keeps every download instead of saving it: object URLs'
@@ -655,10 +702,8 @@ impl Browser {
     /// Chooses `what` in the page's export menu (`csv`, `json`, `svg`, `png`) and returns the
     /// downloaded file's name and text (after [`Browser::capture_downloads`]).
     pub async fn export(&self, what: &str) -> (String, String) {
-        self.js(&format!(
-            "window.__dl = []; const s = document.querySelector('select[name=export]'); s.value = '{what}'; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
-        ))
-        .await;
+        self.js("window.__dl = [];").await;
+        self.pick("export", what).await;
         for _ in 0..100 {
             let v = self
                 .client

@@ -9,10 +9,16 @@
 //!   (`1.97e14`, `4096`, `0.5`). `parse_quantity(&format_exact(x)) == Ok(x)` for every finite `x`.
 //! * [`format_bytes_binary`]: capacities with binary prefixes (`16 GiB`).
 //! * [`parse_quantity`]: accepts `4096`, `1.97e14`, `197T`, `820G`, `16GiB`, `16GB`, `4k`,
-//!   ` 820 GB/s `, `197 TFLOP/s`, `2.3 ms`, `128 MiB`. It never panics.
+//!   ` 820 GB/s `, `197 TFLOP/s`, `197 tflops`, `2 PFLOPs`, `2 PF`, `8 TBps`, `2,000T`,
+//!   `3.35 TB/s`, `2.3 ms`, `128 MiB`. It never panics.
 //!
 //! Prefixes: `k`/`K` 1e3, `M` 1e6, `G`/`g` 1e9, `T`/`t` 1e12, `P` 1e15, `E` 1e18,
-//! `m` 1e-3, `u`/`µ` 1e-6, `n` 1e-9, `p` 1e-12; binary `Ki Mi Gi Ti Pi Ei` are powers of 1024.
+//! `m` 1e-3, `u`/`µ` 1e-6, `n` 1e-9, `p` 1e-12; binary `Ki Mi Gi Ti Pi Ei` are powers of 1024
+//! (any case). Before a unit of FLOPs or bytes, where a milli- or pico- prefix means nothing,
+//! `m` and `p` are read as mega and peta too, so units read case-insensitively (`2 pflops`,
+//! `128 mb`); before seconds or a bare number they keep their SI meaning (`2.3 ms`). Commas
+//! group thousands (`2,000T`, `1,048,576`); any other comma is refused, not read as a decimal
+//! point.
 //! Both `GB` (1e9 bytes) and `GiB` (2^30 bytes) are understood for capacities. Bandwidths and
 //! FLOP rates are always decimal.
 
@@ -62,10 +68,13 @@ impl Unit {
         }
         let l = s.to_ascii_lowercase();
         Some(match l.as_str() {
-            "flop" | "flops" | "op" | "ops" => Unit::Flops,
+            "flop" | "flops" | "op" | "ops" | "f" => Unit::Flops,
             "flop/s" | "flops/s" | "op/s" | "ops/s" => Unit::FlopRate,
             "b" | "byte" | "bytes" => Unit::Bytes,
+            // `Bps` is bytes per second (`8 TBps`); a lowercase `bps` is bits (`400 Gbps`), 8×
+            // less, and refused rather than misread (see `parse_suffix`).
             "b/s" | "byte/s" | "bytes/s" => Unit::ByteRate,
+            "bps" if s != "bps" => Unit::ByteRate,
             "s" | "sec" | "secs" | "second" | "seconds" => Unit::Seconds,
             "flop/b" | "flops/b" | "flop/byte" | "flops/byte" | "op/b" | "ops/byte" => {
                 Unit::Intensity
@@ -102,6 +111,13 @@ pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
         return Err(Error::parse(
             s,
             "empty; expected a number like 4096, 1.97e14, 197T or 16GiB",
+        ));
+    }
+    let t = &*ungroup(t).map_err(|m| Error::parse(s, m))?;
+    if rest_is_bits(t) {
+        return Err(Error::parse(
+            s,
+            "`bps` is bits per second; give bytes per second (B/s, Bps), 8× less",
         ));
     }
     let b = t.as_bytes();
@@ -190,6 +206,16 @@ pub fn parse_quantity_unit(s: &str) -> Result<(f64, Option<Unit>), Error> {
     Ok((value, unit))
 }
 
+/// A rate in bits per second (`400 Gbps`, `1bps`): lowercase `bps` at the end.
+fn rest_is_bits(t: &str) -> bool {
+    t.strip_suffix("bps").is_some_and(|head| {
+        head.trim_end()
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_alphabetic() || c == '.')
+    })
+}
+
 enum Scale {
     Decimal(i64),
     Binary(i32),
@@ -214,14 +240,14 @@ fn parse_suffix(rest: &str) -> Option<(Scale, Option<Unit>)> {
     let mut chars = rest.chars();
     let first = chars.next()?;
     let second = chars.next();
-    if second == Some('i') {
+    if matches!(second, Some('i' | 'I')) {
         let k = match first {
             'K' | 'k' => Some(10),
-            'M' => Some(20),
+            'M' | 'm' => Some(20),
             'G' | 'g' => Some(30),
             'T' | 't' => Some(40),
-            'P' => Some(50),
-            'E' => Some(60),
+            'P' | 'p' => Some(50),
+            'E' | 'e' => Some(60),
             _ => None,
         };
         if let Some(k) = k {
@@ -245,7 +271,41 @@ fn parse_suffix(rest: &str) -> Option<(Scale, Option<Unit>)> {
         _ => return None,
     };
     let after = &rest[first.len_utf8()..];
-    unit_or_none(after).map(|u| (Scale::Decimal(p), u))
+    let unit = unit_or_none(after)?;
+    // Milli- and pico-FLOPs or bytes mean nothing: `2 pflops` is 2 peta, `128 mb` 128 mega.
+    let p = match (first, unit) {
+        ('m' | 'p', Some(Unit::Seconds) | None) => p,
+        ('m', Some(_)) => 6,
+        ('p', Some(_)) => 15,
+        _ => p,
+    };
+    Some((Scale::Decimal(p), unit))
+}
+
+/// Removes the commas of thousands groups from the integer part (`2,000T` → `2000T`,
+/// `1,048,576` → `1048576`). A comma anywhere else, or groups not of three digits (`1,5`,
+/// `20,00`), is an error: a decimal comma must not be read as a thousands separator.
+fn ungroup(t: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
+    if !t.contains(',') {
+        return Ok(std::borrow::Cow::Borrowed(t));
+    }
+    let sign = usize::from(t.starts_with(['+', '-']));
+    let int_end = t[sign..]
+        .find(|c: char| !(c.is_ascii_digit() || c == ','))
+        .map_or(t.len(), |k| k + sign);
+    let (int, tail) = (&t[sign..int_end], &t[int_end..]);
+    let groups: Vec<&str> = int.split(',').collect();
+    let grouped = !tail.contains(',')
+        && (1..=3).contains(&groups[0].len())
+        && groups[1..].iter().all(|g| g.len() == 3);
+    if !grouped {
+        return Err("a comma may only group thousands (2,000 or 1,048,576); write decimals with a point (1.5)");
+    }
+    Ok(std::borrow::Cow::Owned(format!(
+        "{}{}{tail}",
+        &t[..sign],
+        groups.concat()
+    )))
 }
 
 /// Lossless formatting: the shortest text that [`parse_quantity`] reads back to exactly `x`.
@@ -367,6 +427,66 @@ pub fn format_quantity(x: f64, unit: Unit) -> String {
     }
 }
 
+/// Formats a value for a form field, the way people read it and without losing a digit:
+/// `1.97e14` FLOP/s → `197 TFLOP/s`, `8.2e11` B/s → `820 GB/s`, `3.35e12` → `3.35 TB/s`,
+/// `134217728` bytes → `128 MiB`, `16e9` bytes → `16 GB`, `1e-6` s → `1 µs`.
+/// [`parse_quantity`] reads the text back to exactly `x` (the digits are the shortest that
+/// round-trip, only the decimal point moves). Capacities take binary prefixes when their digits
+/// are fewer. Counts, zero, non-finite values and magnitudes beyond the prefixes give
+/// [`format_exact`].
+///
+/// ```
+/// use roofline::units::{format_field, parse_quantity, Unit};
+/// assert_eq!(format_field(1.97e14, Unit::FlopRate), "197 TFLOP/s");
+/// assert_eq!(format_field(134217728.0, Unit::Bytes), "128 MiB");
+/// assert_eq!(parse_quantity(&format_field(2.765e12, Unit::ByteRate)).unwrap(), 2.765e12);
+/// ```
+pub fn format_field(x: f64, unit: Unit) -> String {
+    if unit == Unit::Count || unit == Unit::Flops || !x.is_finite() || x == 0.0 {
+        return format_exact(x);
+    }
+    let sym = unit.symbol();
+    let sign = if x < 0.0 { "-" } else { "" };
+    // Decimal: the shortest round-trip digits with the point moved to the prefix.
+    let (digits, e10) = shortest_digits(x.abs());
+    let e3 = e10.div_euclid(3) * 3;
+    // Below one, only seconds take a prefix (`m` and `p` before FLOPs and bytes read as mega
+    // and peta).
+    let decimal = PREFIXES
+        .iter()
+        .find(|(p, _)| *p == e3 && (*p >= 0 || unit == Unit::Seconds) && *p >= -12)
+        .map(|(p, prefix)| format!("{sign}{} {prefix}{sym}", place_point(&digits, e10 - p + 1)));
+    // Binary, for capacities: exact division by a power of two.
+    let binary = (unit == Unit::Bytes && x.abs() >= 1024.0)
+        .then(|| {
+            let k = ((x.abs().log2() / 10.0).floor() as i32).clamp(1, 6);
+            let v = x.abs() / 2f64.powi(10 * k);
+            let (d, e) = shortest_digits(v);
+            let prefix = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][(k - 1) as usize];
+            (
+                d.len(),
+                format!("{sign}{} {prefix}B", place_point(&d, e + 1)),
+            )
+        })
+        .filter(|(n, _)| *n < digits.len());
+    match (binary, decimal) {
+        (Some((_, b)), _) => b,
+        (None, Some(d)) => d,
+        (None, None) => format_exact(x),
+    }
+}
+
+/// The shortest digits that round-trip `x` (> 0) and the decimal exponent of the first one:
+/// `1.97e14` → (`197`, 14).
+fn shortest_digits(x: f64) -> (String, i32) {
+    let s = format!("{x:e}");
+    let (m, e) = s.split_once('e').unwrap_or((s.as_str(), "0"));
+    let digits: String = m.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    (digits.to_string(), e.parse().unwrap_or(0))
+}
+
 /// Formats a capacity with binary prefixes and 3 significant digits: `16 GiB`, `128 MiB`.
 pub fn format_bytes_binary(x: f64) -> String {
     if !x.is_finite() || x.abs() < 1024.0 {
@@ -443,6 +563,46 @@ mod tests {
     }
 
     #[test]
+    fn field_text_reads_back_exactly() {
+        for (x, unit, text) in [
+            (1.97e14, Unit::FlopRate, "197 TFLOP/s"),
+            (9.89e14, Unit::FlopRate, "989 TFLOP/s"),
+            (8.2e11, Unit::ByteRate, "820 GB/s"),
+            (3.35e12, Unit::ByteRate, "3.35 TB/s"),
+            (4.5e10, Unit::ByteRate, "45 GB/s"),
+            (16e9, Unit::Bytes, "16 GB"),
+            (134_217_728.0, Unit::Bytes, "128 MiB"),
+            (16.0 * 1024.0 * 1024.0 * 1024.0, Unit::Bytes, "16 GiB"),
+            (1e-6, Unit::Seconds, "1 µs"),
+            (2.7e-6, Unit::Seconds, "2.7 µs"),
+            (2.765e12, Unit::ByteRate, "2.765 TB/s"),
+            (1.2345678901e14, Unit::FlopRate, "123.45678901 TFLOP/s"),
+            (4096.0, Unit::Count, "4096"),
+            (0.0, Unit::Bytes, "0"),
+        ] {
+            let t = format_field(x, unit);
+            assert_eq!(t, text, "{x}");
+            assert_eq!(parse_quantity(&t).unwrap(), x, "{t}");
+        }
+        // Every value reads back exactly, whatever its digits.
+        let mut x = 1.0e-17f64;
+        while x < 1e22 {
+            for unit in [Unit::FlopRate, Unit::ByteRate, Unit::Bytes, Unit::Seconds] {
+                for v in [
+                    x,
+                    x * 1.000_000_1,
+                    x * std::f64::consts::PI,
+                    (x * 7.0).round(),
+                ] {
+                    let t = format_field(v, unit);
+                    assert_eq!(parse_quantity(&t).unwrap(), v, "{v} {unit:?}: {t}");
+                }
+            }
+            x *= 1.7;
+        }
+    }
+
+    #[test]
     fn parsing() {
         for (s, v) in [
             ("4096", 4096.0),
@@ -461,6 +621,25 @@ mod tests {
             (".5", 0.5),
             ("1E", 1e18),
             ("3958 TFLOPS", 3.958e15),
+            // Units as people type them (issue 17), case-insensitively.
+            ("197 tflops", 1.97e14),
+            ("197 TFLOPs", 1.97e14),
+            ("2 PFLOPs", 2e15),
+            ("2 pflops", 2e15),
+            ("2 PF", 2e15),
+            ("2 pf", 2e15),
+            ("8 TBps", 8e12),
+            ("8 TBPS", 8e12),
+            ("2,000T", 2e15),
+            ("1,048,576", 1_048_576.0),
+            ("-1,000", -1000.0),
+            ("3.35 TB/s", 3.35e12),
+            ("3.35 tb/s", 3.35e12),
+            ("820 gb/s", 8.2e11),
+            ("128 mb", 1.28e8),
+            ("2.3 ms", 2.3e-3),
+            ("5 ps", 5e-12),
+            ("5m", 5e-3),
         ] {
             assert_eq!(parse_quantity(s).unwrap(), v, "{s}");
         }
@@ -468,6 +647,20 @@ mod tests {
             parse_quantity("16GiB").unwrap(),
             16.0 * 1024.0 * 1024.0 * 1024.0
         );
+        for (s, k) in [
+            ("16 GiB", 30),
+            ("16 gib", 30),
+            ("128 MiB", 20),
+            ("128 mib", 20),
+            ("1 TIB", 40),
+        ] {
+            assert_eq!(
+                parse_quantity(s).unwrap(),
+                2f64.powi(k) * parse_quantity(&s[..s.find(' ').unwrap()]).unwrap(),
+                "{s}"
+            );
+        }
+        assert_eq!(parse_quantity("128 MiB").unwrap(), 134_217_728.0);
         assert_eq!(parse_quantity_unit("16 GB").unwrap().1, Some(Unit::Bytes));
         assert_eq!(
             parse_quantity_unit("1 TFLOPS").unwrap().1,
@@ -489,6 +682,14 @@ mod tests {
             "1e-400",
             "0.001e-330",
             "1e-330p",
+            // A decimal comma is not a thousands separator, and bits are not bytes.
+            "1,5",
+            "20,00",
+            "2,000,0",
+            ",5",
+            "1,000.5,0",
+            "400 Gbps",
+            "1bps",
         ] {
             // "1e" is read as 1 exa only with a capital E
             let r = parse_quantity(bad);

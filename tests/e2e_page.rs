@@ -1,0 +1,296 @@
+//! End-to-end: state people can see and undo (issue 17): the theme control kept in the link,
+//! worked examples as history entries that Back undoes, toggles that show which one is on,
+//! help text that does not move the page, and critical sizes that say which number is exact.
+#![cfg(not(target_arch = "wasm32"))]
+
+use e2e_harness::{close_to, num, Browser};
+
+/// Chooses `value` in the `select[name=...]` `name`, as a user would.
+async fn choose(b: &Browser, name: &str, value: &str) {
+    b.js(&format!(
+        "const s = document.querySelector('select[name={name}]'); s.value = {value:?}; s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+    ))
+    .await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_theme_control_switches_the_page_and_is_kept_in_the_link() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let theme = "return [document.documentElement.dataset.theme || 'none', getComputedStyle(document.body).backgroundColor]";
+    let light = b.js(theme).await;
+    choose(&b, "theme", "dark").await;
+    let dark = b.js(theme).await;
+    assert_eq!(dark[0], "dark");
+    assert_ne!(dark[1], light[1], "the page's colours did not change");
+    assert!(b.settled_search().await.contains("theme=dark"));
+    // A link with theme=dark opens dark, with the control on dark.
+    let link = b.settled_search().await;
+    b.open(&format!("/{link}")).await;
+    assert_eq!(b.js(theme).await[0], "dark");
+    assert_eq!(
+        b.js("return document.querySelector('select[name=theme]').value")
+            .await,
+        "dark"
+    );
+    choose(&b, "theme", "auto").await;
+    assert_eq!(b.js(theme).await[0], "none");
+    assert!(!b.settled_search().await.contains("theme="));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// Loading a worked example is a step Back undoes: after the chapter's 2-chip network example
+/// (critical D = 2·1.97e14/4.5e10 = 8755.6), Back returns to the edited first page (D = 8192
+/// typed in op 0: every figure of its row as it was), not to the page before the app; Forward
+/// brings the example back; "Start over" is a step too.
+#[tokio::test(flavor = "current_thread")]
+async fn worked_examples_and_start_over_are_steps_back_undoes() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    b.set_input("[data-op='0'] input[name='d']", "8192").await;
+    let edited = b.row_metrics("0", 0).await;
+    let edited_link = b.settled_search().await;
+    assert!(edited_link.contains("d=8192"), "{edited_link}");
+    b.click("button[data-recipe='network']").await;
+    let m = b.row_metrics("0", 0).await;
+    assert!(close_to(
+        num(&m, "critical_d"),
+        2.0 * 1.97e14 / 4.5e10,
+        1e-9
+    ));
+    let example_link = b.settled_search().await;
+    b.js("history.back()").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(b.settled_search().await, edited_link);
+    assert_eq!(b.row_metrics("0", 0).await, edited, "Back did not restore");
+    b.js("history.forward()").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(b.settled_search().await, example_link);
+    assert!(close_to(
+        num(&b.row_metrics("0", 0).await, "critical_d"),
+        8755.555555555555,
+        1e-9
+    ));
+    b.click("button[data-recipe='start-over']").await;
+    assert!(!b.row_metrics("0", 0).await.contains_key("critical_d"));
+    b.js("history.back()").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(b.settled_search().await, example_link);
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn toggles_show_which_one_is_on_and_help_does_not_move_the_page() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    // The sweep metric buttons: the pressed one looks different from the others.
+    let looks = b
+        .js("return [...document.querySelectorAll('button[data-sweep-metric]')].map(e => [e.getAttribute('aria-pressed'), getComputedStyle(e).backgroundColor])")
+        .await;
+    let looks = looks.as_array().unwrap();
+    let on: Vec<_> = looks.iter().filter(|l| l[0] == "true").collect();
+    let off: Vec<_> = looks.iter().filter(|l| l[0] == "false").collect();
+    assert_eq!(on.len(), 1, "{looks:?}");
+    assert!(!off.is_empty());
+    assert!(
+        off.iter().all(|l| l[1] != on[0][1]),
+        "pressed and unpressed look alike: {looks:?}"
+    );
+    // Focusing a field shows its help over the page; nothing below it moves.
+    let where_ = "return [...document.querySelectorAll('.panel, button')].map(e => Math.round(e.getBoundingClientRect().top + scrollY))";
+    let before = b.js(where_).await;
+    b.js("document.querySelector(\"[data-op='0'] input[name='d']\").focus()")
+        .await;
+    let note = b
+        .js("const n = document.querySelector(\"[data-op='0'] input[name='d']\").closest('.field').querySelector('.note'); return getComputedStyle(n).display")
+        .await;
+    assert_eq!(note, "block", "the help is not shown");
+    assert_eq!(
+        b.js(where_).await,
+        before,
+        "focusing a field moved the page"
+    );
+    b.js("document.activeElement.blur()").await;
+    assert_eq!(b.js(where_).await, before, "leaving a field moved the page");
+    // The critical size says which number is the exact crossover and which the rule.
+    let crit = b
+        .js("return document.querySelector(\"tr[data-op='0'][data-chip='0'] [data-metric='critical_b']\").textContent")
+        .await;
+    let crit = crit.as_str().unwrap_or_default();
+    assert!(crit.contains("rule ≈"), "{crit:?}");
+    let title = b
+        .js("return document.querySelector(\"tr[data-op='0'][data-chip='0'] [data-metric='critical_b']\").title")
+        .await;
+    assert!(
+        title
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Exact crossover"),
+        "{title}"
+    );
+    b.close().await;
+}
+
+/// WebDriver key codes.
+const ARROW_DOWN: &str = "\u{e015}";
+const ARROW_RIGHT: &str = "\u{e014}";
+const ESCAPE: &str = "\u{e00c}";
+const ENTER: &str = "\u{e007}";
+const TAB: &str = "\u{e004}";
+const SHIFT_TAB: &str = "\u{e008}\u{e004}";
+
+/// Sends `keys` to whatever has the focus, as a keyboard would.
+async fn press(b: &Browser, keys: &str) {
+    let el = b.client.active_element().await.expect("an active element");
+    el.send_keys(keys).await.expect("send keys");
+}
+
+/// What has the focus: its `data-*` or name, for messages.
+async fn focused(b: &Browser) -> String {
+    let v = b
+        .js("const e = document.activeElement; return e ? (e.dataset.item || e.dataset.menu || e.dataset.action || e.dataset.plot || e.name || e.id || e.tagName) : ''")
+        .await;
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// "+ add chip" is a menu button, not a `<select>`: arrows only move between its items (three
+/// ArrowDowns add nothing), Escape closes it and gives focus back, Enter on an item adds one
+/// chip. The plot tabs move with the arrow keys; the Embed dialog takes focus, keeps Tab inside,
+/// closes on Escape and gives focus back to its button; the skip link leads to the results.
+#[tokio::test(flavor = "current_thread")]
+async fn the_keyboard_alone_reaches_menus_tabs_the_embed_dialog_and_the_results() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let chips = "return document.querySelectorAll('.card[data-chip]').length";
+    assert_eq!(b.js(chips).await, 1);
+    b.js("document.querySelector(\"button[data-menu='add-chip']\").focus()")
+        .await;
+    press(&b, ARROW_DOWN).await;
+    b.wait_for("[data-menu-list='add-chip'] [role=menuitem]")
+        .await;
+    let first = focused(&b).await;
+    for _ in 0..3 {
+        press(&b, ARROW_DOWN).await;
+    }
+    assert_eq!(b.js(chips).await, 1, "arrows added chips");
+    assert_ne!(focused(&b).await, first, "arrows did not move in the menu");
+    press(&b, ESCAPE).await;
+    assert_eq!(
+        focused(&b).await,
+        "add-chip",
+        "Escape did not give focus back"
+    );
+    assert_eq!(
+        b.js("return document.querySelector(\"[data-menu-list='add-chip']\") === null")
+            .await,
+        true
+    );
+    press(&b, ARROW_DOWN).await;
+    b.wait_for("[data-menu-list='add-chip'] [role=menuitem]")
+        .await;
+    press(&b, ARROW_DOWN).await;
+    let item = focused(&b).await;
+    press(&b, ENTER).await;
+    assert_eq!(b.js(chips).await, 2, "Enter on {item} did not add one chip");
+    // The add-operation menu groups its kinds by family.
+    b.click("button[data-menu='add-op']").await;
+    let headings = b
+        .js("return [...document.querySelectorAll(\"[data-menu-list='add-op'] [role=group]\")].map(g => g.getAttribute('aria-label'))")
+        .await;
+    assert_eq!(
+        headings,
+        serde_json::json!(["Single operations", "Models", "Collectives"])
+    );
+    press(&b, ESCAPE).await;
+
+    // Tabs: arrows select the next plot.
+    b.js("document.querySelector(\"[role=tab][aria-selected='true']\").focus()")
+        .await;
+    press(&b, ARROW_RIGHT).await;
+    assert_eq!(focused(&b).await, "roofline");
+    b.wait_for("canvas[data-chart='roofline']").await;
+    assert!(b.settled_search().await.contains("plot=roofline"));
+
+    // The Embed dialog.
+    b.js("document.querySelector(\"button[data-action='embed']\").focus()")
+        .await;
+    press(&b, ENTER).await;
+    b.wait_for("[role=dialog] textarea").await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        focused(&b).await,
+        "embed-snippet",
+        "the dialog did not take focus"
+    );
+    let label = b
+        .js("return document.querySelector('label[for=embed-snippet]').textContent")
+        .await;
+    assert_eq!(label, "HTML to paste");
+    for _ in 0..12 {
+        press(&b, TAB).await;
+        let inside = b
+            .js("return document.querySelector('[role=dialog]').contains(document.activeElement)")
+            .await;
+        assert_eq!(inside, true, "Tab left the dialog");
+    }
+    for _ in 0..12 {
+        press(&b, SHIFT_TAB).await;
+        let inside = b
+            .js("return document.querySelector('[role=dialog]').contains(document.activeElement)")
+            .await;
+        assert_eq!(inside, true, "Shift+Tab left the dialog");
+    }
+    press(&b, ESCAPE).await;
+    assert_eq!(
+        b.js("return document.querySelector('[role=dialog]') === null")
+            .await,
+        true
+    );
+    assert_eq!(focused(&b).await, "embed", "focus did not come back");
+
+    // The skip link is the first stop and leads to the results.
+    b.js("document.activeElement.blur(); document.body.focus()")
+        .await;
+    b.js("document.querySelector('.skip-link').focus()").await;
+    let shown = b
+        .js("return document.querySelector('.skip-link').getBoundingClientRect().top >= 0")
+        .await;
+    assert_eq!(shown, true, "the focused skip link is off-screen");
+    press(&b, ENTER).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(focused(&b).await, "results");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// An LLM sweep says where its points stop fitting in memory, on the plot and in its table for
+/// screen readers: LLaMA 3-70B in int8 on a TPU v5e 4x2 at 8k context fits 42 sequences
+/// (applied-inference.md; the hand calculation is in tests/view.rs).
+#[tokio::test(flavor = "current_thread")]
+async fn an_llm_sweep_shows_where_it_stops_fitting() {
+    let b = Browser::start().await;
+    b.open(
+        "/?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
+    )
+    .await;
+    b.wait_for("canvas[data-chart='sweep']").await;
+    // The screen-reader table follows the plot once edits pause (200 ms).
+    let mut text = String::new();
+    for _ in 0..40 {
+        text = b
+            .js("return document.querySelector(\"table[data-chart-table='sweep']\").textContent")
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if text.contains("does not fit") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(text.contains("does not fit in HBM above B = 42"), "{text}");
+    assert!(b.canvas_ink("canvas[data-chart='sweep']").await > 1000);
+    b.close().await;
+}
