@@ -67,56 +67,16 @@ async fn a_collective_from_the_form_to_the_link_plot_derivation_and_exports() {
     assert!(text.contains("bandwidth-bound"), "{text}");
 
     // Exports: the CSV has the swept sizes, the JSON the collective's terms.
-    b.js(CAPTURE).await;
-    let (name, csv) = export(&b, "csv").await;
+    b.capture_downloads().await;
+    let (name, csv) = b.export("csv").await;
     assert!(name.ends_with(".csv"), "{name}");
     assert!(csv.starts_with("operation,chip,bytes,"), "{csv}");
     assert!(csv.lines().count() > 100, "{csv}");
-    let (name, json) = export(&b, "json").await;
+    let (name, json) = b.export("json").await;
     assert!(name.ends_with(".json"), "{name}");
     assert!(json.contains("\"latency_bound\": false"), "{json}");
     assert!(json.contains("\"latency_bound\": true"), "{json}");
     assert!(json.contains("\"section\""), "{json}");
     assert!(b.console_errors().await.is_empty());
     b.close().await;
-}
-
-/// Capture downloads in the page: object URLs' blobs and data URLs of clicked links (as
-/// `tests/e2e_share.rs`).
-const CAPTURE: &str = r#"
-window.__dl = [];
-const blobs = new Map();
-const create = URL.createObjectURL;
-URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
-HTMLAnchorElement.prototype.click = function () {
-  window.__dl.push({ name: this.download, href: this.href, blob: blobs.get(this.href) || null });
-};
-"#;
-
-/// Chooses an export and returns the downloaded file's name and text.
-async fn export(b: &Browser, what: &str) -> (String, String) {
-    b.js("window.__dl = [];").await;
-    b.pick("export", what).await;
-    for _ in 0..100 {
-        let v = b
-            .client
-            .execute_async(
-                r#"const done = arguments[arguments.length - 1];
-                const d = window.__dl[window.__dl.length - 1];
-                if (!d) { done(null); return; }
-                if (d.blob) { d.blob.text().then(t => done([d.name, t])); }
-                else { fetch(d.href).then(r => r.text()).then(t => done([d.name, t])); }"#,
-                vec![],
-            )
-            .await
-            .unwrap();
-        if let Some(a) = v.as_array() {
-            return (
-                a[0].as_str().unwrap_or_default().to_string(),
-                a[1].as_str().unwrap_or_default().to_string(),
-            );
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("no download for {what}");
 }

@@ -184,17 +184,6 @@ async fn the_blog_post_embeds_render_their_plots_and_results() {
     b.close().await;
 }
 
-/// Capture downloads in the page: object URLs' blobs and data URLs of clicked links.
-const CAPTURE: &str = r#"
-window.__dl = [];
-const blobs = new Map();
-const create = URL.createObjectURL;
-URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
-HTMLAnchorElement.prototype.click = function () {
-  window.__dl.push({ name: this.download, href: this.href, blob: blobs.get(this.href) || null });
-};
-"#;
-
 async fn last_download(b: &Browser) -> (String, String) {
     let v = b
         .client
@@ -223,7 +212,7 @@ async fn export(b: &Browser, what: &str) -> (String, String) {
 async fn exports_are_valid_files() {
     let b = Browser::start().await;
     b.open("/").await;
-    b.js(CAPTURE).await;
+    b.capture_downloads().await;
 
     let (name, data_url) = export(&b, "png").await;
     assert!(
