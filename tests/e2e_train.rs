@@ -44,9 +44,17 @@ async fn a_training_step_from_the_form_to_the_link() {
 async fn the_books_44_days_from_a_link_with_plot_derivation_and_exports() {
     let b = Browser::start().await;
     for (w, h, name) in [(1280, 900, "desktop"), (390, 844, "phone")] {
-        b.client.set_window_size(w, h).await.unwrap();
+        b.viewport(Some((w, h))).await;
         b.open("/?chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.4&log=xy")
             .await;
+        // Nothing wider than the viewport.
+        let wide = b
+            .js("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            .await;
+        assert!(
+            wide.as_i64().unwrap_or(1) <= 0,
+            "{name}: {wide} px too wide"
+        );
         let m = b.row_metrics("0", 0).await;
         assert!(
             close_to(num(&m, "days_at_mfu"), 44.675_344_952_795_93, 1e-9),
@@ -76,7 +84,7 @@ async fn the_books_44_days_from_a_link_with_plot_derivation_and_exports() {
     }
 
     // The derivation: the book's formulas with their sections, and the 44.68 days.
-    b.client.set_window_size(1280, 900).await.unwrap();
+    b.viewport(None).await;
     b.click("tr[data-op='0'][data-chip='0']").await;
     b.wait_for("[data-derivation='0'] li").await;
     let text = b
