@@ -197,6 +197,9 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             ),
         });
     }
+    if let Some(t) = &a.train {
+        out.extend(super::train::train_cells(t));
+    }
     out
 }
 

@@ -154,6 +154,9 @@ pub fn sweep_chart_cached(
     log_y: bool,
     cache: &mut SweepCache,
 ) -> SweepChart {
+    if let Some(chart) = super::train_plot::train_chart(s, metric, log_x, log_y) {
+        return chart;
+    }
     let mut cache = cache.pass();
     let mut chart = SweepChart {
         title: sweep_title(s, metric),

@@ -682,18 +682,14 @@ impl Browser {
             .unwrap_or_else(|e| panic!("click `{css}`: {e}"));
     }
 
-    /// Text content of the first element matching `css`.
-    pub async fn text(&self, css: &str) -> String {
-        self.wait_for(css).await.text().await.unwrap_or_default()
-    }
-
-    /// Installs [`CAPTURE_DOWNLOADS`] in the current page: exports are recorded, not saved.
+    /// From now on in this document, keeps every download instead of saving it: object URLs'
+    /// blobs and data URLs of clicked links (read by [`Browser::export`]).
     pub async fn capture_downloads(&self) {
         self.js(CAPTURE_DOWNLOADS).await;
     }
 
-    /// Picks `what` in the Export menu (`png svg csv json`) and returns the downloaded
-    /// file's name and text (a data URL's text for PNG). Needs [`Browser::capture_downloads`].
+    /// Chooses `what` in the page's export menu (`csv`, `json`, `svg`, `png`) and returns the
+    /// downloaded file's name and text (after [`Browser::capture_downloads`]).
     pub async fn export(&self, what: &str) -> (String, String) {
         self.js("window.__dl = [];").await;
         self.pick("export", what).await;
@@ -719,6 +715,11 @@ impl Browser {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("no download for {what}");
+    }
+
+    /// Text content of the first element matching `css`.
+    pub async fn text(&self, css: &str) -> String {
+        self.wait_for(css).await.text().await.unwrap_or_default()
     }
 
     /// Close the session and stop chromedriver.

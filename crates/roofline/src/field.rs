@@ -369,6 +369,9 @@ pub(crate) fn find_spec(
 ///   text)` (a preset derived from other fields);
 /// * `opt_num(get, set, clear, i)`: an optional number read by `self.get(i)`, written by
 ///   `self.set(i, x)`, cleared by `self.clear()` on the none word (tiles).
+/// * `cfg("key")`: a field of a nested config with its own text access (`train`): text from
+///   `self.cfg_text("key")`, written by `self.cfg_set(spec, text)`; numbers (numeric specs
+///   only) from `self.cfg_num("key")`, written by `self.cfg_set_num("key", x)`.
 ///
 /// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num` and
 /// `set_num_raw`, inside the kind's `impl OpBehavior`.
@@ -417,6 +420,7 @@ macro_rules! op_fields {
     (@get $s:ident, $k:literal, choice($f:ident)) => { $s.$f.as_str().to_string() };
     (@get $s:ident, $k:literal, yes_no($f:ident)) => { (if $s.$f { "yes" } else { "no" }).to_string() };
     (@get $s:ident, $k:literal, derived($g:ident, $set:ident)) => { $s.$g().to_string() };
+    (@get $s:ident, $k:literal, cfg($f:literal)) => { $s.cfg_text($f) };
     (@get $s:ident, $k:literal, opt_dtype($f:ident)) => {
         $s.$f
             .map_or($crate::field::none_word($s.fields(), $k), |t| t.as_str())
@@ -437,6 +441,7 @@ macro_rules! op_fields {
         $s.$f = $crate::field::parse_choice($spec, $t)? == 0
     };
     (@set $s:ident, $spec:ident, $t:ident, derived($g:ident, $set:ident)) => { $s.$set($spec, $t)? };
+    (@set $s:ident, $spec:ident, $t:ident, cfg($f:literal)) => { $s.cfg_set($spec, $t)? };
     (@set $s:ident, $spec:ident, $t:ident, opt_dtype($f:ident)) => {
         $s.$f = if $crate::field::is_none_word($spec, $t, &[]) {
             None
@@ -454,6 +459,7 @@ macro_rules! op_fields {
 
     (@get_num $s:ident, num($f:ident)) => { Some($s.$f) };
     (@get_num $s:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => { $s.$g($i) };
+    (@get_num $s:ident, cfg($f:literal)) => { $s.cfg_num($f) };
     (@get_num $s:ident, $how:ident($($a:tt)*)) => { None };
 
     (@set_num $s:ident, $x:ident, num($f:ident)) => {{ $s.$f = $x; true }};
@@ -461,5 +467,6 @@ macro_rules! op_fields {
         $s.$set($i, $x);
         true
     }};
+    (@set_num $s:ident, $x:ident, cfg($f:literal)) => { $s.cfg_set_num($f, $x) };
     (@set_num $s:ident, $x:ident, $how:ident($($a:tt)*)) => { false };
 }

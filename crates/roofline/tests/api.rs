@@ -515,6 +515,11 @@ fn derivation_numbers_match_fields() {
                     );
                     continue;
                 }
+                // Nor for a training mesh's collectives.
+                Err(e) if id == "l4" && kind == "train" => {
+                    assert!(e.to_string().starts_with("dp=32: "), "{e}");
+                    continue;
+                }
                 Err(e) => panic!("{id}/{kind}: {e}"),
             };
             let text = a.derivation().join("\n");

@@ -214,6 +214,18 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         ),
         "t_latency" => num(a.collective.as_ref().map(|c| c.t_latency), value),
         "t_bandwidth" => num(a.collective.as_ref().map(|c| c.t_bandwidth), value),
+        // A training step (op=train): its own figures.
+        "mfu" => num(a.train.as_ref().map(|t| t.mfu), value),
+        "tokens_per_s" => num(a.train.as_ref().map(|t| t.tokens_per_s), value),
+        "days" => num(a.train.as_ref().and_then(|t| t.days), value),
+        "days_at_mfu" => num(
+            a.train
+                .as_ref()
+                .and_then(|t| t.budget.and_then(|b| b.days_at_mfu_6n)),
+            value,
+        ),
+        "train_chips" => num(a.train.as_ref().map(|t| t.chips), value),
+        "fits" => eq(if a.fits { "true" } else { "false" }, value),
         k => Err(format!("unknown key {k}")),
     }
 }

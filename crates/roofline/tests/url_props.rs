@@ -144,6 +144,14 @@ fn structured_text(r: &mut Rng, key: &str) -> String {
             })
             .collect::<Vec<_>>()
             .join(r.pick(&["/", ";"])),
+        // train: checkpointing policy or count, an assumed MFU, a price per chip-hour.
+        "remat" if r.chance(2) => r
+            .pick(&["none", "block", "matmuls", "mlp", "BLOCK"])
+            .to_string(),
+        "remat" => roofline::format_exact(1.0 + r.below(1000) as f64),
+        "mfu" | "price" if r.chance(4) => "none".to_string(),
+        "mfu" => roofline::format_exact(1e-3 + (1.0 - 1e-3) * r.unit()),
+        "price" => roofline::format_exact(r.unit() * 100.0),
         other => panic!("no generator for text field {other}"),
     }
 }

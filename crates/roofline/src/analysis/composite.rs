@@ -121,6 +121,9 @@ pub(crate) fn sample(c: &Composite, chip: &Chip, eff: Eff) -> Result<Sample, Err
 /// cost. Sweeps and [`analyze_composite`] share it, so sweep points equal analyses exactly.
 pub(crate) fn eval_op(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Eval, Error> {
     let m = kind.behavior();
+    if let Some(cfg) = m.train(chip) {
+        return Ok(super::train::step_eval(&cfg?, eff)?.0);
+    }
     match m.composite() {
         Some(c) => Ok(aggregate(&c, chip, eff)?.ev),
         None => Ok(eval_cost(&m.cost(chip)?, eff)),

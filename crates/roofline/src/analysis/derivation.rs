@@ -147,6 +147,9 @@ impl Analysis {
         if !self.parts.is_empty() {
             return super::composite::derivation(self);
         }
+        if let Some(t) = &self.train {
+            return super::train::derivation(self, t);
+        }
         let m = self.op.kind.behavior();
         let conv = self.convention.factor();
         let mut out = self.derivation_head();

@@ -21,6 +21,7 @@
 
 mod composite;
 mod derivation;
+mod train;
 
 pub use self::composite::PartTime;
 pub(crate) use self::composite::{bound_order, eval_op};
@@ -133,6 +134,10 @@ pub struct Analysis {
     /// formula and the book's section; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collective: Option<CollectiveTimes>,
+    /// For a training step (`train`): the whole step's analysis ([`crate::train`]); `None`
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train: Option<Box<crate::train::TrainAnalysis>>,
 }
 
 /// The two terms of a collective's time (see [`crate::collective`]).
@@ -319,6 +324,9 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
     let cal_chip = calibrated_chip(chip, opts);
     let chip = &*cal_chip;
     let b = op.kind.behavior();
+    if let Some(cfg) = b.train(chip) {
+        return train::analyze_step(op, &cfg?, chip, opts);
+    }
     if let Some(c) = b.composite() {
         return composite::analyze_composite(op, &c, chip, opts);
     }
@@ -438,5 +446,6 @@ pub(crate) fn assemble(
         comms,
         parts: x.parts,
         collective: None,
+        train: None,
     }
 }

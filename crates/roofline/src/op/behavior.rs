@@ -85,6 +85,11 @@ pub(crate) trait OpBehavior {
     ) -> Option<Result<crate::collective::CollectiveResult, Error>> {
         None
     }
+    /// A training kind's run on `chip` (its config with the chip's peak, memory and
+    /// network), analysed by [`crate::train`] (`None` for every other kind).
+    fn train(&self, _chip: &Chip) -> Option<Result<crate::train::TrainConfig, Error>> {
+        None
+    }
 }
 
 /// One part of a composite operation: a plain core operation (labelled with `name`) run

@@ -44,7 +44,7 @@ id_enum! {
 
 /// The `preset` field's ids: the zoo's, in its order, then `custom` (`tests/llm.rs` checks
 /// they match [`arch_presets`]).
-const PRESET_IDS: &[&str] = &[
+pub(super) const PRESET_IDS: &[&str] = &[
     "llama3-8b",
     "llama3-70b",
     "llama3.1-8b",

@@ -13,6 +13,7 @@
 //! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output` |
 //! | aggregate model | `model` | `preset b w flops params act` |
 //! | collective | `collective` | `kind bytes n topology axes levels sharp` |
+//! | training step | `train` | `preset layers dmodel ffn heads kv_heads head_dim vocab gated batch seq dp fsdp tp pp mb ep remat opt sched zero1 causal mlp_only param act grad master opt_dtype mx my mz tokens mfu price` |
 //!
 //! `llm` is *composite*: it is analysed as a sum of core operations (see
 //! [`crate::workload`]); its `preset` is derived from the architecture fields (`llama3-8b`
@@ -45,6 +46,7 @@ mod elementwise;
 mod llm;
 mod llm_parts;
 mod matmul;
+mod train;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use behavior::Part;
@@ -55,6 +57,7 @@ pub use dot::Dot;
 pub use elementwise::Elementwise;
 pub use llm::{llm_presets, Llm, LlmPreset, Phase};
 pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
+pub use train::{fabric_of, Train};
 
 use crate::error::Error;
 use crate::field::find_spec;
@@ -82,6 +85,8 @@ op_kinds! {
     /// A collective (AllGather, ReduceScatter, AllReduce, AllToAll, send) of V bytes over a
     /// topology (see [`Collective`]).
     Collective(Collective) = "collective", "collective (AllGather, AllReduce, …)", COLLECTIVES;
+    /// A training step on a mesh of chips: dp × fsdp × tp × pp × ep (see [`Train`]).
+    Train(Train) = "train", "training step (dp × fsdp × tp × pp)", MODELS;
 }
 
 /// The family of single operations (one roofline each).
@@ -263,7 +268,7 @@ mod tests {
         let e = Op::default_for("conv").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model, collective"
+            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model, collective, train"
         );
     }
 }

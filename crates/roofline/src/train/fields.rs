@@ -68,6 +68,21 @@ pub struct TrainField {
     pub help: &'static str,
 }
 
+/// A field of `kind`.
+const fn field(
+    key: &'static str,
+    label: &'static str,
+    kind: TrainFieldKind,
+    help: &'static str,
+) -> TrainField {
+    TrainField {
+        key,
+        label,
+        kind,
+        help,
+    }
+}
+
 const fn num(
     key: &'static str,
     label: &'static str,
@@ -76,17 +91,17 @@ const fn num(
     integer: bool,
     help: &'static str,
 ) -> TrainField {
-    TrainField {
+    field(
         key,
         label,
-        kind: TrainFieldKind::Number {
+        TrainFieldKind::Number {
             min,
             max,
             integer,
             optional: false,
         },
         help,
-    }
+    )
 }
 
 const fn opt(
@@ -96,17 +111,17 @@ const fn opt(
     max: f64,
     help: &'static str,
 ) -> TrainField {
-    TrainField {
+    field(
         key,
         label,
-        kind: TrainFieldKind::Number {
+        TrainFieldKind::Number {
             min,
             max,
             integer: false,
             optional: true,
         },
         help,
-    }
+    )
 }
 
 const fn choice(
@@ -115,12 +130,7 @@ const fn choice(
     ids: &'static [&'static str],
     help: &'static str,
 ) -> TrainField {
-    TrainField {
-        key,
-        label,
-        kind: TrainFieldKind::Choice(ids),
-        help,
-    }
+    field(key, label, TrainFieldKind::Choice(ids), help)
 }
 
 const fn dtype(
@@ -129,21 +139,11 @@ const fn dtype(
     optional: bool,
     help: &'static str,
 ) -> TrainField {
-    TrainField {
-        key,
-        label,
-        kind: TrainFieldKind::DType { optional },
-        help,
-    }
+    field(key, label, TrainFieldKind::DType { optional }, help)
 }
 
 const fn flag(key: &'static str, label: &'static str, help: &'static str) -> TrainField {
-    TrainField {
-        key,
-        label,
-        kind: TrainFieldKind::Flag,
-        help,
-    }
+    field(key, label, TrainFieldKind::Flag, help)
 }
 
 const DEGREE: f64 = MAX_CHIPS;

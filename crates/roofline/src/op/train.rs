@@ -1,0 +1,358 @@
+//! The `train` kind: one training step of a transformer on a mesh of chips (parts 5, 6 and 12
+//! of the book), analysed by [`crate::train`] on the scenario's chip.
+//!
+//! The op holds a [`TrainConfig`] whose fields are read and written through the config's own
+//! text access (`op=train:preset=llama3-70b,batch=4M,dp=2,fsdp=1024,tp=4,remat=block`); the
+//! hardware fields of the config (peak, HBM, network) are not op fields: they come from the
+//! chip ([`Train::config_on`]). The analysis (see `analysis/train.rs`) reports the step's
+//! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
+//! critical batch per chip.
+
+use super::behavior::{n, OpBehavior};
+use super::llm::PRESET_IDS;
+use crate::arch::{Arch, MAX_DIM};
+use crate::chip::{Chip, Interconnect};
+use crate::collective::{WrapRule, MAX_CHIPS};
+use crate::error::Error;
+use crate::eval::Cost;
+use crate::field::FieldType;
+use crate::field::{choice, dtype, integer, number, opt_dtype, parse_choice, text, FieldSpec};
+use crate::resource::Resource;
+use crate::train::{
+    analyze_train, Fabric, Hardware, Optimizer, Schedule, SwitchedFabric, TorusFabric, TrainConfig,
+    MAX_MICROBATCHES, MAX_SEQ, MAX_TOKENS,
+};
+use crate::units::{format_exact, format_quantity, Unit};
+use serde::{Deserialize, Serialize};
+
+/// A training step: the architecture, the global batch, the mesh, precision, optimizer,
+/// checkpointing and the budget, as a [`TrainConfig`] (its `hw` is replaced by the chip's
+/// numbers when analysed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Train {
+    /// The run; `config.hw` is not used (the chip supplies it). Boxed: a config is large, and
+    /// an [`OpKind`](super::OpKind) is as large as its largest kind.
+    pub config: Box<TrainConfig>,
+}
+
+impl Default for Train {
+    /// [`TrainConfig::default`] (LLaMA-3 70B, 4M tokens per step, block remat, Adam, 15T
+    /// tokens) on 8192 chips as dp 32 × fsdp 64 × tp 4, so that FSDP and tensor parallelism
+    /// stay within one ICI domain of 256 chips (a TPU v5e or v6e pod, the page's first chip);
+    /// the book's own sharding of a v5p pod is `dp=2,fsdp=1024` (or `dp=1,fsdp=2240`).
+    fn default() -> Self {
+        let mut config = TrainConfig::default();
+        config.mesh.dp = 32.0;
+        config.mesh.fsdp = 64.0;
+        config.mesh.tp = 4.0;
+        Train {
+            config: Box::new(config),
+        }
+    }
+}
+
+const YES_NO: &[&str] = &["yes", "no"];
+/// The architecture's fields: editing one makes a custom dense model ([`Train::canonical`]).
+const ARCH_KEYS: &[&str] = &[
+    "layers", "dmodel", "ffn", "heads", "kv_heads", "head_dim", "vocab", "gated",
+];
+const OPT_IDS: &[&str] = Optimizer::IDS;
+const SCHED_IDS: &[&str] = Schedule::IDS;
+const DEGREE: (f64, f64) = (1.0, MAX_CHIPS);
+
+/// A number field that also takes `none` (not set).
+const fn opt_number(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    range: (f64, f64),
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    FieldSpec {
+        none: Some("none"),
+        ..number(key, label, default, range, what, help)
+    }
+}
+
+/// A dtype field that also takes `none`, set by default.
+const fn master_dtype(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    FieldSpec {
+        default,
+        ..opt_dtype(key, label, "none", "a dtype or none", help)
+    }
+}
+
+/// The network a chip's fields describe: its preset's fabric where the chip is a preset with a
+/// network (pod size and wraparound rule from it), with the chip's own numbers (ICI per link,
+/// torus dimensions, DCN, node and leaf sizes, latencies) over it; a chip from scratch gets
+/// a torus (point-to-point links with `torus` dimensions) of one ICI domain, or switched
+/// nodes (`node` GPUs at `ici × links`); a chip without a scale-up network gets none (every
+/// degree must then be 1).
+pub fn fabric_of(chip: &Chip) -> Result<Fabric, Error> {
+    let base = chip
+        .preset_id
+        .as_deref()
+        .and_then(|id| Fabric::preset(id).ok());
+    let name = chip.preset_id.clone().unwrap_or_else(|| "custom".into());
+    let missing = |what: &str, field: &str| Error::MissingResource {
+        what: what.into(),
+        field: field.into(),
+        chip: chip.name.clone(),
+    };
+    let Some(ici) = chip.ici else {
+        return Ok(Fabric::unknown());
+    };
+    Ok(match chip.interconnect {
+        Interconnect::PointToPoint => {
+            let (wrap, pod) = match base {
+                Some(Fabric::Torus(t)) => (t.wrap, t.pod),
+                _ => {
+                    let wrap = match chip.wrap {
+                        None => WrapRule::None,
+                        Some(_) if chip.torus.unwrap_or(0.0) >= 3.0 => WrapRule::FullCube,
+                        Some(_) => WrapRule::AxisOf16,
+                    };
+                    (wrap, MAX_CHIPS)
+                }
+            };
+            Fabric::Torus(TorusFabric {
+                name,
+                link: ici,
+                dims: chip.torus.unwrap_or(2.0).clamp(1.0, 16.0),
+                wrap,
+                pod,
+                latency: chip.hop_lat.unwrap_or(0.0),
+                dcn: chip.dcn,
+                dcn_latency: chip.net_lat.unwrap_or(0.0),
+            })
+        }
+        Interconnect::Switch => Fabric::Switched(SwitchedFabric {
+            name,
+            node: chip.node.ok_or_else(|| missing("node size", "node"))?,
+            egress: chip
+                .egress()
+                .ok_or_else(|| missing("NVLink link count", "links"))?,
+            nic: chip.dcn,
+            leaf: chip.leaf,
+            latency: chip.hop_lat.unwrap_or(0.0),
+            net_latency: chip.net_lat.unwrap_or(0.0),
+            sharp: false,
+        }),
+    })
+}
+
+impl Train {
+    /// The config on `chip`: peak in the compute dtype (`act`), HBM capacity and bandwidth,
+    /// the chip's network ([`fabric_of`]) and, when the op gives no price, the chip's.
+    pub fn config_on(&self, chip: &Chip) -> Result<TrainConfig, Error> {
+        let mut c = (*self.config).clone();
+        c.hw = Hardware {
+            peak: chip.peak(c.precision.compute)?,
+            hbm: chip.hbm_cap,
+            hbm_bw: chip.hbm,
+            fabric: fabric_of(chip)?,
+        };
+        if c.price.is_none() {
+            c.price = chip.price;
+        }
+        Ok(c)
+    }
+
+    fn cfg_text(&self, key: &str) -> String {
+        self.config.get(key).unwrap_or_default()
+    }
+
+    /// Sets a field through the config (a choice is read against its ids first, so only
+    /// they are accepted); a refused text leaves the op unchanged.
+    fn cfg_set(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        match spec.ty {
+            FieldType::Choice(ids) => self.config.set(spec.key, ids[parse_choice(spec, text)?])?,
+            _ => self.config.set(spec.key, text)?,
+        }
+        self.canonical(spec.key);
+        Ok(())
+    }
+
+    /// After an edit of an architecture field: an architecture that is no preset is a
+    /// custom dense model, all of it in the op's fields (the dimensions over
+    /// [`TrainConfig::default`]'s LLaMA-3 70B: no experts, latent attention, windows, biases
+    /// or tied embeddings), so that a link says everything about it.
+    fn canonical(&mut self, key: &str) {
+        if !ARCH_KEYS.contains(&key) || self.cfg_text("preset") != "custom" {
+            return;
+        }
+        let a = &self.config.arch;
+        self.config.arch = Arch {
+            layers: a.layers,
+            dmodel: a.dmodel,
+            heads: a.heads,
+            kv_heads: a.kv_heads,
+            head_dim: a.head_dim,
+            ffn: a.ffn,
+            gated: a.gated,
+            vocab: a.vocab,
+            ..TrainConfig::default().arch
+        };
+    }
+
+    /// A numeric field's value (`None` for the others, and for an unset budget).
+    fn cfg_num(&self, key: &str) -> Option<f64> {
+        self.numeric(key)?;
+        self.config.get(key)?.parse().ok()
+    }
+
+    /// Sets a numeric field (sweeps); a value the config refuses leaves it unchanged.
+    fn cfg_set_num(&mut self, key: &str, x: f64) -> bool {
+        let ok = self.numeric(key).is_some() && self.config.set(key, &format_exact(x)).is_ok();
+        self.canonical(key);
+        ok
+    }
+
+    fn numeric(&self, key: &str) -> Option<&'static FieldSpec> {
+        self.fields()
+            .iter()
+            .find(|f| f.key == key && f.is_numeric())
+    }
+}
+
+impl OpBehavior for Train {
+    op_fields! {
+        "preset" => cfg("preset"): choice(
+            "model",
+            PRESET_IDS,
+            "llama3-70b",
+            "architecture preset (fills layers … vocab, and the experts of a mixture); editing one of those makes a custom dense model",
+            "a model preset",
+        ),
+        "layers" => cfg("layers"): integer("layers", "80", (1.0, MAX_DIM), "a positive size", "transformer layers L"),
+        "dmodel" => cfg("dmodel"): integer("d_model", "8192", (1.0, MAX_DIM), "a positive size", "model width D"),
+        "ffn" => cfg("ffn"): integer("ffn", "28672", (1.0, MAX_DIM), "a positive size", "dense MLP width F"),
+        "heads" => cfg("heads"): integer("heads", "64", (1.0, MAX_DIM), "a positive size", "query heads H"),
+        "kv_heads" => cfg("kv_heads"): integer("KV heads", "8", (1.0, MAX_DIM), "a positive size", "key/value heads K"),
+        "head_dim" => cfg("head_dim"): integer("head dim", "128", (1.0, MAX_DIM), "a positive size", "head dimension h"),
+        "vocab" => cfg("vocab"): integer("vocabulary", "128256", (1.0, MAX_DIM), "a positive size", "vocabulary V"),
+        "gated" => cfg("gated"): choice("gated MLP", YES_NO, "yes", "gate, up and down matrices (3·D·F, SwiGLU) or up and down (2·D·F)", "yes or no"),
+        "batch" => cfg("batch"): number("batch (tokens)", "4194304", (1.0, MAX_TOKENS), "a number of tokens", "global batch B in tokens per step (the book's B: total, not per chip)"),
+        "seq" => cfg("seq"): integer("sequence", "4096", (1.0, MAX_SEQ), "a whole sequence length", "sequence length T: attention FLOPs, sequences per step B/T"),
+        "dp" => cfg("dp"): integer("data parallel", "32", DEGREE, "a whole number of chips", "data parallelism: weights replicated, gradients AllReduced once per step"),
+        "fsdp" => cfg("fsdp"): integer("FSDP", "64", DEGREE, "a whole number of chips", "FSDP (ZeRO-3): weights AllGathered forward and backward, gradients ReduceScattered"),
+        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: activations AllGathered and ReduceScattered around each block"),
+        "pp" => cfg("pp"): integer("pipeline stages", "1", DEGREE, "a whole number of chips", "pipeline stages: a bubble of (p − 1)/(m + p − 1)"),
+        "mb" => cfg("mb"): integer("microbatches", "1", (1.0, MAX_MICROBATCHES), "a whole number of microbatches", "microbatches per step m (pipelining or gradient accumulation)"),
+        "ep" => cfg("ep"): integer("expert parallel", "1", DEGREE, "a whole number of chips", "expert parallelism: experts sharded, tokens sent by AllToAll (mixtures of experts only)"),
+        "remat" => cfg("remat"): text("checkpointing", "block", "none, block, matmuls, mlp or a number of checkpoints per layer", "activation checkpointing: none, block (recompute the forward: 6N → 8N), matmuls, mlp, or k D-sized checkpoints per layer"),
+        "opt" => cfg("opt"): choice("optimizer", OPT_IDS, "adam", "adam: two states per parameter; momentum: one; sgd: none", "an optimizer"),
+        "sched" => cfg("sched"): choice("pipeline schedule", SCHED_IDS, "1f1b", "1f1b or gpipe: bubble (p − 1)/(m + p − 1); zb: zero bubble", "a schedule"),
+        "zero1" => cfg("zero1"): choice("ZeRO-1", YES_NO, "no", "also shard the optimizer states and master weights over dp", "yes or no"),
+        "causal" => cfg("causal"): choice("causal attention", YES_NO, "yes", "causal masking: half the T×T attention products", "yes or no"),
+        "mlp_only" => cfg("mlp_only"): choice("MLP blocks only", YES_NO, "no", "the book's simplified layer: only the MLP blocks count, as in its rules", "yes or no"),
+        "param" => cfg("param"): dtype("weights", "bf16", "working weights: held, multiplied and AllGathered"),
+        "act" => cfg("act"): dtype("compute", "bf16", "activations and compute (the peak is the chip's for this dtype)"),
+        "grad" => cfg("grad"): dtype("gradients", "bf16", "gradients: held and reduced"),
+        "master" => cfg("master"): master_dtype("master weights", "fp32", "a master copy of the weights (fp32), or none"),
+        "opt_dtype" => cfg("opt_dtype"): dtype("optimizer states", "fp32", "optimizer states"),
+        "mx" => cfg("mx"): integer("M_X", "0", (0.0, 16.0), "a number of torus axes", "torus axes FSDP and in-pod data parallelism span (0: automatic)"),
+        "my" => cfg("my"): integer("M_Y", "0", (0.0, 16.0), "a number of torus axes", "torus axes tensor parallelism spans (0: automatic, 1)"),
+        "mz" => cfg("mz"): integer("M_Z", "0", (0.0, 16.0), "a number of torus axes", "torus axes expert parallelism spans (0: automatic, 1)"),
+        "tokens" => cfg("tokens"): opt_number("token budget", "1.5e13", (1.0, MAX_TOKENS), "a number of tokens", "tokens to train on, for the days and cost; none for no budget"),
+        "mfu" => cfg("mfu"): text("assumed MFU", "none", "an MFU above 0 and at most 1, or none", "an MFU for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
+        "price" => cfg("price"): text("price per chip-hour", "none", "a price per chip-hour from 0 to 1e9, or none", "USD per chip-hour for the cost; none: the chip's price, if any"),
+    }
+
+    fn check_consistency(&self) -> Result<(), Error> {
+        self.config.validate()
+    }
+
+    /// The step's hardware FLOPs per chip at the chip's peak, and its HBM traffic; the
+    /// analysis itself goes through [`OpBehavior::train`].
+    fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
+        let cfg = self.config_on(chip)?;
+        let a = analyze_train(&cfg)?;
+        let mut c = Cost::at_peak(a.flops_per_chip, cfg.precision.compute, chip)?;
+        c.push(Resource::Hbm, a.t_hbm * cfg.hw.hbm_bw, cfg.hw.hbm_bw);
+        c.memory = a.memory.total;
+        Ok(c)
+    }
+
+    fn train(&self, chip: &Chip) -> Option<Result<TrainConfig, Error>> {
+        Some(self.config_on(chip))
+    }
+
+    fn describe(&self) -> String {
+        let c = &self.config;
+        format!(
+            "train {} on {} tokens per step, {}",
+            self.cfg_text("preset"),
+            format_quantity(c.batch, Unit::Count),
+            c.mesh.describe()
+        )
+    }
+
+    fn flops_formula(&self) -> (String, String) {
+        let c = &self.config;
+        (
+            "(B/N) · FLOPs per token (6·N_params plus attention, plus recompute)".into(),
+            format!("{}/{} · FLOPs per token", n(c.batch), n(c.mesh.chips())),
+        )
+    }
+
+    fn bytes_formula(&self, _r: Resource) -> Option<(String, String)> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chip::preset;
+
+    /// An unedited chip preset gives its network preset's fabric exactly (the numbers the
+    /// training tests check against the book).
+    #[test]
+    fn preset_chips_give_their_network_presets() {
+        for id in [
+            "tpu-v4p", "tpu-v5e", "tpu-v5p", "tpu-v6e", "h100", "h200", "b200", "a100",
+        ] {
+            let chip = preset(id).unwrap();
+            let Ok(want) = Fabric::preset(id) else {
+                continue;
+            };
+            assert_eq!(fabric_of(&chip).unwrap(), want, "{id}");
+        }
+    }
+
+    #[test]
+    fn the_chip_supplies_the_hardware() {
+        let chip = preset("tpu-v5p").unwrap();
+        let c = Train::default().config_on(&chip).unwrap();
+        assert_eq!((c.hw.peak, c.hw.hbm, c.hw.hbm_bw), (4.59e14, 96e9, 2.8e12));
+        assert_eq!(c.price, Some(4.2));
+        let mut l4 = preset("l4").unwrap();
+        l4.ici = None;
+        assert_eq!(fabric_of(&l4).unwrap(), Fabric::unknown());
+    }
+
+    #[test]
+    fn choices_take_only_their_ids() {
+        let mut t = Train::default();
+        let spec = t.fields().iter().find(|f| f.key == "zero1").unwrap();
+        assert!(t.set_field(spec, "1").is_err());
+        t.set_field(spec, "YES").unwrap();
+        assert!(t.config.zero1);
+    }
+
+    #[test]
+    fn degrees_are_checked() {
+        let mut t = Train::default();
+        let spec = t.fields().iter().find(|f| f.key == "tp").unwrap();
+        let e = t.set_field(spec, "0").unwrap_err().to_string();
+        assert!(e.starts_with("tp=0"), "{e}");
+    }
+}

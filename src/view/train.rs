@@ -1,0 +1,110 @@
+//! The figures a training step (`train`) adds to its result row, after the shared ones
+//! (`t_lower`, `t_upper`, `critical_b` as the batch per chip, `fits`): `mfu`, `tokens_per_s`
+//! (the step's training tokens per second), `days` (the token budget at `t_lower`),
+//! `days_at_mfu` (the book's estimate at an assumed MFU), `memory` (per chip) and `cost`.
+
+use roofline::train::TrainAnalysis;
+use roofline::units::{format_exact, format_sig, Unit};
+
+use super::names::pretty;
+use super::rows::Cell;
+
+fn cell(metric: &'static str, value: String, text: String, title: String) -> Cell {
+    Cell {
+        metric,
+        value,
+        text,
+        class: "",
+        title,
+    }
+}
+
+fn optional(
+    metric: &'static str,
+    v: Option<f64>,
+    text: impl Fn(f64) -> String,
+    title: String,
+) -> Cell {
+    match v {
+        Some(v) => cell(metric, format_exact(v), text(v), title),
+        None => cell(metric, "none".into(), "—".into(), "no token budget".into()),
+    }
+}
+
+/// The training figures of a step's analysis, in column order.
+pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
+    let days = |d: f64| format!("{} days", format_sig(d, 4));
+    let b = t.budget;
+    let mut out = vec![
+        cell(
+            "mfu",
+            format_exact(t.mfu),
+            format!("{}%", format_sig(100.0 * t.mfu, 3)),
+            format!(
+                "model FLOPs utilization at t_lower ({}% at t_upper; HFU {}%)",
+                format_sig(100.0 * t.mfu_min, 3),
+                format_sig(100.0 * t.hfu, 3)
+            ),
+        ),
+        cell(
+            "tokens_per_s",
+            format_exact(t.tokens_per_s),
+            format!("{} tokens/s", format_sig(t.tokens_per_s, 4)),
+            format!(
+                "B / t_lower: training tokens per second ({} at t_upper)",
+                format_sig(t.tokens_per_s_min, 4)
+            ),
+        ),
+        optional(
+            "days",
+            t.days,
+            days,
+            b.map_or_else(String::new, |b| {
+                format!(
+                    "{} tokens in {} steps at t_lower ({} at t_upper)",
+                    format_sig(b.tokens, 4),
+                    format_sig(b.steps, 4),
+                    days(b.days_upper)
+                )
+            }),
+        ),
+    ];
+    if let Some(d) = b.and_then(|b| b.days_at_mfu_6n) {
+        let model = b.and_then(|b| b.days_at_mfu).unwrap_or(d);
+        out.push(cell(
+            "days_at_mfu",
+            format_exact(d),
+            days(d),
+            format!(
+                "the book's estimate 6·N·tokens / (chips·C·MFU) at the assumed MFU ({} with the model's FLOPs)",
+                days(model)
+            ),
+        ));
+    }
+    let m = &t.memory;
+    out.push(Cell {
+        class: if m.fits { "" } else { "bound-memory" },
+        ..cell(
+            "memory",
+            format_exact(m.total),
+            format!("{} per chip", pretty(m.total, Unit::Bytes)),
+            match m.max_tokens_per_chip {
+                Some(x) => format!(
+                    "of {} HBM; the largest batch that fits is {} tokens per chip",
+                    pretty(m.capacity, Unit::Bytes),
+                    format_sig(x, 4)
+                ),
+                None => format!("of {} HBM; no batch fits", pretty(m.capacity, Unit::Bytes)),
+            },
+        )
+    });
+    if t.cost.is_some() {
+        out.push(optional(
+            "cost",
+            t.cost,
+            |c| format!("${}", format_sig(c, 4)),
+            "price per chip-hour × chip-hours of the budget at t_lower".into(),
+        ));
+    }
+    out
+}
