@@ -143,7 +143,8 @@ fn downloads_since(since: SystemTime) -> Vec<String> {
                 .unwrap_or(false)
         })
         .map(|e| e.file_name().to_string_lossy().to_string())
-        .filter(|n| !n.ends_with(".crdownload"))
+        // Chrome writes a download under a hidden temporary name first (`.org.chromium.…`).
+        .filter(|n| !n.ends_with(".crdownload") && !n.starts_with('.'))
         .collect()
 }
 
@@ -191,7 +192,12 @@ async fn the_strict_csp_holds_for_everything_the_app_does() {
     }
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let mut files = downloads_since(since);
-    while files.len() < 4 && std::time::Instant::now() < deadline {
+    let all_there = |files: &[String]| {
+        [".png", ".svg", ".csv", ".json"]
+            .iter()
+            .all(|ext| files.iter().any(|f| f.ends_with(ext)))
+    };
+    while !all_there(&files) && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
         files = downloads_since(since);
     }
