@@ -1,0 +1,232 @@
+//! Writing quantities: lossless ([`format_exact`]), pretty with 3 significant digits
+//! ([`format_quantity`], [`format_bytes_binary`], [`format_sig`]) and, for form fields, readable
+//! and lossless at once ([`format_field`]).
+
+use super::Unit;
+
+/// Lossless formatting: the shortest text that [`parse_quantity`](super::parse_quantity) reads back to exactly `x`.
+///
+/// Picks the shorter of Rust's shortest round-trip decimal (`4096`, `0.5`) and scientific
+/// (`1.97e14`, `1e-5`) forms. Non-finite values give `inf`, `-inf` or `NaN` (which
+/// [`parse_quantity`](super::parse_quantity) rejects).
+///
+/// ```
+/// use roofline::units::{format_exact, parse_quantity};
+/// assert_eq!(format_exact(1.97e14), "1.97e14");
+/// assert_eq!(format_exact(4096.0), "4096");
+/// assert_eq!(format_exact(0.5), "0.5");
+/// assert_eq!(parse_quantity(&format_exact(0.1 + 0.2)).unwrap(), 0.1 + 0.2);
+/// ```
+pub fn format_exact(x: f64) -> String {
+    let plain = format!("{x}");
+    let sci = format!("{x:e}");
+    if sci.len() < plain.len() {
+        sci
+    } else {
+        plain
+    }
+}
+
+const PREFIXES: [(i32, &str); 12] = [
+    (18, "E"),
+    (15, "P"),
+    (12, "T"),
+    (9, "G"),
+    (6, "M"),
+    (3, "k"),
+    (0, ""),
+    (-3, "m"),
+    (-6, "µ"),
+    (-9, "n"),
+    (-12, "p"),
+    (-15, "f"),
+];
+
+/// Splits `x` rounded to `sig` significant digits into (digits, decimal exponent of the first
+/// digit). `x` must be finite and non-zero.
+fn round_sig(x: f64, sig: usize) -> (String, i32) {
+    let s = format!("{:.*e}", sig.saturating_sub(1), x.abs());
+    let (m, e) = s.split_once('e').unwrap_or((s.as_str(), "0"));
+    let digits: String = m.chars().filter(|c| c.is_ascii_digit()).collect();
+    (digits, e.parse().unwrap_or(0))
+}
+
+/// Places the decimal point `int_len` digits into `digits` (padding with zeros), and trims
+/// trailing fractional zeros.
+fn place_point(digits: &str, int_len: i32) -> String {
+    let mut out = String::new();
+    if int_len <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-int_len) {
+            out.push('0');
+        }
+        out.push_str(digits);
+    } else {
+        let n = int_len as usize;
+        if digits.len() <= n {
+            out.push_str(digits);
+            for _ in digits.len()..n {
+                out.push('0');
+            }
+        } else {
+            out.push_str(&digits[..n]);
+            out.push('.');
+            out.push_str(&digits[n..]);
+        }
+    }
+    if out.contains('.') {
+        while out.ends_with('0') {
+            out.pop();
+        }
+        if out.ends_with('.') {
+            out.pop();
+        }
+    }
+    out
+}
+
+/// Pretty formatting with 3 significant digits and a decimal SI prefix.
+///
+/// `format_quantity(1.97e14, Unit::FlopRate) == "197 TFLOP/s"`,
+/// `format_quantity(8.2e11, Unit::ByteRate) == "820 GB/s"`, `format_quantity(1.6e12, Unit::ByteRate) ==
+/// "1.6 TB/s"`, `format_quantity(2.3236e-5, Unit::Seconds) == "23.2 µs"`,
+/// `format_quantity(4096.0, Unit::Count) == "4.1k"`. Zero gives `0 B`; non-finite values give `∞`
+/// or `NaN` with the unit. Lossy: use [`format_exact`] for round trips.
+pub fn format_quantity(x: f64, unit: Unit) -> String {
+    let sep = if unit == Unit::Count { "" } else { " " };
+    let sym = unit.symbol();
+    let glue = |num: String, prefix: &str| -> String {
+        if prefix.is_empty() && sym.is_empty() {
+            num
+        } else {
+            format!("{num}{sep}{prefix}{sym}")
+        }
+    };
+    if x.is_nan() {
+        return glue("NaN".into(), "");
+    }
+    if x.is_infinite() {
+        return glue(if x > 0.0 { "∞" } else { "-∞" }.into(), "");
+    }
+    if x == 0.0 {
+        return glue("0".into(), "");
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let (digits, e10) = round_sig(x, 3);
+    let e3 = e10.div_euclid(3) * 3;
+    match PREFIXES.iter().find(|(p, _)| *p == e3) {
+        Some((p, prefix)) if unit != Unit::Count || *p >= 0 => {
+            let num = place_point(&digits, e10 - p + 1);
+            glue(format!("{sign}{num}"), prefix)
+        }
+        _ => glue(format!("{sign}{}", format_sig(x.abs(), 3)), ""),
+    }
+}
+
+/// Formats a value for a form field, the way people read it and without losing a digit:
+/// `1.97e14` FLOP/s → `197 TFLOP/s`, `8.2e11` B/s → `820 GB/s`, `3.35e12` → `3.35 TB/s`,
+/// `134217728` bytes → `128 MiB`, `16e9` bytes → `16 GB`, `1e-6` s → `1 µs`.
+/// [`parse_quantity`](super::parse_quantity) reads the text back to exactly `x` (the digits are the shortest that
+/// round-trip, only the decimal point moves). Capacities take binary prefixes when their digits
+/// are fewer. Counts, zero, non-finite values and magnitudes beyond the prefixes give
+/// [`format_exact`].
+///
+/// ```
+/// use roofline::units::{format_field, parse_quantity, Unit};
+/// assert_eq!(format_field(1.97e14, Unit::FlopRate), "197 TFLOP/s");
+/// assert_eq!(format_field(134217728.0, Unit::Bytes), "128 MiB");
+/// assert_eq!(parse_quantity(&format_field(2.765e12, Unit::ByteRate)).unwrap(), 2.765e12);
+/// ```
+pub fn format_field(x: f64, unit: Unit) -> String {
+    if unit == Unit::Count || unit == Unit::Flops || !x.is_finite() || x == 0.0 {
+        return format_exact(x);
+    }
+    let sym = unit.symbol();
+    let sign = if x < 0.0 { "-" } else { "" };
+    // Decimal: the shortest round-trip digits with the point moved to the prefix.
+    let (digits, e10) = shortest_digits(x.abs());
+    let e3 = e10.div_euclid(3) * 3;
+    // Below one, only seconds take a prefix (`m` and `p` before FLOPs and bytes read as mega
+    // and peta).
+    let decimal = PREFIXES
+        .iter()
+        .find(|(p, _)| *p == e3 && (*p >= 0 || unit == Unit::Seconds) && *p >= -12)
+        .map(|(p, prefix)| format!("{sign}{} {prefix}{sym}", place_point(&digits, e10 - p + 1)));
+    // Binary, for capacities: exact division by a power of two.
+    let binary = (unit == Unit::Bytes && x.abs() >= 1024.0)
+        .then(|| {
+            let k = ((x.abs().log2() / 10.0).floor() as i32).clamp(1, 6);
+            let v = x.abs() / 2f64.powi(10 * k);
+            let (d, e) = shortest_digits(v);
+            let prefix = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][(k - 1) as usize];
+            (
+                d.len(),
+                format!("{sign}{} {prefix}B", place_point(&d, e + 1)),
+            )
+        })
+        .filter(|(n, _)| *n < digits.len());
+    match (binary, decimal) {
+        (Some((_, b)), _) => b,
+        (None, Some(d)) => d,
+        (None, None) => format_exact(x),
+    }
+}
+
+/// The shortest digits that round-trip `x` (> 0) and the decimal exponent of the first one:
+/// `1.97e14` → (`197`, 14).
+fn shortest_digits(x: f64) -> (String, i32) {
+    let s = format!("{x:e}");
+    let (m, e) = s.split_once('e').unwrap_or((s.as_str(), "0"));
+    let digits: String = m.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    (digits.to_string(), e.parse().unwrap_or(0))
+}
+
+/// Formats a capacity with binary prefixes and 3 significant digits: `16 GiB`, `128 MiB`.
+pub fn format_bytes_binary(x: f64) -> String {
+    if !x.is_finite() || x.abs() < 1024.0 {
+        return format_quantity(x, Unit::Bytes);
+    }
+    const BIN: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let mut v = x.abs();
+    let mut idx = 0usize;
+    v /= 1024.0;
+    while v >= 1024.0 && idx + 1 < BIN.len() {
+        v /= 1024.0;
+        idx += 1;
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let (digits, e10) = round_sig(v, 3);
+    format!("{sign}{} {}B", place_point(&digits, e10 + 1), BIN[idx])
+}
+
+/// Formats `x` with `sig` significant digits in the style of the book's worked answers:
+/// plain decimals between 1e-3 and 1e5 (`240`, `136.1`, `0.5`), otherwise scientific without
+/// padding (`1.97e14`, `2.32e-5`). Trailing zeros are trimmed.
+pub fn format_sig(x: f64, sig: usize) -> String {
+    if !x.is_finite() {
+        return format_exact(x);
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let sig = sig.clamp(1, 17);
+    let sign = if x < 0.0 { "-" } else { "" };
+    let (digits, e10) = round_sig(x, sig);
+    if (-3..5).contains(&e10) {
+        format!("{sign}{}", place_point(&digits, e10 + 1))
+    } else {
+        format!("{sign}{}e{e10}", place_point(&digits, 1))
+    }
+}
+
+/// Formats a result for a derivation line: exact when `x` is an integer below 1e6
+/// (`4096`, `19005440` is too big and becomes `1.9e7`), else [`format_sig`] with 3 digits.
+pub(crate) fn num3(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e6 {
+        format_exact(x)
+    } else {
+        format_sig(x, 3)
+    }
+}
