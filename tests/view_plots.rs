@@ -147,3 +147,28 @@ fn a_matmul_sweep_marks_where_the_weights_stop_fitting() {
     assert_eq!(oom[0].x, ((16e9 - 8192.0) / 8194.0f64).floor());
     assert_eq!(oom[0].x, 1_952_647.0);
 }
+
+/// The key line of an LLM step gives its latency and its tokens per second, in all and per
+/// sequence, labelled. LLaMA 3-70B int8 on a TPU v5e 4x2 at B = 42 (applied-inference.md: "16GB
+/// / 8.2e11 = 19ms / step"): 42 tokens per step in all, one per sequence.
+#[test]
+fn an_llm_key_line_says_the_step_and_its_tokens_per_second() {
+    let s = roofline::url::decode(
+        "?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192,b=42",
+    )
+    .scenario;
+    let a = roofline::analysis::analyze(&s.ops[0], &s.chips[0], &s.options).unwrap();
+    let line = view::key_line(&s);
+    let want = format!(
+        ", step {}: {} tokens/s in all, {} per sequence",
+        view::pretty(a.t_lower, roofline::units::Unit::Seconds),
+        view::pretty(42.0 / a.t_lower, roofline::units::Unit::Count),
+        view::pretty(1.0 / a.t_lower, roofline::units::Unit::Count)
+    );
+    assert!(line.contains(&want), "{line}");
+    assert!(
+        (a.t_lower - 16e9 / 8.2e11).abs() < 0.05 * 16e9 / 8.2e11,
+        "{}",
+        a.t_lower
+    );
+}

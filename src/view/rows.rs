@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use roofline::analysis::{analyze, Analysis, Bound};
+use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
 
@@ -369,6 +370,27 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
     }
 }
 
+/// An LLM step in the key line: its latency and the tokens per second of all its sequences
+/// together, then of one sequence, labelled as such: `, step 19.5 ms: 2.15k tokens/s in all,
+/// 51.3 per sequence`. Decode makes one token per sequence per step; prefill reads `ctx` per
+/// sequence.
+fn llm_step_words(op: &Op, step: f64) -> String {
+    let b = op.get_num("b").unwrap_or(1.0);
+    let per_seq = match op.get("phase").as_deref() {
+        Some("prefill") => op.get_num("ctx").unwrap_or(1.0),
+        _ => 1.0,
+    };
+    if step.is_nan() || step <= 0.0 {
+        return String::new();
+    }
+    format!(
+        ", step {}: {} tokens/s in all, {} per sequence",
+        pretty(step, Unit::Seconds),
+        pretty(b * per_seq / step, Unit::Count),
+        pretty(per_seq / step, Unit::Count)
+    )
+}
+
 /// How much the key result line says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyLineDetail {
@@ -392,6 +414,9 @@ pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
             match analyze(op, chip, &s.options) {
                 Ok(a) => {
                     let mut t = format!("{who}: {}-bound", a.bound.as_str());
+                    if op.kind_id() == "llm" {
+                        t.push_str(&llm_step_words(op, a.t_lower));
+                    }
                     if let Some(c) = &a.critical {
                         t.push_str(&format!(
                             ", compute-bound for {} > {} exactly",
