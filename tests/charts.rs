@@ -116,6 +116,7 @@ fn first_load_sweep() -> SweepChart {
         }],
         log_x: false,
         log_y: false,
+        y_unit: None,
     }
 }
 

@@ -363,6 +363,11 @@ async fn hidpi_sizing_resize_readout_and_dark_theme() {
         text.contains("batch size B = ") && text.contains("achieved FLOPs/s = "),
         "readout: {text:?}"
     );
+    // In the units of the results table (`164 TFLOP/s`, issue 17), not `1.64e14`.
+    assert!(
+        text.trim_end().ends_with("FLOP/s") && !text.contains("e1"),
+        "readout: {text:?}"
+    );
     let rows = b
         .js("return document.querySelectorAll('[data-chart-table] tbody tr').length")
         .await;

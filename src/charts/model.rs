@@ -132,6 +132,9 @@ pub struct SweepChart {
     pub vlines: Vec<VLine>,
     pub log_x: bool,
     pub log_y: bool,
+    /// The unit of the y values, for the hover read-out (`197 TFLOP/s`, `20.5 µs`); `None`:
+    /// plain numbers.
+    pub y_unit: Option<roofline::units::Unit>,
 }
 
 impl SweepChart {

@@ -138,13 +138,17 @@ impl ChartModel {
                     charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
                 let (_, x, y) = hits[n.index];
                 let s = &m.series[n.series];
+                // The read-out speaks the units of the results table (`197 TFLOP/s`).
+                let y = match m.y_unit {
+                    Some(u) => pretty(y, u),
+                    None => format_sig(y, 4),
+                };
                 Some(format!(
-                    "{} — {} = {}, {} = {}",
+                    "{} — {} = {}, {} = {y}",
                     s.label,
                     m.x_label,
                     format_sig(x, 4),
                     m.y_label,
-                    format_sig(y, 4)
                 ))
             }
             ChartModel::Roofline(m) => {

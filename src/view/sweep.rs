@@ -169,6 +169,12 @@ pub fn sweep_chart_cached(
         },
         log_x,
         log_y,
+        y_unit: match metric {
+            SweepMetric::Achieved => Some(Unit::FlopRate),
+            SweepMetric::Time => Some(Unit::Seconds),
+            SweepMetric::TokensPerS => Some(Unit::Count),
+            SweepMetric::Fraction => None,
+        },
         ..SweepChart::default()
     };
     let n_ops = s.ops.len();
