@@ -157,6 +157,13 @@ async fn fields_show_human_units() {
         .js(&format!("return document.querySelector({hbm:?}).value"))
         .await;
     assert_eq!(shown, "1.6 TB/s");
+    // An operation's array size too: sharding.md's 33,554,432-byte AllGather shows as 32 MiB.
+    b.open("/?chip=tpu-v5e&op=collective:bytes=33554432,n=4,topology=line")
+        .await;
+    let bytes = b
+        .js("return document.querySelector(\"[data-op='0'] input[name='bytes']\").value")
+        .await;
+    assert_eq!(bytes, "32 MiB");
     b.close().await;
 }
 

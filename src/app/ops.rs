@@ -125,8 +125,16 @@ fn OpCard(
         };
         let field = move |spec: &roofline::op::FieldSpec| {
             let key = spec.key;
+            // Quantities with a unit show it (`32 MiB`), to the last digit.
             let value = Memo::new(move |_| {
-                op.with(|o| o.as_ref().and_then(|o| o.get(key)).unwrap_or_default())
+                op.with(|o| {
+                    let o = o.as_ref()?;
+                    match (view::op_field_unit(key), o.get_num(key)) {
+                        (Some(unit), Some(v)) => Some(roofline::units::format_field(v, unit)),
+                        _ => o.get(key),
+                    }
+                })
+                .unwrap_or_default()
             });
             let help = spec.help;
             let commit = Callback::new(move |t: String| {

@@ -62,6 +62,15 @@ pub fn is_folded_chip_field(chip: &Chip, f: ChipField) -> bool {
     f != ChipField::Name && !f.is_required() && chip.get(f).is_none()
 }
 
+/// The unit an operation's field is shown in (`33554432` bytes → `32 MiB`), read back exactly by
+/// the field; `None` for plain numbers and counts.
+pub fn op_field_unit(key: &str) -> Option<roofline::units::Unit> {
+    match key {
+        "bytes" => Some(roofline::units::Unit::Bytes),
+        _ => None,
+    }
+}
+
 /// A slider beside a numeric field (issue 17, "Explore by dragging"): its range, on a log
 /// scale where the quantity spans decades, snapping to powers of two for sizes.
 #[derive(Debug, Clone, Copy, PartialEq)]
