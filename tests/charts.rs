@@ -828,3 +828,34 @@ fn log_tick_choices() {
     let t = log_ticks(3.0, 7.0, 8);
     assert!(t.major.len() >= 2);
 }
+
+/// A compact chart (an embed of 320×240, a phone) puts its legend in a strip above the plot
+/// instead of over the curves: the plot area starts lower by the strip, and both legend labels
+/// are drawn above the plot's top edge.
+#[test]
+fn a_compact_chart_puts_its_legend_above_the_plot() {
+    let model = first_load_sweep();
+    let theme = ChartTheme::light();
+    let (_, wide) = sweep::render_svg_with_geometry(&model, &theme, 960, 540).unwrap();
+    let (svg, narrow) = sweep::render_svg_with_geometry(&model, &theme, 320, 240).unwrap();
+    assert!(
+        narrow.plot.top > wide.plot.top + 8.0,
+        "no strip: {} vs {}",
+        narrow.plot.top,
+        wide.plot.top
+    );
+    for label in ["D = F = 4096", "D = F = 1024"] {
+        let at = svg
+            .find(label)
+            .unwrap_or_else(|| panic!("{label} not drawn"));
+        // The text element's y attribute, just before the label.
+        let head = &svg[..at];
+        let y_at = head.rfind(" y=\"").unwrap() + 4;
+        let y: f64 = head[y_at..].split('"').next().unwrap().parse().unwrap();
+        assert!(
+            y < narrow.plot.top,
+            "{label} at y = {y}, inside the plot (top {})",
+            narrow.plot.top
+        );
+    }
+}

@@ -178,3 +178,27 @@ async fn input_panels_fold_to_their_heading() {
     assert_ne!(b.js(shown).await, "none");
     b.close().await;
 }
+
+/// An embed at 320×240: the legend sits above the curves (a strip, not a box over them), the
+/// key line wraps in full, nothing overflows. Screenshot: `target/e2e/layout-embed-320x240.png`.
+#[tokio::test(flavor = "current_thread")]
+async fn a_small_embed_keeps_its_legend_off_the_curves() {
+    let b = Browser::start().await;
+    b.viewport(Some((320, 240))).await;
+    b.open("/?embed=1&chip=tpu-v5e&op=matmul:d=4096,f=4096,x=bf16,w=int8&op=matmul:d=1024,f=1024,x=bf16,w=int8")
+        .await;
+    b.wait_for("canvas[data-chart='sweep']").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    b.screenshot("layout-embed-320x240").await;
+    let dims = b
+        .js("const c = document.querySelector('canvas[data-chart]'); return [c.width, c.height, c.clientWidth, c.clientHeight]")
+        .await;
+    let ink = b.canvas_ink("canvas[data-chart='sweep']").await;
+    assert!(ink > 1000, "blank canvas {dims}");
+    let fits = b
+        .js("const e = document.documentElement; const f = document.querySelector('.embed-foot'); return [e.scrollWidth <= e.clientWidth + 1, e.scrollHeight <= e.clientHeight + 1, f.scrollHeight <= f.clientHeight + 1 && f.getBoundingClientRect().bottom <= innerHeight + 1]")
+        .await;
+    assert_eq!(fits, serde_json::json!([true, true, true]));
+    b.screenshot("layout-embed-320x240").await;
+    b.close().await;
+}

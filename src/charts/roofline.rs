@@ -199,6 +199,7 @@ pub fn draw<DB: DrawingBackend>(
         title: &model.title,
         x_label: &model.x_label,
         y_label: &model.y_label,
+        legend: &[],
     };
     let axes = match begin_chart(&p, &titles, auto_ranges(model), EMPTY_MESSAGE)? {
         ControlFlow::Continue(axes) => axes,

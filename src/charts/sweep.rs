@@ -124,10 +124,17 @@ pub fn draw<DB: DrawingBackend>(
     theme: &ChartTheme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
+    let labels: Vec<&str> = model
+        .series
+        .iter()
+        .map(|s| s.label.as_str())
+        .filter(|l| !l.is_empty())
+        .collect();
     let titles = AxisTitles {
         title: &model.title,
         x_label: &model.x_label,
         y_label: &model.y_label,
+        legend: &labels,
     };
     let axes = match begin_chart(&p, &titles, auto_ranges(model), EMPTY_MESSAGE)? {
         ControlFlow::Continue(axes) => axes,

@@ -418,11 +418,20 @@ pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
                         t.push_str(&llm_step_words(op, a.t_lower));
                     }
                     if let Some(c) = &a.critical {
-                        t.push_str(&format!(
-                            ", compute-bound for {} > {} exactly",
-                            dim_word(&c.dim),
-                            format_sig(c.value, 4)
-                        ));
+                        t.push_str(&match detail {
+                            KeyLineDetail::Full => format!(
+                                ", compute-bound for {} > {} exactly",
+                                dim_word(&c.dim),
+                                format_sig(c.value, 4)
+                            ),
+                            KeyLineDetail::Compact => {
+                                format!(
+                                    " (compute-bound above {} = {})",
+                                    dim_word(&c.dim),
+                                    format_sig(c.value, 4)
+                                )
+                            }
+                        });
                         if let Some(ap) = c.approx.filter(|_| detail == KeyLineDetail::Full) {
                             t.push_str(&format!(
                                 " (the chapter's rule of thumb: ≈ {})",

@@ -11,6 +11,9 @@ pub(crate) struct AxisTitles<'m> {
     pub title: &'m str,
     pub x_label: &'m str,
     pub y_label: &'m str,
+    /// The legend's labels when a compact chart puts its legend in a strip above the plot
+    /// (empty: the legend, if any, goes inside the plot area).
+    pub legend: &'m [&'m str],
 }
 
 pub(crate) struct Axes {
@@ -23,6 +26,11 @@ pub(crate) struct Axes {
     pub y_tick_labels: Vec<String>,
     /// The plot area is too small to draw anything meaningful.
     pub tiny: bool,
+    /// Where the legend goes on a compact chart: a strip between the title and the plot, so
+    /// that it covers no curve (an embed of 320×240, a phone).
+    pub legend_strip: Option<PixelRect>,
+    /// The title gave its place to the legend strip (a chart too short for both).
+    pub title_hidden: bool,
 }
 
 impl Axes {
@@ -82,12 +90,35 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
     let (_, ylab_h) = p.measure(titles.y_label, AXIS_TITLE_SIZE, Weight::Normal)?;
     let (_, tick_h) = p.measure("0123456789", TICK_SIZE, Weight::Normal)?;
 
-    let top = pad
+    let mut top = pad
         + if titles.title.is_empty() {
             tick_h / 2.0
         } else {
             title_h + p.px(10.0)
         };
+    // A compact chart keeps its legend out of the plot: a strip of rows above it, when the
+    // plot keeps at least 60 px of height; on a chart too short for both, the strip takes the
+    // title's place (the page or the embed names the plot around it). Failing both, the legend
+    // goes inside, as on wide charts.
+    let mut title_hidden = false;
+    let legend_strip = if p.width < p.px(COMPACT_WIDTH) && !titles.legend.is_empty() {
+        let rows = legend_rows(p, titles.legend, p.width - 2.0 * pad)?;
+        let (_, text_h) = p.measure("Ag", LEGEND_SIZE, Weight::Normal)?;
+        let h = rows as f64 * (text_h + p.px(4.0));
+        let below = pad + xlab_h + p.px(6.0) + tick_h + tick_gap + tick_len;
+        let room = |top: f64| p.height - (top + h + p.px(2.0)) - below >= p.px(60.0);
+        if !room(top) && !titles.title.is_empty() && room(pad + p.px(4.0)) {
+            title_hidden = true;
+            top = pad + p.px(4.0);
+        }
+        room(top).then(|| {
+            let strip = PixelRect::new(pad, top - p.px(4.0), p.width - pad, top - p.px(4.0) + h);
+            top += h + p.px(2.0);
+            strip
+        })
+    } else {
+        None
+    };
     let bottom_fixed =
         pad + if titles.x_label.is_empty() {
             0.0
@@ -171,7 +202,38 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
         x_tick_labels: xl,
         y_tick_labels: yl,
         tiny,
+        legend_strip,
+        title_hidden,
     })
+}
+
+/// Below this width (CSS pixels) a chart is compact: its legend moves to a strip above the plot.
+pub(crate) const COMPACT_WIDTH: f64 = 480.0;
+
+/// Legend entries flow left to right in rows of `width`: the width of one entry.
+pub(crate) fn legend_entry_width<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    label: &str,
+) -> DrawResult<f64, DB> {
+    Ok(p.px(18.0) + p.px(5.0) + p.measure(label, LEGEND_SIZE, Weight::Normal)?.0 + p.px(12.0))
+}
+
+/// How many rows the legend entries `labels` take when they flow in rows of `width`.
+fn legend_rows<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    labels: &[&str],
+    width: f64,
+) -> DrawResult<usize, DB> {
+    let (mut rows, mut x) = (1usize, 0.0);
+    for l in labels {
+        let w = legend_entry_width(p, l)?;
+        if x > 0.0 && x + w > width {
+            rows += 1;
+            x = 0.0;
+        }
+        x += w;
+    }
+    Ok(rows)
 }
 
 /// Background, plot-area fill and grid (drawn under the data).
@@ -260,7 +322,7 @@ pub(super) fn draw_axes_over<DB: DrawingBackend>(
 
     let cx = (r.left + r.right) / 2.0;
     p.text(
-        titles.title,
+        if axes.title_hidden { "" } else { titles.title },
         (cx, pad),
         TITLE_SIZE,
         Weight::Bold,

@@ -33,6 +33,9 @@ pub(super) fn draw_legend<DB: DrawingBackend>(
     if entries.is_empty() || axes.tiny {
         return Ok(());
     }
+    if let Some(strip) = axes.legend_strip {
+        return draw_legend_strip(p, &strip, &entries);
+    }
     let pad = p.px(7.0);
     let sample_w = p.px(24.0);
     let gap = p.px(7.0);
@@ -77,22 +80,7 @@ pub(super) fn draw_legend<DB: DrawingBackend>(
         let row_top = box_r.top + pad + i as f64 * (text_h + row_gap);
         let mid = row_top + text_h / 2.0;
         let x0 = box_r.left + pad;
-        match e.swatch {
-            Swatch::Line {
-                color,
-                width,
-                dashed,
-            } => {
-                let pts = [(x0, mid), (x0 + sample_w, mid)];
-                if dashed {
-                    for d in dash_polyline(&pts, p.px(5.0), p.px(3.0)) {
-                        p.polyline(&d, color, width)?;
-                    }
-                } else {
-                    p.polyline(&pts, color, width)?;
-                }
-            }
-        }
+        draw_swatch(p, &e.swatch, x0, mid, sample_w)?;
         p.text(
             &e.label,
             (x0 + sample_w + gap, mid),
@@ -102,6 +90,64 @@ pub(super) fn draw_legend<DB: DrawingBackend>(
             HPos::Left,
             VPos::Center,
         )?;
+    }
+    Ok(())
+}
+
+/// A compact chart's legend: entries flowing in rows across the strip above the plot.
+fn draw_legend_strip<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    strip: &PixelRect,
+    entries: &[&LegendEntry],
+) -> DrawResult<(), DB> {
+    let (_, text_h) = p.measure("Ag", LEGEND_SIZE, Weight::Normal)?;
+    let row_h = text_h + p.px(4.0);
+    let (mut x, mut y) = (strip.left, strip.top + row_h / 2.0);
+    for e in entries {
+        let w = super::axes::legend_entry_width(p, &e.label)?;
+        if x > strip.left && x + w > strip.right {
+            x = strip.left;
+            y += row_h;
+        }
+        let sample_w = p.px(18.0);
+        draw_swatch(p, &e.swatch, x, y, sample_w)?;
+        p.text(
+            &e.label,
+            (x + sample_w + p.px(5.0), y),
+            LEGEND_SIZE,
+            Weight::Normal,
+            rgba(p.theme.foreground),
+            HPos::Left,
+            VPos::Center,
+        )?;
+        x += w;
+    }
+    Ok(())
+}
+
+/// A legend entry's sample line, `w` long, starting at (`x0`, `mid`).
+fn draw_swatch<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    swatch: &Swatch,
+    x0: f64,
+    mid: f64,
+    w: f64,
+) -> DrawResult<(), DB> {
+    match *swatch {
+        Swatch::Line {
+            color,
+            width,
+            dashed,
+        } => {
+            let pts = [(x0, mid), (x0 + w, mid)];
+            if dashed {
+                for d in dash_polyline(&pts, p.px(5.0), p.px(3.0)) {
+                    p.polyline(&d, color, width)?;
+                }
+            } else {
+                p.polyline(&pts, color, width)?;
+            }
+        }
     }
     Ok(())
 }
