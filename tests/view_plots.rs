@@ -109,13 +109,8 @@ fn an_llm_sweep_marks_where_the_batch_stops_fitting() {
         "?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
     )
     .scenario;
-    let m = view::sweep_chart(&s, SweepMetric::Achieved, false, false);
-    let oom: Vec<_> = m
-        .vlines
-        .iter()
-        .filter(|v| v.label.contains("does not fit"))
-        .collect();
-    assert_eq!(oom.len(), 1, "{:?}", m.vlines);
+    let oom = oom_lines(&s, false);
+    assert_eq!(oom.len(), 1, "{oom:?}");
     assert_eq!(oom[0].x, 42.0);
     assert_eq!(oom[0].label, "does not fit in HBM above B = 42");
     // Within the range it fits: no line.
@@ -123,8 +118,16 @@ fn an_llm_sweep_marks_where_the_batch_stops_fitting() {
         "?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..42",
     )
     .scenario;
-    let m = view::sweep_chart(&fits, SweepMetric::Achieved, false, false);
-    assert!(!m.vlines.iter().any(|v| v.label.contains("does not fit")));
+    assert!(oom_lines(&fits, false).is_empty());
+}
+
+/// The out-of-memory lines of a scenario's sweep plot (log axes when `log`).
+fn oom_lines(s: &roofline::scenario::Scenario, log: bool) -> Vec<roofline_lab::charts::VLine> {
+    let m = view::sweep_chart(s, SweepMetric::Achieved, log, log);
+    m.vlines
+        .into_iter()
+        .filter(|v| v.label.contains("does not fit"))
+        .collect()
 }
 
 /// Any other swept size is bisected on the analysis' `fits`. A bf16 matmul with B = 1 and
@@ -137,13 +140,8 @@ fn a_matmul_sweep_marks_where_the_weights_stop_fitting() {
         "?chip=tpu-v5e&op=matmul:b=1,d=4096,f=4096,x=bf16,w=bf16&sweep=d:1024..4e6:log",
     )
     .scenario;
-    let m = view::sweep_chart(&s, SweepMetric::Achieved, true, true);
-    let oom: Vec<_> = m
-        .vlines
-        .iter()
-        .filter(|v| v.label.contains("does not fit"))
-        .collect();
-    assert_eq!(oom.len(), 1, "{:?}", m.vlines);
+    let oom = oom_lines(&s, true);
+    assert_eq!(oom.len(), 1, "{oom:?}");
     assert_eq!(oom[0].x, ((16e9 - 8192.0) / 8194.0f64).floor());
     assert_eq!(oom[0].x, 1_952_647.0);
 }

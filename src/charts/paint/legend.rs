@@ -80,16 +80,7 @@ pub(super) fn draw_legend<DB: DrawingBackend>(
         let row_top = box_r.top + pad + i as f64 * (text_h + row_gap);
         let mid = row_top + text_h / 2.0;
         let x0 = box_r.left + pad;
-        draw_swatch(p, &e.swatch, x0, mid, sample_w)?;
-        p.text(
-            &e.label,
-            (x0 + sample_w + gap, mid),
-            LEGEND_SIZE,
-            Weight::Normal,
-            rgba(p.theme.foreground),
-            HPos::Left,
-            VPos::Center,
-        )?;
+        draw_entry(p, e, x0, mid, sample_w, gap)?;
     }
     Ok(())
 }
@@ -109,20 +100,32 @@ fn draw_legend_strip<DB: DrawingBackend>(
             x = strip.left;
             y += row_h;
         }
-        let sample_w = p.px(18.0);
-        draw_swatch(p, &e.swatch, x, y, sample_w)?;
-        p.text(
-            &e.label,
-            (x + sample_w + p.px(5.0), y),
-            LEGEND_SIZE,
-            Weight::Normal,
-            rgba(p.theme.foreground),
-            HPos::Left,
-            VPos::Center,
-        )?;
+        draw_entry(p, e, x, y, p.px(18.0), p.px(5.0))?;
         x += w;
     }
     Ok(())
+}
+
+/// One legend entry: its sample line, `sample_w` long from (`x0`, `mid`), then its label `gap`
+/// further on.
+fn draw_entry<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    e: &LegendEntry,
+    x0: f64,
+    mid: f64,
+    sample_w: f64,
+    gap: f64,
+) -> DrawResult<(), DB> {
+    draw_swatch(p, &e.swatch, x0, mid, sample_w)?;
+    p.text(
+        &e.label,
+        (x0 + sample_w + gap, mid),
+        LEGEND_SIZE,
+        Weight::Normal,
+        rgba(p.theme.foreground),
+        HPos::Left,
+        VPos::Center,
+    )
 }
 
 /// A legend entry's sample line, `w` long, starting at (`x0`, `mid`).
