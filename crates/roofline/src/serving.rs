@@ -252,3 +252,127 @@ pub fn smallest_topology(
     }
     Ok(None)
 }
+
+/// Prefill servers needed per decode (generate) server in a disaggregated setup (part 8,
+/// applied-inference.md, "disaggregated serving" question): sequences enter at
+/// `P / prefill_latency` and leave at `B · G / (decode_latency · decode_len)`, so both pools stay
+/// saturated when `P / G = B · prefill_latency / (decode_latency · decode_len)`.
+/// `prefill_s` is one prefill step (one sequence per prefill server), `decode_step_s` one decode
+/// step at batch `batch`, `decode_len` the median output length.
+pub fn prefill_decode_ratio(
+    prefill_s: f64,
+    decode_step_s: f64,
+    batch: f64,
+    decode_len: f64,
+) -> Result<f64, Error> {
+    for (field, v) in [
+        ("prefill_s", prefill_s),
+        ("decode_step_s", decode_step_s),
+        ("b", batch),
+        ("g", decode_len),
+    ] {
+        if !(v.is_finite() && v > 0.0) {
+            return Err(Error::InvalidField {
+                field: field.into(),
+                value: v.to_string(),
+                reason: "must be a positive finite number".into(),
+            });
+        }
+    }
+    Ok(batch * prefill_s / (decode_step_s * decode_len))
+}
+
+#[cfg(test)]
+mod disagg_tests {
+    use super::prefill_decode_ratio;
+
+    /// applied-inference.md, disaggregated-serving answer: 910 ms per prefill, 19 ms per decode
+    /// step at batch 32, median decode length 512: `P / 0.91 = 32 · G / (0.019 · 512)`, "P = 3G".
+    /// By hand: 32 · 0.91 = 29.12; 0.019 · 512 = 9.728; 29.12 / 9.728 = 2.9934.
+    #[test]
+    fn book_ratio_is_about_three() {
+        let r = prefill_decode_ratio(0.91, 0.019, 32.0, 512.0).unwrap();
+        assert!((r - 2.9934).abs() < 1e-3, "{r}");
+        assert_eq!(r.round(), 3.0);
+    }
+
+    #[test]
+    fn bad_input_names_the_field() {
+        let e = prefill_decode_ratio(0.91, 0.0, 32.0, 512.0).unwrap_err();
+        assert!(e.to_string().starts_with("decode_step_s=0"), "{e}");
+        assert!(prefill_decode_ratio(f64::NAN, 0.019, 32.0, 512.0).is_err());
+    }
+}
+
+/// Time per output token with speculative decoding (part 7, inference.md appendix D): a draft
+/// model proposes `k` tokens (`k` draft steps of `draft_step_s`), then the target model scores
+/// all of them in one forward pass (`verify_step_s`; the book: "we're *not* compute-bound", so
+/// about one decode step), keeping the longest accepted prefix plus one token of its own. With
+/// each draft token accepted independently with rate `accept` (the model of the papers the book
+/// cites, Leviathan et al. 2023), a step yields on average `(1 − α^(k+1)) / (1 − α)` tokens
+/// (`k + 1` when `α = 1`), so `tpot = (k · draft_step_s + verify_step_s) / E[tokens]`.
+pub fn speculative_tpot(
+    verify_step_s: f64,
+    draft_step_s: f64,
+    k: u32,
+    accept: f64,
+) -> Result<f64, Error> {
+    let bad = |field: &str, value: String, reason: &str| Error::InvalidField {
+        field: field.into(),
+        value,
+        reason: reason.into(),
+    };
+    if k == 0 {
+        return Err(bad("spec_k", "0".into(), "must be at least 1 draft token"));
+    }
+    if !(0.0..=1.0).contains(&accept) {
+        return Err(bad(
+            "accept",
+            accept.to_string(),
+            "must be a rate from 0 to 1",
+        ));
+    }
+    for (field, v) in [
+        ("verify_step_s", verify_step_s),
+        ("draft_step_s", draft_step_s),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(bad(field, v.to_string(), "must be a finite time ≥ 0"));
+        }
+    }
+    let tokens = if accept == 1.0 {
+        f64::from(k) + 1.0
+    } else {
+        (1.0 - accept.powf(f64::from(k) + 1.0)) / (1.0 - accept)
+    };
+    Ok((f64::from(k) * draft_step_s + verify_step_s) / tokens)
+}
+
+#[cfg(test)]
+mod spec_tests {
+    use super::speculative_tpot;
+
+    /// Hand calculation (inference.md appendix D, acceptance model of Leviathan et al.):
+    /// target step 20 ms, draft step 2 ms, k = 4, α = 0.8. Tokens per step
+    /// = (1 − 0.8⁵) / 0.2 = (1 − 0.32768) / 0.2 = 3.3616; step = 4 · 2 + 20 = 28 ms;
+    /// tpot = 28 / 3.3616 = 8.3294 ms, a 2.4× win over 20 ms per token.
+    #[test]
+    fn hand_calculation() {
+        let t = speculative_tpot(0.020, 0.002, 4, 0.8).unwrap();
+        assert!((t - 0.0083294).abs() < 1e-6, "{t}");
+        // α = 1: all k accepted plus one: 28 ms / 5 tokens.
+        assert!((speculative_tpot(0.020, 0.002, 4, 1.0).unwrap() - 0.0056).abs() < 1e-12);
+        // α = 0: one token per step, slower than plain decoding (the book: "the smaller
+        // drafter can still be too expensive if the acceptance rate is low").
+        assert!((speculative_tpot(0.020, 0.002, 4, 0.0).unwrap() - 0.028).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_input_names_the_field() {
+        let e = speculative_tpot(0.02, 0.002, 0, 0.8).unwrap_err();
+        assert!(e.to_string().starts_with("spec_k=0"), "{e}");
+        let e = speculative_tpot(0.02, 0.002, 4, 1.5).unwrap_err();
+        assert!(e.to_string().starts_with("accept=1.5"), "{e}");
+        assert!(speculative_tpot(0.02, f64::NAN, 4, 0.5).is_err());
+    }
+}
