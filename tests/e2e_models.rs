@@ -170,6 +170,12 @@ async fn the_serving_frontier_is_a_plot_with_a_link_and_an_svg_export() {
     assert!(close_to(num(&s, "tpot"), 16e9 / 8.2e11, 0.05), "{s:?}");
     // "int8 | 70GB | ... | 4x2 = 8 chips": the smallest topology that holds it.
     assert_eq!(num(&s, "min_chips"), 8.0);
+    // Part 8's disaggregated serving: prefill servers per decode server, B · (one prefill) /
+    // (tpot · G); one 7680-token prefill takes at least its matmul FLOPs at the int8 peak,
+    // 2·70.55e9·7680/(8·3.94e14) = 0.344 s, so the ratio is at least 42·0.344/(tpot·512).
+    let ratio = num(&s, "prefill_decode_ratio");
+    let floor = 42.0 * (2.0 * 70.55e9 * 7680.0 / (8.0 * 3.94e14)) / (num(&s, "tpot") * 512.0);
+    assert!(ratio >= floor && ratio.is_finite(), "{ratio} < {floor}");
     b.click("button[data-plot='frontier']").await;
     b.wait_for("canvas[data-chart='frontier']").await;
     let ink = b.canvas_ink("canvas[data-chart='frontier']").await;

@@ -127,6 +127,14 @@ pub fn serving_cells(s: &Serving) -> Vec<Cell> {
         fit.text.push_str(" (B does not fit)");
     }
     out.push(fit);
+    out.push(labelled(
+        "prefill_decode_ratio",
+        "prefill:decode",
+        s.prefill_decode_ratio,
+        format!("{} : 1", format_sig(s.prefill_decode_ratio, 3)),
+        "prefill servers per decode server when they are apart (part 8, disaggregated serving): \
+         B · (one prefill of P) / (tpot · G), so that both pools stay busy",
+    ));
     out
 }
 

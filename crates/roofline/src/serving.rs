@@ -75,6 +75,12 @@ pub struct Serving {
     pub params: f64,
     /// Parameters one token uses.
     pub active_params: f64,
+    /// One sequence's prefill alone (`B = 1`, `P` tokens), seconds: what a prefill server
+    /// spends per request in a disaggregated setup.
+    pub prefill_one: f64,
+    /// Prefill servers per decode server in a disaggregated setup, [`prefill_decode_ratio`] of
+    /// `prefill_one`, `tpot`, `B` and `G` (part 8).
+    pub prefill_decode_ratio: f64,
 }
 
 fn with(l: &Llm, phase: Phase, ctx: f64, b: f64) -> Op {
@@ -111,6 +117,7 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
     let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
     let tokens_per_s = b / tpot;
     let max_batch = l.max_batch(chip.hbm_cap, p + g);
+    let prefill_one = step(l, chip, opts, Phase::Prefill, p, 1.0)?;
     Ok(Some(Serving {
         chips: n,
         batch: b,
@@ -130,6 +137,8 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
         fits: b <= max_batch,
         params: l.params(),
         active_params: l.active_params(),
+        prefill_one,
+        prefill_decode_ratio: prefill_decode_ratio(prefill_one, tpot, b, g)?,
     }))
 }
 

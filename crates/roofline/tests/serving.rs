@@ -221,3 +221,45 @@ fn smallest_topology_of_llama3_70b_on_v5e() {
     op = Op::default_for("matmul").unwrap();
     assert_eq!(smallest_topology(&op, &v5e, &o, None).unwrap(), None);
 }
+
+/// Part 8's disaggregated serving (applied-inference.md): a prefill server handles one prompt
+/// at a time, a decode server B sequences for G steps, so `P/G = B · T_prefill / (T_step · G)`
+/// servers keep both pools busy (the book's 910 ms, 19 ms, B = 32, G = 512 give "P = 3G"; the
+/// core's unit test checks that). Here for the book's LLaMA 3-70B in int8 on a v5e 4x2 at B = 42:
+/// the ratio is built from a prefill of one 7680-token prompt and the decode step, by hand.
+#[test]
+fn disaggregated_prefill_to_decode_ratio_of_llama3_70b() {
+    let v5e = preset("tpu-v5e").unwrap();
+    let op = llama3_70b_8k(&[
+        ("w", "int8"),
+        ("x", "int8"),
+        ("kv", "int8"),
+        ("tp", "8"),
+        ("b", "42"),
+    ]);
+    let s = serve(&op, &v5e);
+    let OpKind::Llm(l) = op.kind.clone() else {
+        panic!()
+    };
+    let mut one = l;
+    one.phase = roofline::op::Phase::Prefill;
+    one.ctx = 7680.0;
+    one.b = 1.0;
+    let prefill_one = analyze(&Op::new(OpKind::Llm(one)), &v5e, &Options::default())
+        .unwrap()
+        .t_lower;
+    assert_eq!(s.prefill_one, prefill_one);
+    assert_eq!(
+        s.prefill_decode_ratio,
+        42.0 * prefill_one / (s.tpot * 512.0)
+    );
+    // A single 7680-token prefill on 8 chips cannot beat its matmul FLOPs at the int8 peak:
+    // 2·N·P / (8·C) = 2·70.55e9·7680 / (8·3.94e14) = 0.344 s (the model adds attention and the
+    // tensor-parallel AllReduces over ICI on top), against 42 tokens per ~19.5 ms decode step:
+    // more prefill servers than decode servers.
+    assert!(
+        prefill_one >= 2.0 * 70.55e9 * 7680.0 / (8.0 * 3.94e14),
+        "{prefill_one}"
+    );
+    assert!(s.prefill_decode_ratio > 1.0, "{}", s.prefill_decode_ratio);
+}
