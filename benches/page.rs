@@ -724,6 +724,18 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
                 &format!("gzip {gz} B"),
             );
         }
+        for url in first["fetched"]["later"].as_array().into_iter().flatten() {
+            row(
+                &mut out,
+                &format!(
+                    "fetched after first plot: {}",
+                    url.as_str().unwrap_or_default()
+                ),
+                String::new(),
+                "",
+                "",
+            );
+        }
         row(
             &mut out,
             &format!("first load, gzip (raw {fetched_raw} B)"),
