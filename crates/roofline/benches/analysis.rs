@@ -60,3 +60,54 @@ fn sweep_4x1024(bencher: Bencher) {
         n
     });
 }
+
+/// A default `llm` op (Llama-3 8B decode) with `edit` applied.
+fn llm(edit: &[(&str, &str)]) -> Op {
+    let mut op = Op::default_for("llm").unwrap();
+    for (k, v) in edit {
+        op.set(k, v).unwrap();
+    }
+    op
+}
+
+fn llm_sweep(bencher: Bencher, op: Op, s: SweepSpec) {
+    let chip = preset("h100").unwrap();
+    let opts = Options::default();
+    bencher.bench(|| sweep(black_box(&op), &chip, &opts, &s).unwrap());
+}
+
+/// Issue 16's budget: a 1024-point `b` sweep of a Llama-3 8B decode step, ≤ 100 µs.
+#[divan::bench]
+fn llm_b_sweep_1024(bencher: Bencher) {
+    llm_sweep(bencher, llm(&[]), spec());
+}
+
+/// The same sweep of an MoE (DeepSeek-V3, MLA, tensor parallel over 8 NVLink chips).
+#[divan::bench]
+fn llm_moe_b_sweep_1024(bencher: Bencher) {
+    let op = llm(&[("preset", "deepseek-v3"), ("tp", "8"), ("link", "nvlink")]);
+    llm_sweep(bencher, op, spec());
+}
+
+/// A 1024-point context sweep of a Llama-3 8B decode step at B = 64.
+#[divan::bench]
+fn llm_ctx_sweep_1024(bencher: Bencher) {
+    let s = SweepSpec {
+        field: "ctx".into(),
+        from: 128.0,
+        to: 131072.0,
+        points: 1024,
+        log: true,
+    };
+    llm_sweep(bencher, llm(&[("b", "64")]), s);
+}
+
+/// Setup only: a 2-point `b` sweep of Llama-3 8B decode.
+#[divan::bench]
+fn llm_b_sweep_2(bencher: Bencher) {
+    let s = SweepSpec {
+        points: 2,
+        ..spec()
+    };
+    llm_sweep(bencher, llm(&[]), s);
+}
