@@ -1,9 +1,12 @@
-//! Benchmarks: one analysis, one derivation, and sweeps (1 and 4 series × 1024 points).
+//! Benchmarks: one analysis, one derivation, and sweeps (1 and 4 series × 1024 points): a
+//! matmul's, and an `llm` step's `b` (dense and MoE) and `ctx` sweeps, the Llama-3 8B `b` sweep
+//! also the reference way (the step rebuilt at every point) beside the fast one (issue 16's
+//! budget: ≤ 100 µs).
 //!
-//! Run: `CARGO_TARGET_DIR=/tmp/tgt-core cargo bench -p roofline`
+//! Run: `cargo bench -p roofline --bench analysis`
 
 use divan::{black_box, Bencher};
-use roofline::{analyze, preset, sweep, Chip, Op, Options, Scenario, SweepSpec};
+use roofline::{analyze, preset, sweep, sweep_rebuilt, Chip, Op, Options, Scenario, SweepSpec};
 
 fn main() {
     divan::main();
@@ -80,6 +83,15 @@ fn llm_sweep(bencher: Bencher, op: Op, s: SweepSpec) {
 #[divan::bench]
 fn llm_b_sweep_1024(bencher: Bencher) {
     llm_sweep(bencher, llm(&[]), spec());
+}
+
+/// The same sweep rebuilding the step's parts at every point (the path before issue 16).
+#[divan::bench]
+fn llm_b_sweep_1024_rebuilt(bencher: Bencher) {
+    let (op, s) = (llm(&[]), spec());
+    let chip = preset("h100").unwrap();
+    let opts = Options::default();
+    bencher.bench(|| sweep_rebuilt(black_box(&op), &chip, &opts, &s).unwrap());
 }
 
 /// The same sweep of an MoE (DeepSeek-V3, MLA, tensor parallel over 8 NVLink chips).

@@ -1,15 +1,14 @@
 //! A sweep of an `llm` step's `b` or `ctx` without building its parts at every point.
 //!
-//! The parts read the batch and the context only through [`StepVars`] (`B`, `T`, the experts
-//! hit, score pairs and positions read), and each part's FLOPs and bytes per resource are
-//! linear in the values a sweep of one field moves (the others held). So the parts are built
-//! a few times per sweep, by the one builder [`Llm::parts_at`]: once with the moved values at
-//! 0 and once with each of them at a power of two (dividing by it is exact), which gives each
-//! part's FLOPs and bytes as `c0 + Σ k_j·v_j`. A point then computes the step values (one
-//! `powf` for an MoE's experts hit, the closed form of the causal pairs) and, per part, a few
-//! multiply-adds and the same divisions, maxima and sums as [`crate::eval`] and the
-//! composite's aggregate, 64 points at a time (loops the compiler vectorises): no
-//! allocation per point.
+//! The parts read the batch and the context only through [`StepVars`] (`B`, `T`, the experts hit,
+//! score pairs and positions read), and each part's FLOPs and bytes per resource are linear in the
+//! values a sweep of one field moves (the others held). So the parts are built a few times per
+//! sweep, by the one builder [`Llm::parts_at`]: once with the moved values at 0 and once with each
+//! of them at a power of two beyond the sweep (dividing by it is exact), which gives each part's
+//! FLOPs and bytes as `c0 + Σ k_j·v_j`. A point then computes the step values (one `powf` for an
+//! MoE's experts hit, the closed form of the causal pairs) and, per part, a few multiply-adds and
+//! the same divisions, maxima and sums as [`crate::eval`] and the composite's aggregate, 64 points
+//! at a time (loops the compiler vectorises): no allocation per point.
 //!
 //! Bit for bit: the model is used only when every coefficient is a multiple of a power of two
 //! and every sum stays an exact integer once scaled by it (sizes split by a tensor-parallel
@@ -269,7 +268,8 @@ impl LlmSweep {
         let c0 = costs(&poisoned.parts_at(&vars_of(&base)), chip)?;
         let mut samples = Vec::with_capacity(moved.len());
         for &j in moved {
-            let s = pow2_scale(end[j]);
+            // Beyond the sweep's far end, so the check there is not at a sample.
+            let s = 2.0 * pow2_scale(end[j]);
             let mut v = base;
             v[j] = s;
             let c = costs(&poisoned.parts_at(&vars_of(&v)), chip)?;
@@ -550,6 +550,59 @@ impl LlmSweep {
                 upper: upper[i],
                 ..*o
             };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grain_is_the_lowest_set_bit() {
+        assert_eq!(grain(3.0), Some(0));
+        assert_eq!(grain(12.0), Some(2)); // 3·2^2
+        assert_eq!(grain(0.5), Some(-1));
+        assert_eq!(grain(-40.0), Some(3)); // −5·2^3
+        assert_eq!(grain(0.0), Some(i32::MAX));
+        assert_eq!(grain(f64::NAN), None);
+        assert_eq!(grain(f64::INFINITY), None);
+    }
+
+    /// A point alone (the crossovers' bisection) and in a chunk (the grid) are the same bits,
+    /// for a dense model and an MoE with MLA, in both phases.
+    #[test]
+    fn one_point_equals_a_chunk() {
+        let chip = crate::chip::preset("h100").unwrap();
+        let eff = Eff {
+            compute: 0.8,
+            overhead: 1e-6,
+        };
+        for id in ["llama3-8b", "deepseek-v3"] {
+            for phase in [super::super::Phase::Decode, super::super::Phase::Prefill] {
+                let mut l = Llm::default();
+                l.apply_preset(
+                    crate::arch::arch_presets()
+                        .iter()
+                        .find(|p| p.id == id)
+                        .unwrap(),
+                );
+                l.phase = phase;
+                let m = LlmSweep::new(&l, "b", &chip, eff, 1.0, 300.0)
+                    .unwrap()
+                    .unwrap();
+                let xs: Vec<f64> = (1..=70).map(|i| f64::from(i) * 4.25).collect();
+                let mut out = Vec::new();
+                m.eval_chunk(&xs, &mut out);
+                assert_eq!(out.len(), LlmSweep::CHUNK);
+                for (x, e) in xs.iter().zip(&out) {
+                    let one = m.eval(*x);
+                    assert_eq!(one.lower.to_bits(), e.lower.to_bits(), "{id} {x}");
+                    assert_eq!(one.upper.to_bits(), e.upper.to_bits(), "{id} {x}");
+                    assert_eq!(one.t_max.to_bits(), e.t_max.to_bits(), "{id} {x}");
+                    assert_eq!(one.bound, e.bound, "{id} {x}");
+                }
+            }
         }
     }
 }
