@@ -5,6 +5,7 @@
 //! off its value (so a field or part added later is exercised too: a part the linear model
 //! cannot read makes the sweep fall back, and `path == "parts"` fails here, loudly).
 
+use roofline::analysis::memory_fit;
 use roofline::{
     analyze, llm_presets, preset, sweep, sweep_path, sweep_rebuilt, Calibration, Chip, Op, Options,
     SweepCurve, SweepSpec,
@@ -265,4 +266,46 @@ fn other_fields_take_the_general_paths() {
     );
     let mm = Op::default_for("matmul").unwrap();
     assert_eq!(sweep_path(&mm, &chip, &opts, &spec("b")).unwrap(), "affine");
+}
+
+/// `memory_fit` (what the page bisects on for where a sweep stops fitting) is the analysis'
+/// memory and capacity, and fails where the analysis fails (fp8 weights and activations on an A100, which has
+/// no fp8 peak), for every preset, both phases, tp 1 and 8, across batches.
+#[test]
+fn memory_fit_is_the_analysis_memory() {
+    let chips = ["h100", "tpu-v5e", "a100"].map(|id| preset(id).unwrap());
+    let opts = options()[1];
+    for p in llm_presets() {
+        for phase in ["decode", "prefill"] {
+            for (tp, w) in [("1", "bf16"), ("8", "fp8")] {
+                for chip in &chips {
+                    for b in ["1", "64", "4096"] {
+                        let mut op = Op::default_for("llm").unwrap();
+                        let fields = [
+                            ("preset", p.id),
+                            ("phase", phase),
+                            ("tp", tp),
+                            ("w", w),
+                            ("x", w),
+                        ];
+                        for (k, v) in fields {
+                            op.set(k, v).unwrap();
+                        }
+                        op.set("b", b).unwrap();
+                        let ctx =
+                            format!("{} {phase} tp {tp} {w} on {} at B = {b}", p.id, chip.name);
+                        match (analyze(&op, chip, &opts), memory_fit(&op, chip, &opts)) {
+                            (Ok(a), Ok(m)) => assert_eq!(m, (a.memory, a.capacity), "{ctx}"),
+                            (Err(a), Err(m)) => assert_eq!(m.to_string(), a.to_string(), "{ctx}"),
+                            (a, m) => panic!("{ctx}: {:?} vs {m:?}", a.map(|a| a.memory)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut op = Op::default_for("llm").unwrap();
+    op.set("w", "fp8").unwrap();
+    op.set("x", "fp8").unwrap();
+    assert!(memory_fit(&op, &preset("a100").unwrap(), &opts).is_err());
 }
