@@ -22,7 +22,8 @@
 //!   × 3 chips, 1024 sweep points, both plots); a model-heavy one (three `llm` steps, one an
 //!   MoE, × 3 chips, 1024 points, both plots); a training step and its plot; and a matmul with
 //!   a 64-kernel Nsight Compute profile placed on its roofline. `BENCH_ONLY=<name>` runs one.
-//! - **Core:** native medians of one analysis, the heavy scenario's sweeps, chart model and rows.
+//! - **Core:** native medians of one analysis, the heavy scenario's sweeps, chart model and rows;
+//!   1,024-point `b` sweeps of a matmul and of an `llm` step side by side (the llm's budget).
 //! - **Profile import:** a generated 50 MiB PyTorch trace through the file picker, to the
 //!   import's end and to the drawn markers, with the longest frame gap meanwhile
 //!   (`page/profile_import.rs`). `BENCH_ONLY=profile` runs this part alone.
@@ -82,6 +83,8 @@ mod native {
     const BUDGET_FIRST_LOAD_P95_MS: f64 = 4.0;
     const BUDGET_EDIT_P95_MS: f64 = 8.0;
     const BUDGET_TRANSFER_GZIP: u64 = 200_000;
+    /// Issue 16: a 1,024-point `b` sweep of an `llm` step, natively.
+    const BUDGET_LLM_SWEEP_US: f64 = 100.0;
     const LOADS: usize = 10;
     const THROTTLED_LOADS: usize = 5;
     /// Chromium's CPU throttling for the mid-range-phone figure.
@@ -375,6 +378,47 @@ mod native {
         ]
     }
 
+    /// 1,024-point `b` sweeps (1 to 4096) on an H100, side by side: the first-load matmul and
+    /// an `llm` step (Llama-3 8B decode, the default), with a budget where one applies (ns).
+    fn core_sweeps() -> Vec<(&'static str, f64, Option<f64>)> {
+        let spec = roofline::SweepSpec {
+            field: "b".into(),
+            from: 1.0,
+            to: 4096.0,
+            points: 1024,
+            log: false,
+        };
+        let first = roofline::url::decode("").scenario;
+        let chip = roofline::preset("h100").expect("the h100 preset");
+        let opts = roofline::Options::default();
+        let llm = roofline::Op::default_for("llm").expect("the llm kind");
+        let matmul = &first.ops[0];
+        assert_eq!(matmul.kind_id(), "matmul");
+        vec![
+            (
+                "matmul b-sweep 1024 pts, native",
+                time_ns(|| roofline::sweep(matmul, &chip, &opts, &spec)),
+                None,
+            ),
+            (
+                "llm b-sweep 1024 pts, native",
+                time_ns(|| roofline::sweep(&llm, &chip, &opts, &spec)),
+                Some(BUDGET_LLM_SWEEP_US * 1e3),
+            ),
+        ]
+    }
+
+    /// A time in ns as `1.23 ms`, `45.6 µs` or `789 ns`.
+    fn format_ns(ns: f64) -> String {
+        if ns >= 1e6 {
+            format!("{:.2} ms", ns / 1e6)
+        } else if ns >= 1e3 {
+            format!("{:.1} µs", ns / 1e3)
+        } else {
+            format!("{ns:.0} ns")
+        }
+    }
+
     const EDIT_SCRIPT: &str = r#"
 const [sel, edits, warmup, step] = [arguments[0], arguments[1], arguments[2], arguments[3]];
 const done = arguments[arguments.length - 1];
@@ -625,6 +669,7 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             return;
         }
         let core = core();
+        let core_sweeps = core_sweeps();
         let files = transfer();
         let b = Browser::start().await;
         let ua = b.js("return navigator.userAgent").await;
@@ -764,14 +809,20 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             row(&mut out, &what, value, &budget, st);
         }
         for (name, ns) in &core {
-            let v = if *ns >= 1e6 {
-                format!("{:.2} ms", ns / 1e6)
-            } else if *ns >= 1e3 {
-                format!("{:.1} µs", ns / 1e3)
-            } else {
-                format!("{ns:.0} ns")
+            row(
+                &mut out,
+                &format!("core (native): {name}"),
+                format_ns(*ns),
+                "",
+                "",
+            );
+        }
+        for (name, ns, budget) in &core_sweeps {
+            let (b, st) = match budget {
+                Some(b) => (format!("≤ {}", format_ns(*b)), status(ns <= b)),
+                None => (String::new(), ""),
             };
-            row(&mut out, &format!("core (native): {name}"), v, "", "");
+            row(&mut out, &format!("core: {name}"), format_ns(*ns), &b, st);
         }
         println!("{out}");
 
@@ -794,6 +845,7 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             },
             "profile_import": import,
             "core_ns": core.iter().map(|(n, v)| json!({"what": n, "median_ns": v})).collect::<Vec<_>>(),
+            "core_sweeps_ns": core_sweeps.iter().map(|(n, v, b)| json!({"what": n, "median_ns": v, "budget_ns": b})).collect::<Vec<_>>(),
             "budgets": {
                 "first_plot_ms": BUDGET_FIRST_PLOT_MS,
                 "first_plot_throttled_ms": BUDGET_FIRST_PLOT_THROTTLED_MS,

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use roofline::analysis::{analyze, Analysis};
+use roofline::analysis::{analyze, memory_fit, Analysis};
 use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
@@ -87,19 +87,20 @@ pub enum OomEdge {
 /// Where `op` on `chip` stops fitting in memory as the swept field grows from `from` to `to`
 /// (memory only grows with a size), or `None` when it fits over the whole range. An LLM swept
 /// over its batch uses the closed form `⌊(capacity − weights) / KV per sequence⌋`; any other
-/// field is bisected on the analysis' `fits` (up to 60 steps, whole numbers for integer fields).
+/// field is bisected on the memory against the capacity ([`memory_fit`]: the analysis' `fits`;
+/// up to 60 steps, whole numbers for integer fields).
 pub fn oom_edge(
     op: &Op,
     chip: &roofline::chip::Chip,
     opts: &roofline::options::Options,
     spec: &roofline::sweep::SweepSpec,
 ) -> Option<OomEdge> {
+    // Memory only: a full analysis of an MoE would bisect its critical batch at every step.
     let at = |x: f64| -> Option<bool> {
         let mut o = op.clone();
         o.set_num(&spec.field, x).ok()?;
-        analyze(&o, chip, opts)
-            .ok()
-            .map(|a| a.fits || a.capacity <= 0.0)
+        let (memory, capacity) = memory_fit(&o, chip, opts).ok()?;
+        Some(memory <= capacity || capacity <= 0.0)
     };
     if at(spec.to)? {
         return None;
@@ -108,7 +109,7 @@ pub fn oom_edge(
         return Some(OomEdge::Everywhere);
     }
     if let (roofline::OpKind::Llm(l), "b") = (&op.kind, spec.field.as_str()) {
-        let cap = analyze(op, chip, opts).ok()?.capacity;
+        let cap = memory_fit(op, chip, opts).ok()?.1;
         return Some(OomEdge::Above(l.max_batch(cap, l.ctx)));
     }
     let integer = op

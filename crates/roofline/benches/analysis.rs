@@ -1,9 +1,12 @@
-//! Benchmarks: one analysis, one derivation, and sweeps (1 and 4 series × 1024 points).
+//! Benchmarks: one analysis, one derivation, and sweeps (1 and 4 series × 1024 points): a
+//! matmul's, and an `llm` step's `b` (dense and MoE) and `ctx` sweeps, the Llama-3 8B `b` sweep
+//! also the reference way (the step rebuilt at every point) beside the fast one (issue 16's
+//! budget: ≤ 100 µs).
 //!
-//! Run: `CARGO_TARGET_DIR=/tmp/tgt-core cargo bench -p roofline`
+//! Run: `cargo bench -p roofline --bench analysis`
 
 use divan::{black_box, Bencher};
-use roofline::{analyze, preset, sweep, Chip, Op, Options, Scenario, SweepSpec};
+use roofline::{analyze, preset, sweep, sweep_rebuilt, Chip, Op, Options, Scenario, SweepSpec};
 
 fn main() {
     divan::main();
@@ -59,4 +62,64 @@ fn sweep_4x1024(bencher: Bencher) {
         }
         n
     });
+}
+
+/// A default `llm` op (Llama-3 8B decode) with `edit` applied.
+fn llm(edit: &[(&str, &str)]) -> Op {
+    let mut op = Op::default_for("llm").unwrap();
+    for (k, v) in edit {
+        op.set(k, v).unwrap();
+    }
+    op
+}
+
+fn llm_sweep(bencher: Bencher, op: Op, s: SweepSpec) {
+    let chip = preset("h100").unwrap();
+    let opts = Options::default();
+    bencher.bench(|| sweep(black_box(&op), &chip, &opts, &s).unwrap());
+}
+
+/// Issue 16's budget: a 1024-point `b` sweep of a Llama-3 8B decode step, ≤ 100 µs.
+#[divan::bench]
+fn llm_b_sweep_1024(bencher: Bencher) {
+    llm_sweep(bencher, llm(&[]), spec());
+}
+
+/// The same sweep rebuilding the step's parts at every point (the path before issue 16).
+#[divan::bench]
+fn llm_b_sweep_1024_rebuilt(bencher: Bencher) {
+    let (op, s) = (llm(&[]), spec());
+    let chip = preset("h100").unwrap();
+    let opts = Options::default();
+    bencher.bench(|| sweep_rebuilt(black_box(&op), &chip, &opts, &s).unwrap());
+}
+
+/// The same sweep of an MoE (DeepSeek-V3, MLA, tensor parallel over 8 NVLink chips).
+#[divan::bench]
+fn llm_moe_b_sweep_1024(bencher: Bencher) {
+    let op = llm(&[("preset", "deepseek-v3"), ("tp", "8"), ("link", "nvlink")]);
+    llm_sweep(bencher, op, spec());
+}
+
+/// A 1024-point context sweep of a Llama-3 8B decode step at B = 64.
+#[divan::bench]
+fn llm_ctx_sweep_1024(bencher: Bencher) {
+    let s = SweepSpec {
+        field: "ctx".into(),
+        from: 128.0,
+        to: 131072.0,
+        points: 1024,
+        log: true,
+    };
+    llm_sweep(bencher, llm(&[("b", "64")]), s);
+}
+
+/// Setup only: a 2-point `b` sweep of Llama-3 8B decode.
+#[divan::bench]
+fn llm_b_sweep_2(bencher: Bencher) {
+    let s = SweepSpec {
+        points: 2,
+        ..spec()
+    };
+    llm_sweep(bencher, llm(&[]), s);
 }

@@ -95,7 +95,7 @@ pub use op::{
 pub use options::{Calibration, FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};
 pub use scenario::{ColorScheme, PlotKind, Scenario};
-pub use sweep::{sweep, Crossover, SweepCurve, SweepPoint, SweepSpec};
+pub use sweep::{sweep, sweep_path, sweep_rebuilt, Crossover, SweepCurve, SweepPoint, SweepSpec};
 pub use train::{analyze_train, TrainAnalysis, TrainConfig};
 pub use units::{format_exact, format_quantity, parse_quantity, Unit};
 pub use workload::{analyze_workload, parts, AllReduce, Workload};

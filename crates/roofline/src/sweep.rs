@@ -5,16 +5,18 @@
 //! are refined by bisection to machine precision, re-analysing the operation at the exact
 //! real-valued `x` (so a batch crossover may be fractional, e.g. B = 136.08).
 //!
-//! A composite operation (`llm`) is recomputed from its parts at every point (its step time
+//! A composite operation (`llm`) is summed over its parts at every point (its step time
 //! `Σ repeat·T_lower` is not affine in any field); its crossover is where the summed `T_math`
-//! overtakes the largest summed comm time.
+//! overtakes the largest summed comm time. A sweep of an `llm`'s `b` or `ctx` reads each part
+//! as a linear function of the step's values ([`crate::op::LlmSweep`]: no parts built per
+//! point); other fields rebuild the op at every point.
 
 use crate::analysis::{check_inputs, costs_at_0_and, eval_op};
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{pow2_scale, Affine, Eff, Eval};
 use crate::field::{find_spec, FieldType};
-use crate::op::{Op, OpKind};
+use crate::op::{LlmSweep, Op, OpKind};
 use crate::options::Options;
 use crate::resource::Bound;
 use crate::units::format_exact;
@@ -128,6 +130,8 @@ fn point(x: f64, ev: &Eval, conv: f64) -> SweepPoint {
 /// declares the field affine, else by recomputing the cost.
 enum Evaluator<'a> {
     Affine(Affine),
+    /// An `llm` step's parts as linear functions of the swept `b` or `ctx`.
+    Parts(Box<LlmSweep>),
     /// Recomputed at every point (a composite kind: summed over its parts).
     Direct {
         kind: OpKind,
@@ -143,9 +147,16 @@ impl<'a> Evaluator<'a> {
         field: &'a str,
         chip: &'a Chip,
         eff: Eff,
-        span: f64,
+        (from, to): (f64, f64),
+        fast: bool,
     ) -> Result<Self, Error> {
-        if kind.behavior().composite().is_none() && kind.behavior().is_affine(field) {
+        if let (true, OpKind::Llm(l)) = (fast, kind) {
+            if let Some(m) = LlmSweep::new(l, field, chip, eff, from, to) {
+                return Ok(Evaluator::Parts(Box::new(m?)));
+            }
+        }
+        let span = from.abs().max(to.abs());
+        if fast && kind.behavior().composite().is_none() && kind.behavior().is_affine(field) {
             let s = pow2_scale(span);
             let (c0, c1) = costs_at_0_and(kind, field, s, chip)?;
             Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, eff)))
@@ -159,9 +170,25 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// The evaluation at grid value `xs[i]`: an `llm`'s parts over the next
+    /// [`LlmSweep::CHUNK`] grid values at once (kept in `chunk`), else that point alone.
+    fn eval_grid(&mut self, xs: &[f64], i: usize, chunk: &mut Vec<Eval>) -> Result<Eval, Error> {
+        match self {
+            Evaluator::Parts(m) => {
+                let k = i % LlmSweep::CHUNK;
+                if k == 0 {
+                    m.eval_chunk(&xs[i..], chunk);
+                }
+                Ok(chunk[k])
+            }
+            _ => self.eval(xs[i]),
+        }
+    }
+
     fn eval(&mut self, x: f64) -> Result<Eval, Error> {
         match self {
             Evaluator::Affine(a) => Ok(a.eval(x)),
+            Evaluator::Parts(m) => Ok(m.eval(x)),
             Evaluator::Direct {
                 kind,
                 field,
@@ -213,6 +240,41 @@ fn grid(spec: &SweepSpec, integer: bool) -> Vec<f64> {
 /// an endpoint is outside the field's range, `points` is not in 2..=[`MAX_POINTS`], or a log
 /// sweep starts at 0.
 pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<SweepCurve, Error> {
+    sweep_with(op, chip, opts, spec, true).map(|(c, _)| c)
+}
+
+/// How a sweep evaluates its points: `"affine"` (two evaluations interpolated), `"parts"`
+/// (an `llm`'s parts as linear functions of `b` or `ctx`) or `"rebuilt"` (the op rebuilt at
+/// every point).
+#[doc(hidden)]
+pub fn sweep_path(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    spec: &SweepSpec,
+) -> Result<&'static str, Error> {
+    sweep_with(op, chip, opts, spec, true).map(|(_, p)| p)
+}
+
+/// [`sweep`] with the op rebuilt at every point whatever its kind and field: the reference
+/// the faster paths are tested and benchmarked against.
+#[doc(hidden)]
+pub fn sweep_rebuilt(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    spec: &SweepSpec,
+) -> Result<SweepCurve, Error> {
+    sweep_with(op, chip, opts, spec, false).map(|(c, _)| c)
+}
+
+fn sweep_with(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    spec: &SweepSpec,
+    fast: bool,
+) -> Result<(SweepCurve, &'static str), Error> {
     check_inputs(&op.kind, chip, opts)?;
     let fs = find_spec(op.fields(), &spec.field, op.kind_id())?;
     let err = |reason: String| Error::Sweep {
@@ -241,15 +303,27 @@ pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<S
     }
     let conv = opts.convention.factor();
     let xs = grid(spec, fs.ty == FieldType::Integer);
-    let span = spec.from.abs().max(spec.to.abs());
     let cal_chip = crate::analysis::calibrated_chip(chip, opts);
     let chip = &*cal_chip;
-    let mut ctx = Evaluator::new(&op.kind, fs.key, chip, Eff::of(opts), span)?;
+    let mut ctx = Evaluator::new(
+        &op.kind,
+        fs.key,
+        chip,
+        Eff::of(opts),
+        (spec.from, spec.to),
+        fast,
+    )?;
+    let path = match ctx {
+        Evaluator::Affine(_) => "affine",
+        Evaluator::Parts(_) => "parts",
+        Evaluator::Direct { .. } => "rebuilt",
+    };
     let mut points = Vec::with_capacity(xs.len());
     let mut crossovers = Vec::new();
     let mut prev: Option<(f64, Eval)> = None;
-    for &x in &xs {
-        let ev = ctx.eval(x)?;
+    let mut chunk = Vec::new();
+    for (i, &x) in xs.iter().enumerate() {
+        let ev = ctx.eval_grid(&xs, i, &mut chunk)?;
         if let Some((px, pev)) = prev {
             let (pc, c) = (pev.margin() >= 0.0, ev.margin() >= 0.0);
             if pc != c {
@@ -280,12 +354,13 @@ pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<S
         points.push(point(x, &ev, conv));
         prev = Some((x, ev));
     }
-    Ok(SweepCurve {
+    let curve = SweepCurve {
         label: op.title(),
         chip_name: chip.name.clone(),
         field: fs.key.to_string(),
         peak: conv * prev.map_or(0.0, |(_, e)| e.peak),
         points,
         crossovers,
-    })
+    };
+    Ok((curve, path))
 }

@@ -306,6 +306,23 @@ fn critical_bisected(
     Ok(found(hi, res))
 }
 
+/// The memory `op` holds per chip and the chip's capacity: the `memory` and `capacity` of
+/// [`analyze`], with the same errors, without timing the step of a composite (an `llm`'s
+/// memory is its weights and KV cache; the page bisects on it for where a sweep stops
+/// fitting, where a full analysis of an MoE bisects its critical batch each time).
+pub fn memory_fit(op: &Op, chip: &Chip, opts: &Options) -> Result<(f64, f64), Error> {
+    match op.kind.behavior().composite() {
+        Some(c) => {
+            check_inputs(&op.kind, chip, opts)?;
+            let chip = &*calibrated_chip(chip, opts);
+            // The parts' costs: the errors (a missing peak or link) the analysis meets.
+            let cost = c.summed_cost(chip)?;
+            Ok((cost.memory, chip.hbm_cap))
+        }
+        None => analyze(op, chip, opts).map(|a| (a.memory, a.capacity)),
+    }
+}
+
 /// Analyses `op` on `chip`: times, bounds, intensity, ridge, exact critical batch, memory
 /// fit. Validates every input first (op fields, chip values, options) and fails with a typed
 /// error on a missing peak or link (`no fp8 peak on A100 SXM`); never panics, and every

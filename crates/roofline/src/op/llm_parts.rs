@@ -4,8 +4,27 @@
 use super::behavior::{n, Part};
 use super::llm::{Llm, Phase, NORM_FLOPS};
 use super::{Custom, Elementwise, Matmul, Op, OpKind, Split, WeightSource};
+use crate::arch::Arch;
 use crate::dtype::DType;
 use crate::units::{format_quantity, format_sig, Unit};
+
+/// The values of an `llm` step that depend on the batch `b` and the context `ctx`: the parts
+/// read `b` and `ctx` only through them ([`Llm::parts_at`]). Each part's FLOPs and bytes are
+/// linear in the ones a sweep of `b` or of `ctx` moves (the others held), which
+/// [`super::llm_sweep`] uses to evaluate a sweep point without building the parts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StepVars {
+    /// Sequences `B`.
+    pub b: f64,
+    /// Tokens per step `T`: `B` (decode) or `B·S` (prefill).
+    pub t: f64,
+    /// Routed experts the step's tokens hit, `E·(1 − (1 − k/E)^T)` (0 for a dense model).
+    pub hit: f64,
+    /// Score pairs per sequence and head, on the global layers and on the windowed ones.
+    pub pairs: [f64; 2],
+    /// KV positions read per sequence, on the global layers and on the windowed ones.
+    pub read: [f64; 2],
+}
 
 /// Score pairs of one sequence and head: decode `min(S, W)` (one query over the positions it
 /// sees); prefill, causal, `Σ_{i=1..S} min(i, W)` = `S·(S+1)/2` without a window (`W ≥ S`),
@@ -67,10 +86,36 @@ impl Llm {
 
     /// The parts of one step, per chip, in execution order (see [`Llm`]'s docs).
     pub fn parts(&self) -> Vec<Part> {
+        self.parts_at(&self.step_vars(&self.arch()))
+    }
+
+    /// The values of the step that `b` and `ctx` reach (see [`StepVars`]).
+    pub(crate) fn step_vars(&self, a: &Arch) -> StepVars {
+        let w = a.window.map_or(f64::INFINITY, |x| x.size);
+        let t = self.tokens();
+        let s = self.ctx;
+        // Positions read per sequence: decode the ones seen; prefill every key once.
+        let read = |win: f64| match self.phase {
+            Phase::Decode => s.min(win),
+            Phase::Prefill => s,
+        };
+        StepVars {
+            b: self.b,
+            t,
+            hit: a.moe.map_or(0.0, |m| m.expected_distinct(t)),
+            pairs: [pairs(self.phase, s, f64::INFINITY), pairs(self.phase, s, w)],
+            read: [read(f64::INFINITY), read(w)],
+        }
+    }
+
+    /// The parts of one step with the values `v` that depend on `b` and `ctx`: every formula
+    /// reads the batch, the context and what follows from them only through `v`, so a sweep
+    /// of `b` or `ctx` can read each part as a linear function of `v` ([`super::llm_sweep`]).
+    pub(crate) fn parts_at(&self, vars: &StepVars) -> Vec<Part> {
         let a = self.arch();
         let (l, d, h) = (self.layers, self.dmodel, self.head_dim);
-        let (b, s, nn) = (self.b, self.ctx, self.tp);
-        let t = self.tokens();
+        let (b, nn) = (vars.b, self.tp);
+        let t = vars.t;
         let hq = self.heads / nn;
         let (sw, sx, skv) = (self.w.bytes(), self.x.bytes(), self.kv.bytes());
         let attn_t = DType::compute_default(self.x, self.kv);
@@ -124,20 +169,15 @@ impl Llm {
         // Attention over the cache: the global layers, then the windowed ones.
         let lw = a.window_layers();
         let w = a.window.map_or(f64::INFINITY, |x| x.size);
-        let mut groups: Vec<(String, f64, f64)> = Vec::new();
+        let mut groups: Vec<(String, f64, usize)> = Vec::new();
         if lw < l {
-            groups.push((String::new(), l - lw, f64::INFINITY));
+            groups.push((String::new(), l - lw, 0));
         }
         if lw > 0.0 {
-            groups.push((format!(" (window {})", n(w)), lw, w));
+            groups.push((format!(" (window {})", n(w)), lw, 1));
         }
-        for (suffix, rep, win) in groups {
-            let p = pairs(self.phase, s, win);
-            // Positions read per sequence: decode the ones seen; prefill every key once.
-            let read = match self.phase {
-                Phase::Decode => s.min(win),
-                Phase::Prefill => s,
-            };
+        for (suffix, rep, g) in groups {
+            let (p, read) = (vars.pairs[g], vars.read[g]);
             match &a.mla {
                 None => {
                     let hk = self.kv_heads / nn;
@@ -204,7 +244,7 @@ impl Llm {
                 ));
             }
             let pe = mats * d * m.expert_ffn / nn;
-            let hit = m.expected_distinct(t);
+            let hit = vars.hit;
             v.push(part(
                 "routed experts",
                 self.custom(

@@ -45,6 +45,7 @@ mod dot;
 mod elementwise;
 mod llm;
 mod llm_parts;
+mod llm_sweep;
 mod matmul;
 mod train;
 
@@ -64,6 +65,7 @@ use crate::field::find_spec;
 pub use crate::field::{FieldSpec, FieldType};
 use crate::units::format_exact;
 pub(crate) use behavior::{Composite, OpBehavior};
+pub(crate) use llm_sweep::LlmSweep;
 use serde::{Deserialize, Serialize};
 
 op_kinds! {
