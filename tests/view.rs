@@ -563,3 +563,42 @@ fn llm_parts_matched_to_kernels_by_kind_of_work() {
     assert!(match_llm_parts(&plain, &p, &roof, 1.0).is_none());
     assert!(match_llm_parts(&s, &p, &roof, 0.0).unwrap().is_err());
 }
+
+/// The key line kept between edits: an edit of one operation gives the line a fresh
+/// computation gives, and words of the operations it did not touch stay as they were.
+#[test]
+fn the_cached_key_line_follows_each_edit() {
+    let mut s = Scenario::default();
+    let mut cache = view::KeyLineCache::default();
+    let full = view::KeyLineDetail::Full;
+    let first = view::key_line_cached(&s, full, &mut cache);
+    assert_eq!(first, view::key_line(&s));
+    // Question 3's D = F = 4096 bf16 × int8 on the v5e: compute-bound above the exact B
+    // solved by hand in `exact_crossover` (240.9…), the rule of thumb's 240 beside it.
+    assert!(
+        first.contains(&format!(
+            "B > {}",
+            roofline::units::format_sig(exact_crossover(4096.0), 4)
+        )),
+        "{first}"
+    );
+    // The second matmul's D = F = 1024 → 2048: its words change, the first's stay.
+    s.ops[1].set("d", "2048").unwrap();
+    s.ops[1].set("f", "2048").unwrap();
+    let second = view::key_line_cached(&s, full, &mut cache);
+    assert_eq!(second, view::key_line(&s));
+    assert_ne!(second, first);
+    let head = |l: &str| l.split("; ").next().unwrap().to_string();
+    assert_eq!(head(&second), head(&first));
+    // And back: the words computed for 1024 again, not left over from 2048.
+    s.ops[1].set("d", "1024").unwrap();
+    s.ops[1].set("f", "1024").unwrap();
+    assert_eq!(view::key_line_cached(&s, full, &mut cache), first);
+    // The compact detail is part of the key: the embed's words are not the page's.
+    let compact = view::key_line_cached(&s, view::KeyLineDetail::Compact, &mut cache);
+    assert_eq!(
+        compact,
+        view::key_line_with(&s, view::KeyLineDetail::Compact)
+    );
+    assert_ne!(compact, first);
+}

@@ -141,7 +141,15 @@ pub fn PlotsPanel() -> impl IntoView {
                 on:click=move |_| set_plot(p) on:keydown=tab_key>{text}</button>
         }
     };
-    let key_line = Memo::new(move |_| c.scenario.with(view::key_line));
+    // An edit analyses again only the operation it changed (each (op, chip)'s words are kept).
+    let key_cache = StoredValue::new(view::KeyLineCache::default());
+    let key_line = Memo::new(move |_| {
+        c.scenario.with(|s| {
+            key_cache
+                .try_update_value(|k| view::key_line_cached(s, view::KeyLineDetail::Full, k))
+                .unwrap_or_default()
+        })
+    });
     let sweep = c.charts.sweep;
     let roofline = c.charts.roofline;
     let frontier = c.charts.frontier;

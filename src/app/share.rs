@@ -443,9 +443,13 @@ pub fn EmbedView() -> impl IntoView {
     } else {
         c.charts.roofline
     };
+    let key_cache = StoredValue::new(view::KeyLineCache::default());
     let key = move || {
-        c.scenario
-            .with(|s| view::key_line_with(s, view::KeyLineDetail::Compact))
+        c.scenario.with(|s| {
+            key_cache
+                .try_update_value(|k| view::key_line_cached(s, view::KeyLineDetail::Compact, k))
+                .unwrap_or_default()
+        })
     };
     let href = move || {
         c.scenario.with(|s| {

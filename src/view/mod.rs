@@ -43,8 +43,8 @@ pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::roofline_chart;
 pub use rows::{
-    cells, key_line, key_line_with, result_rows, result_rows_cached, Cell, KeyLineDetail,
-    ResultRow, RowCache,
+    cells, key_line, key_line_cached, key_line_with, result_rows, result_rows_cached, Cell,
+    KeyLineCache, KeyLineDetail, ResultRow, RowCache,
 };
 pub use serving::{serving_cells, serving_row};
 pub use sweep::{

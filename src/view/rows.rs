@@ -407,42 +407,26 @@ pub fn key_line(s: &Scenario) -> String {
 
 /// The key result line with the given detail.
 pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
+    key_line_cached(s, detail, &mut KeyLineCache::default())
+}
+
+/// What the key line remembers per (operation, chip) between edits: its words after the
+/// series name (an analysis each), recomputed only when the operation, the chip, the options
+/// or the detail changed.
+pub type KeyLineCache = PairCache<KeyLineDetail, Arc<str>>;
+
+/// [`key_line_with`], re-using the words of `cache` that are still valid (and updating it):
+/// an edit of one operation analyses only that operation again.
+pub fn key_line_cached(s: &Scenario, detail: KeyLineDetail, cache: &mut KeyLineCache) -> String {
+    let mut cache = cache.pass();
     let mut parts = Vec::new();
-    for chip in &s.chips {
-        for op in &s.ops {
+    for (j, chip) in s.chips.iter().enumerate() {
+        for (i, op) in s.ops.iter().enumerate() {
             let who = series_name(s, op, &chip.name);
-            match analyze(op, chip, &s.options) {
-                Ok(a) => {
-                    let mut t = format!("{who}: {}-bound", a.bound.as_str());
-                    if op.kind_id() == "llm" {
-                        t.push_str(&llm_step_words(op, a.t_lower));
-                    }
-                    if let Some(c) = &a.critical {
-                        t.push_str(&match detail {
-                            KeyLineDetail::Full => format!(
-                                ", compute-bound for {} > {} exactly",
-                                dim_word(&c.dim),
-                                format_sig(c.value, 4)
-                            ),
-                            KeyLineDetail::Compact => {
-                                format!(
-                                    " (compute-bound above {} = {})",
-                                    dim_word(&c.dim),
-                                    format_sig(c.value, 4)
-                                )
-                            }
-                        });
-                        if let Some(ap) = c.approx.filter(|_| detail == KeyLineDetail::Full) {
-                            t.push_str(&format!(
-                                " (the chapter's rule of thumb: ≈ {})",
-                                format_sig(ap, 3)
-                            ));
-                        }
-                    }
-                    parts.push(t);
-                }
-                Err(e) => parts.push(format!("{who}: {e}")),
-            }
+            let words = cache.get(s, i, j, &detail, || {
+                Arc::from(key_line_words(s, i, j, detail).as_str())
+            });
+            parts.push(format!("{who}{words}"));
         }
     }
     let chips = s
@@ -452,4 +436,42 @@ pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!("{chips} — {}", parts.join("; "))
+}
+
+/// The key line's words for operation `i` on chip `j`, after its series name: `: memory-bound,
+/// compute-bound for B > 240 exactly …`, or the analysis's error.
+fn key_line_words(s: &Scenario, i: usize, j: usize, detail: KeyLineDetail) -> String {
+    let (op, chip) = (&s.ops[i], &s.chips[j]);
+    match analyze(op, chip, &s.options) {
+        Ok(a) => {
+            let mut t = format!(": {}-bound", a.bound.as_str());
+            if op.kind_id() == "llm" {
+                t.push_str(&llm_step_words(op, a.t_lower));
+            }
+            if let Some(c) = &a.critical {
+                t.push_str(&match detail {
+                    KeyLineDetail::Full => format!(
+                        ", compute-bound for {} > {} exactly",
+                        dim_word(&c.dim),
+                        format_sig(c.value, 4)
+                    ),
+                    KeyLineDetail::Compact => {
+                        format!(
+                            " (compute-bound above {} = {})",
+                            dim_word(&c.dim),
+                            format_sig(c.value, 4)
+                        )
+                    }
+                });
+                if let Some(ap) = c.approx.filter(|_| detail == KeyLineDetail::Full) {
+                    t.push_str(&format!(
+                        " (the chapter's rule of thumb: ≈ {})",
+                        format_sig(ap, 3)
+                    ));
+                }
+            }
+            t
+        }
+        Err(e) => format!(": {e}"),
+    }
 }
