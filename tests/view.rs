@@ -602,3 +602,31 @@ fn the_cached_key_line_follows_each_edit() {
     );
     assert_ne!(compact, first);
 }
+
+/// The roofline plot kept between edits: after each edit it is the plot a fresh computation
+/// gives, with the edited operation's point moved and the others where they were.
+#[test]
+fn the_cached_roofline_chart_follows_each_edit() {
+    let mut s = Scenario::default();
+    s.chips.push(roofline::preset("h100").unwrap());
+    let mut cache = view::RooflineCache::default();
+    let first = view::roofline_chart_cached(&s, &mut cache);
+    assert_eq!(first, view::roofline_chart(&s));
+    assert_eq!(first.points.len(), 4);
+    // D = F = 1024 → 2048 for the second matmul: its intensity 2BDF / (2BD + DF + 2BF) (bf16
+    // × int8 bytes) grows with D = F, so its two points (odd series) move; the first op's stay.
+    s.ops[1].set("d", "2048").unwrap();
+    s.ops[1].set("f", "2048").unwrap();
+    let second = view::roofline_chart_cached(&s, &mut cache);
+    assert_eq!(second, view::roofline_chart(&s));
+    for (a, b) in first.points.iter().zip(&second.points) {
+        let moved = a.series_idx % 2 == 1;
+        assert_eq!(a.x != b.x, moved, "{a:?} → {b:?}");
+    }
+    // A chip edit moves every point on that chip: the H100's HBM bandwidth halved.
+    let bw = s.chips[1].hbm;
+    s.chips[1].hbm = bw / 2.0;
+    let third = view::roofline_chart_cached(&s, &mut cache);
+    assert_eq!(third, view::roofline_chart(&s));
+    assert_ne!(third, second);
+}

@@ -38,9 +38,15 @@ impl Charts {
             });
             chart.map(ChartModel::Sweep)
         });
+        let points = StoredValue::new(view::RooflineCache::default());
         let roofline = Memo::new(move |_| {
-            let mut chart =
-                scenario.with(|s| s.plot.shows_roofline().then(|| view::roofline_chart(s)))?;
+            let mut chart = scenario.with(|s| {
+                s.plot.shows_roofline().then(|| {
+                    points
+                        .try_update_value(|c| view::roofline_chart_cached(s, c))
+                        .unwrap_or_default()
+                })
+            })?;
             measured.with(|m| {
                 if let Some(Ok(t)) = m {
                     view::add_measured(&mut chart, &t.rows, super::profile::MAX_MARKERS);

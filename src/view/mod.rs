@@ -41,7 +41,7 @@ pub use measured::{
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
-pub use roofline::roofline_chart;
+pub use roofline::{roofline_chart, roofline_chart_cached, RooflineCache};
 pub use rows::{
     cells, key_line, key_line_cached, key_line_with, result_rows, result_rows_cached, Cell,
     KeyLineCache, KeyLineDetail, ResultRow, RowCache,

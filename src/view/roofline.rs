@@ -1,16 +1,51 @@
 //! The roofline chart model: per chip its compute ceilings, memory and link slopes and ridges;
 //! one point per (operation, chip).
 
-use roofline::analysis::analyze;
+use std::sync::Arc;
+
+use roofline::analysis::{analyze, Resource};
 use roofline::scenario::Scenario;
 use roofline::units::{format_sig, Unit};
 
+use super::cache::PairCache;
 use super::names::{pretty, series_name};
 use crate::charts::{Ceiling, Marker, PointMark, RooflineChart, Slope};
+
+/// What the roofline plot reads of one (operation, chip)'s analysis: its compute dtype and
+/// peak, the links it uses, and its point. `None` when the analysis fails (no point).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflineFacts {
+    dtype: String,
+    peak: f64,
+    links: Vec<(Resource, f64)>,
+    intensity: f64,
+    achieved: f64,
+}
+
+/// The roofline plot's analyses kept between edits, per (operation, chip): an edit analyses
+/// again only the operation (or chip) it changed.
+pub type RooflineCache = PairCache<(), Option<Arc<RooflineFacts>>>;
+
+fn facts(s: &Scenario, i: usize, j: usize) -> Option<Arc<RooflineFacts>> {
+    let a = analyze(&s.ops[i], &s.chips[j], &s.options).ok()?;
+    Some(Arc::new(RooflineFacts {
+        dtype: a.compute.dtype.as_str().to_string(),
+        peak: a.compute.effective_peak,
+        links: a.comms.iter().map(|t| (t.resource, t.bandwidth)).collect(),
+        intensity: a.intensity,
+        achieved: a.achieved,
+    }))
+}
 
 /// The roofline plot: per chip its compute ceilings (dtypes in use), HBM slope and the link
 /// slopes the operations use; ridges; one point per (operation, chip).
 pub fn roofline_chart(s: &Scenario) -> RooflineChart {
+    roofline_chart_cached(s, &mut RooflineCache::default())
+}
+
+/// [`roofline_chart`], re-using the analyses of `cache` that are still valid (and updating it).
+pub fn roofline_chart_cached(s: &Scenario, cache: &mut RooflineCache) -> RooflineChart {
+    let mut cache = cache.pass();
     let mut chart = RooflineChart {
         title: format!(
             "Roofline: {}",
@@ -29,18 +64,17 @@ pub fn roofline_chart(s: &Scenario) -> RooflineChart {
     for (j, chip) in s.chips.iter().enumerate() {
         let color = j * n_ops;
         let mut ceilings: Vec<(String, f64)> = Vec::new();
-        let mut slopes: Vec<(roofline::analysis::Resource, f64)> = Vec::new();
+        let mut slopes: Vec<(Resource, f64)> = Vec::new();
         for (i, op) in s.ops.iter().enumerate() {
-            let Ok(a) = analyze(op, chip, &s.options) else {
+            let Some(a) = cache.get(s, i, j, &(), || facts(s, i, j)) else {
                 continue;
             };
-            let dt = a.compute.dtype.as_str().to_string();
-            if !ceilings.iter().any(|(d, _)| *d == dt) {
-                ceilings.push((dt, a.compute.effective_peak));
+            if !ceilings.iter().any(|(d, _)| *d == a.dtype) {
+                ceilings.push((a.dtype.clone(), a.peak));
             }
-            for t in &a.comms {
-                if !slopes.iter().any(|(r, _)| *r == t.resource) {
-                    slopes.push((t.resource, t.bandwidth));
+            for &(resource, bandwidth) in &a.links {
+                if !slopes.iter().any(|(r, _)| *r == resource) {
+                    slopes.push((resource, bandwidth));
                 }
             }
             chart.points.push(PointMark {
@@ -50,11 +84,8 @@ pub fn roofline_chart(s: &Scenario) -> RooflineChart {
                 series_idx: j * n_ops + i,
             });
         }
-        if !slopes
-            .iter()
-            .any(|(r, _)| *r == roofline::analysis::Resource::Hbm)
-        {
-            slopes.insert(0, (roofline::analysis::Resource::Hbm, chip.hbm));
+        if !slopes.iter().any(|(r, _)| *r == Resource::Hbm) {
+            slopes.insert(0, (Resource::Hbm, chip.hbm));
         }
         for (dt, peak) in &ceilings {
             chart.ceilings.push(Ceiling {
@@ -73,7 +104,7 @@ pub fn roofline_chart(s: &Scenario) -> RooflineChart {
                 ),
                 bytes_per_s: *bw,
                 series_idx: color,
-                dashed: *r != roofline::analysis::Resource::Hbm,
+                dashed: *r != Resource::Hbm,
             });
         }
         let conv = s.options.convention.factor();
