@@ -7,21 +7,6 @@
 
 use e2e_harness::{close_to, num, Browser};
 
-/// The message next to the input `css` and its `aria-invalid`.
-async fn field_message(b: &Browser, css: &str) -> (String, String) {
-    let v = b
-        .js(&format!(
-            r#"const e = document.querySelector({css:?});
-            const m = e.closest('.field').querySelector('.msg');
-            return [m.textContent, e.getAttribute('aria-invalid') || ''];"#
-        ))
-        .await;
-    (
-        v[0].as_str().unwrap_or_default().to_string(),
-        v[1].as_str().unwrap_or_default().to_string(),
-    )
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn a_speculative_link_shows_tpot_spec_and_a_bounded_min_chips() {
     // LLaMA 3-70B int8 on a TPU v5e 4x2 at B = 32 and 8k, drafted by LLaMA 3-8B with k = 4,
@@ -58,18 +43,18 @@ async fn a_speculative_link_shows_tpot_spec_and_a_bounded_min_chips() {
     // A bad rate: named next to the field, marked invalid, the figures unchanged.
     let accept = ".card[data-op='0'] input[name='accept']";
     b.set_input(accept, "1.5").await;
-    let (msg, invalid) = field_message(&b, accept).await;
+    let (msg, invalid) = b.field_message(accept).await;
     assert!(
         msg.contains("accept=1.5: must be an acceptance rate (a number from 0 to 1)"),
         "{msg:?}"
     );
-    assert_eq!(invalid, "true");
+    assert!(invalid);
     let after = b.row_metrics("0.serving", 0).await;
     assert_eq!(after.get("tpot_spec"), s.get("tpot_spec"));
     // A good one: α = 0.5 gives E = 1 + 0.5 + … + 0.5⁴ = 1.9375 tokens per step, so
     // tpot_spec = 37.734 ms / 1.9375 = 19.476 ms, slower than plain decoding.
     b.set_input(accept, "0.5").await;
-    let (msg, _) = field_message(&b, accept).await;
+    let (msg, _) = b.field_message(accept).await;
     assert_eq!(msg, "");
     let s = b.row_metrics("0.serving", 0).await;
     assert!(

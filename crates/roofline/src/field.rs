@@ -239,6 +239,21 @@ pub(crate) const fn number(
     )
 }
 
+/// A number field that also takes `none` (not set); `default` may be `none`.
+pub(crate) const fn opt_number(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    range: (f64, f64),
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    FieldSpec {
+        none: Some("none"),
+        ..number(key, label, default, range, what, help)
+    }
+}
+
 /// A choice field: one of `ids`.
 pub(crate) const fn choice(
     key: &'static str,

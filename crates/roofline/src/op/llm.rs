@@ -1,6 +1,6 @@
 //! The `llm` op: a transformer step described by an `arch::Arch` (dense or MoE, GQA or MLA,
 //! windows), its fields, presets and serving lengths; its parts are in `llm_parts.rs`. Over
-//! 600 lines on purpose: its 40 fields, each declared once with its help text (a quarter of
+//! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
 use super::behavior::{n, Composite, OpBehavior};
@@ -12,7 +12,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{choice, dtype, integer, number, parse_choice, size, FieldSpec};
+use crate::field::{choice, dtype, integer, number, opt_number, parse_choice, size, FieldSpec};
 use crate::resource::Resource;
 use crate::units::{format_exact, format_quantity, format_sig, Unit};
 use serde::{Deserialize, Serialize};
@@ -48,9 +48,11 @@ id_enum! {
     }
 }
 
-/// The `preset` field's ids: the zoo's, in its order, then `custom` (`tests/llm.rs` checks
-/// they match [`arch_presets`]).
-pub(super) const PRESET_IDS: &[&str] = &[
+/// `none`, the zoo's ids in its order, then `custom`: the `draft` field takes all but the last,
+/// the `preset` field all but the first (`tests/llm.rs` and `tests/speculative.rs` check they
+/// match [`arch_presets`]).
+const ZOO_IDS: &[&str] = &[
+    "none",
     "llama3-8b",
     "llama3-70b",
     "llama3.1-8b",
@@ -71,45 +73,20 @@ pub(super) const PRESET_IDS: &[&str] = &[
     "gemma3-27b",
     "custom",
 ];
+
+/// The `preset` field's ids: the zoo's, in its order, then `custom`.
+pub(super) const PRESET_IDS: &[&str] = match ZOO_IDS.split_first() {
+    Some((_, ids)) => ids,
+    None => &[],
+};
+
+/// The `draft` field's ids: `none`, then the zoo's (`custom` is not a draft: a draft is named
+/// by its preset).
+const DRAFT_IDS: &[&str] = match ZOO_IDS.split_last() {
+    Some((_, ids)) => ids,
+    None => &[],
+};
 const YES_NO: &[&str] = &["yes", "no"];
-
-/// A number field that takes `none` (not set), its default.
-const fn opt_number(
-    key: &'static str,
-    label: &'static str,
-    range: (f64, f64),
-    what: &'static str,
-    help: &'static str,
-) -> FieldSpec {
-    FieldSpec {
-        none: Some("none"),
-        ..number(key, label, "none", range, what, help)
-    }
-}
-
-/// The `draft` field's ids: `none`, then the zoo's preset ids (`custom` is not a draft: a
-/// draft is named by its preset; `tests/llm.rs` checks they match [`PRESET_IDS`]).
-pub(super) const DRAFT_IDS: &[&str] = &[
-    "none",
-    "llama3-8b",
-    "llama3-70b",
-    "llama3.1-8b",
-    "llama3.1-70b",
-    "llama3.1-405b",
-    "llama4-scout",
-    "llama4-maverick",
-    "mistral-7b",
-    "mixtral-8x7b",
-    "mixtral-8x22b",
-    "qwen2.5-7b",
-    "qwen2.5-72b",
-    "qwen3-30b-a3b",
-    "qwen3-235b-a22b",
-    "deepseek-v3",
-    "gpt-oss-20b",
-    "gpt-oss-120b",
-    "gemma3-27b",
-];
 
 /// Tokens one speculative step yields on average with `k` draft tokens each accepted with
 /// rate `α` (the longest accepted prefix plus the target's own token):
@@ -879,6 +856,7 @@ impl OpBehavior for Llm {
         ),
         "tpot_max" => opt_num(tpot_max_ms, set_tpot_max_ms, clear_tpot_max, 0): opt_number(
             "TPOT bound (ms)",
+            "none",
             (1e-6, 1e9),
             "a time in ms, or none",
             "serving: the smallest topology (min_chips) must also decode with a time per output token at most this many ms (none: memory alone)",
