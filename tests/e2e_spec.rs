@@ -37,6 +37,14 @@ async fn a_speculative_link_shows_tpot_spec_and_a_bounded_min_chips() {
         .js("return document.querySelector(\".card[data-op='0'] select[name='draft']\").value")
         .await;
     assert_eq!(draft.as_str(), Some("llama3-8b"));
+    let fold = b
+        .js("const d = document.querySelector(\".card[data-op='0'] input[name='accept']\").closest('details.more-fields'); return d ? (d.open ? 'open' : 'closed') : 'shown';")
+        .await;
+    assert_eq!(
+        fold.as_str(),
+        Some("open"),
+        "the speculation fields are in the open fold"
+    );
     let search = b.settled_search().await;
     assert!(search.contains("draft=llama3-8b,tpot_max=10"), "{search}");
 
