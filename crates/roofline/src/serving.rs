@@ -317,9 +317,10 @@ mod disagg_tests {
 /// Time per output token with speculative decoding (part 7, inference.md appendix D): a draft
 /// model proposes `k` tokens (`k` draft steps of `draft_step_s`), then the target model scores
 /// all of them in one forward pass (`verify_step_s`; the book: "we're *not* compute-bound", so
-/// close to one decode step; [`speculative`] takes the core's `verify` phase), keeping the longest accepted prefix plus one token of its own. With
-/// each draft token accepted independently with rate `accept` (the model of the papers the book
-/// cites, Leviathan et al. 2023), a step yields on average `(1 − α^(k+1)) / (1 − α)` tokens
+/// close to one decode step; [`speculative`] takes the core's `verify` phase), keeping the
+/// longest accepted prefix plus one token of its own. With each draft token accepted
+/// independently with rate `accept` (the model of the papers the book cites, Leviathan et al.
+/// 2023), a step yields on average `(1 − α^(k+1)) / (1 − α)` tokens
 /// (`k + 1` when `α = 1`), so `tpot = (k · draft_step_s + verify_step_s) / E[tokens]`.
 pub fn speculative_tpot(
     verify_step_s: f64,
