@@ -32,6 +32,9 @@ pub fn is_advanced_op_field(kind: &str, key: &str) -> bool {
     }
 }
 
+/// The `llm` fields of speculative decoding and the latency bound, behind "more fields".
+const LLM_SERVING_KEYS: &[&str] = &["draft", "spec_k", "accept", "tpot_max"];
+
 /// Whether an operation's "more fields" should be open: when one of them is set away from its
 /// kind's default (a link that sets tiles shows them), or a matmul is sharded (its split, link
 /// and topology then matter).
@@ -40,6 +43,10 @@ pub fn op_more_open(op: &Op) -> bool {
         return false;
     };
     if op.kind_id() == "matmul" && op.get_num("shards").is_some_and(|n| n > 1.0) {
+        return true;
+    }
+    // Speculative decoding and a latency bound are the user's own choices: show them.
+    if op.kind_id() == "llm" && LLM_SERVING_KEYS.iter().any(|k| op.get(k) != default.get(k)) {
         return true;
     }
     // An LLM preset sets its architecture: those are not the user's changes.

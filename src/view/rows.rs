@@ -373,11 +373,12 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
 /// An LLM step in the key line: its latency and the tokens per second of all its sequences
 /// together, then of one sequence, labelled as such: `, step 19.5 ms: 2.15k tokens/s in all,
 /// 51.3 per sequence`. Decode makes one token per sequence per step; prefill reads `ctx` per
-/// sequence.
+/// sequence; verify scores `k+1`.
 fn llm_step_words(op: &Op, step: f64) -> String {
     let b = op.get_num("b").unwrap_or(1.0);
     let per_seq = match op.get("phase").as_deref() {
         Some("prefill") => op.get_num("ctx").unwrap_or(1.0),
+        Some("verify") => op.get_num("spec_k").unwrap_or(0.0) + 1.0,
         _ => 1.0,
     };
     if step.is_nan() || step <= 0.0 {

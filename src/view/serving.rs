@@ -8,8 +8,11 @@
 //! `tokens_per_s` is the issue's `B / tpot`: output tokens per second of the `n`-chip group
 //! while decoding at the mean context `P + G/2`. Each metric name means one thing per row.
 
+use roofline::op::OpKind;
 use roofline::scenario::Scenario;
-use roofline::serving::{serving, smallest_topology, Serving, Topology, MAX_TOPOLOGY_CHIPS};
+use roofline::serving::{
+    serving, smallest_topology, speculative, Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS,
+};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::names::pretty;
@@ -158,10 +161,36 @@ fn optional(
     }
 }
 
-/// Part 8's smallest topology: the fewest chips (a power of two) that hold the batch.
-fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>) -> Cell {
-    let title = "the smallest power-of-two group of chips whose HBM holds the weights and B KV \
-                 caches at P + G (applied-inference.md, \"smallest topology\")";
+/// Part 8's smallest topology: the fewest chips (a power of two) that hold the batch and, under
+/// a `tpot_max` bound (seconds), decode within it.
+fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>, bound: Option<f64>) -> Cell {
+    let memory = "the smallest power-of-two group of chips whose HBM holds the weights and B KV \
+                  caches at P + G (applied-inference.md, \"smallest topology\")";
+    let title = match (bound, &t) {
+        (None, _) => memory.to_string(),
+        (Some(b), Ok(Some(t))) => format!(
+            "{memory}, and whose decode step at B and P + G/2 takes at most tpot_max = {} \
+             (here {})",
+            pretty(b, Unit::Seconds),
+            pretty(t.tpot, Unit::Seconds)
+        ),
+        (Some(b), _) => format!(
+            "{memory}, and whose decode step at B and P + G/2 takes at most tpot_max = {}",
+            pretty(b, Unit::Seconds)
+        ),
+    };
+    let title = title.as_str();
+    let none_why = match bound {
+        None => format!(
+            "no group of up to {} chips holds B",
+            format_exact(MAX_TOPOLOGY_CHIPS)
+        ),
+        Some(b) => format!(
+            "no group of up to {} chips holds B with a time per output token ≤ tpot_max = {}",
+            format_exact(MAX_TOPOLOGY_CHIPS),
+            pretty(b, Unit::Seconds)
+        ),
+    };
     match t {
         Ok(Some(t)) => labelled(
             "min_chips",
@@ -174,18 +203,69 @@ fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>) -> Cell {
             ),
             title,
         ),
-        Ok(None) => optional(
-            "min_chips",
-            None,
-            format_exact,
-            title,
-            &format!(
-                "no group of up to {} chips holds B",
-                format_exact(MAX_TOPOLOGY_CHIPS)
-            ),
-        ),
+        Ok(None) => optional("min_chips", None, format_exact, title, &none_why),
         Err(e) => optional("min_chips", None, format_exact, title, &e.to_string()),
     }
+}
+
+/// The `tpot_max` bound of an `llm` op, seconds.
+fn tpot_bound(op: &roofline::Op) -> Option<f64> {
+    match &op.kind {
+        OpKind::Llm(l) => l.tpot_bound(),
+        _ => None,
+    }
+}
+
+/// Speculative decoding's cells (`tpot_spec`, `spec_speedup`): `none` and why without a draft
+/// or when it fails.
+fn speculative_cells(v: Result<Option<Speculative>, roofline::Error>) -> [Cell; 2] {
+    let s = match v {
+        Ok(Some(s)) => s,
+        other => {
+            let why = match other {
+                Err(e) => format!("speculative decoding: {e}"),
+                _ => "no draft= model (speculative decoding off)".to_string(),
+            };
+            return [
+                optional("tpot_spec", None, format_exact, "", &why),
+                optional("spec_speedup", None, format_exact, "", &why),
+            ];
+        }
+    };
+    let how = format!(
+        "{d} drafts k = {k} tokens (decode step {ds} each), the target verifies them in one step \
+         of T = B·(k+1) tokens (phase verify, {vs}); with acceptance α = {a} a step yields \
+         E[tokens] = (1 − α^(k+1)) / (1 − α) = {e} tokens: ({k} · {ds} + {vs}) / {e} = {t} \
+         (part 7, inference.md appendix on speculative sampling). The draft's weights and \
+         caches are not counted in max B.",
+        d = s.draft_name,
+        k = format_exact(s.k),
+        ds = pretty(s.draft_step, Unit::Seconds),
+        vs = pretty(s.verify_step, Unit::Seconds),
+        a = format_sig(s.accept, 4),
+        e = format_sig(s.tokens_per_step, 4),
+        t = pretty(s.tpot_spec, Unit::Seconds),
+    );
+    [
+        labelled(
+            "tpot_spec",
+            "TPOT spec",
+            s.tpot_spec,
+            pretty(s.tpot_spec, Unit::Seconds),
+            &format!("time per output token with speculative decoding: {how}"),
+        ),
+        labelled(
+            "spec_speedup",
+            "",
+            s.speedup,
+            format!("{}× vs TPOT", format_sig(s.speedup, 3)),
+            &format!(
+                "TPOT / TPOT spec = {} / {}",
+                pretty(s.tpot, Unit::Seconds),
+                pretty(s.tpot_spec, Unit::Seconds)
+            ),
+        ),
+    ]
 }
 
 /// The serving row of operation `i` on chip `j`, `None` unless it is an `llm` op whose own
@@ -197,9 +277,12 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
         Ok(Some(v)) => (
             {
                 let mut cells = serving_cells(&v);
-                cells.push(min_chips_cell(smallest_topology(
-                    op, chip, &s.options, None,
-                )));
+                let bound = tpot_bound(op);
+                cells.push(min_chips_cell(
+                    smallest_topology(op, chip, &s.options, bound),
+                    bound,
+                ));
+                cells.extend(speculative_cells(speculative(op, chip, &s.options)));
                 cells
             },
             None,

@@ -339,7 +339,8 @@ pub fn sweep_chart_cached(
     chart
 }
 
-/// Tokens per step of a model workload with `field` at `x` (decode: B; prefill: B·ctx). `x`
+/// Tokens per step of a model workload with `field` at `x` (decode: B; prefill: B·ctx;
+/// verify: B·(k+1)). `x`
 /// is taken as it is, not validated: a crossover lies between grid points, at a fractional
 /// batch such as B = 22.34.
 fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
@@ -352,6 +353,7 @@ fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
     };
     match op.get("phase").as_deref() {
         Some("prefill") => num("b") * num("ctx"),
+        Some("verify") => num("b") * (num("spec_k") + 1.0),
         _ => num("b"),
     }
 }

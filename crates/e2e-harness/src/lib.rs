@@ -722,6 +722,22 @@ impl Browser {
         self.wait_for(css).await.text().await.unwrap_or_default()
     }
 
+    /// The message next to the form input `css` (its `.field`'s `.msg`) and whether it is
+    /// marked `aria-invalid`.
+    pub async fn field_message(&self, css: &str) -> (String, bool) {
+        let v = self
+            .js(&format!(
+                r#"const e = document.querySelector({css:?});
+                const m = e.closest('.field').querySelector('.msg');
+                return [m.textContent, e.getAttribute('aria-invalid') === 'true'];"#
+            ))
+            .await;
+        (
+            v[0].as_str().unwrap_or_default().to_string(),
+            v[1].as_bool().unwrap_or(false),
+        )
+    }
+
     /// Close the session and stop chromedriver.
     pub async fn close(mut self) {
         let _ = tokio::time::timeout(Duration::from_secs(10), self.client.clone().close()).await;

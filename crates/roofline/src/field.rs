@@ -57,9 +57,10 @@ impl FieldSpec {
 
     /// Whether a number field takes 0 or values from 1 up (a real field whose minimum is 0:
     /// custom FLOPs, activation bytes). A fraction of one FLOP or byte is never meant, and a
-    /// tiny positive value (`1e-306`) would make ratios such as `flops/act` infinite.
+    /// tiny positive value (`1e-306`) would make ratios such as `flops/act` infinite. A field
+    /// from 0 to at most 1 is a fraction (an acceptance rate) and takes any value between.
     fn zero_or_from_one(&self) -> bool {
-        self.ty == FieldType::Number && self.min == 0.0
+        self.ty == FieldType::Number && self.min == 0.0 && self.max > 1.0
     }
 
     /// Checks a number against this field's range (finite, within `min..=max`, whole for
@@ -236,6 +237,21 @@ pub(crate) const fn number(
         range,
         None,
     )
+}
+
+/// A number field that also takes `none` (not set); `default` may be `none`.
+pub(crate) const fn opt_number(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    range: (f64, f64),
+    what: &'static str,
+    help: &'static str,
+) -> FieldSpec {
+    FieldSpec {
+        none: Some("none"),
+        ..number(key, label, default, range, what, help)
+    }
 }
 
 /// A choice field: one of `ids`.

@@ -33,6 +33,7 @@
 use crate::analysis::{analyze, Options};
 use crate::chip::Chip;
 use crate::error::Error;
+pub use crate::op::expected_tokens;
 use crate::op::{Llm, Op, OpKind, Phase};
 use serde::{Deserialize, Serialize};
 
@@ -316,9 +317,10 @@ mod disagg_tests {
 /// Time per output token with speculative decoding (part 7, inference.md appendix D): a draft
 /// model proposes `k` tokens (`k` draft steps of `draft_step_s`), then the target model scores
 /// all of them in one forward pass (`verify_step_s`; the book: "we're *not* compute-bound", so
-/// about one decode step), keeping the longest accepted prefix plus one token of its own. With
-/// each draft token accepted independently with rate `accept` (the model of the papers the book
-/// cites, Leviathan et al. 2023), a step yields on average `(1 − α^(k+1)) / (1 − α)` tokens
+/// close to one decode step; [`speculative`] takes the core's `verify` phase), keeping the
+/// longest accepted prefix plus one token of its own. With each draft token accepted
+/// independently with rate `accept` (the model of the papers the book cites, Leviathan et al.
+/// 2023), a step yields on average `(1 − α^(k+1)) / (1 − α)` tokens
 /// (`k + 1` when `α = 1`), so `tpot = (k · draft_step_s + verify_step_s) / E[tokens]`.
 pub fn speculative_tpot(
     verify_step_s: f64,
@@ -349,12 +351,77 @@ pub fn speculative_tpot(
             return Err(bad(field, v.to_string(), "must be a finite time ≥ 0"));
         }
     }
-    let tokens = if accept == 1.0 {
-        f64::from(k) + 1.0
-    } else {
-        (1.0 - accept.powf(f64::from(k) + 1.0)) / (1.0 - accept)
-    };
+    let tokens = expected_tokens(f64::from(k), accept);
     Ok((f64::from(k) * draft_step_s + verify_step_s) / tokens)
+}
+
+/// Speculative decoding of an `llm` op with a `draft` (part 7, inference.md appendix D): the
+/// draft's and the verify step's times and the resulting time per output token.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Speculative {
+    /// The draft model's preset id.
+    pub draft: String,
+    /// The draft model's name.
+    pub draft_name: String,
+    /// Draft tokens per step `k`.
+    pub k: f64,
+    /// Acceptance rate `α`.
+    pub accept: f64,
+    /// One decode step of the draft model (its own architecture, the target's dtypes, chips,
+    /// batch `B` and mean context `P + G/2`), seconds.
+    pub draft_step: f64,
+    /// One verify step of the target: phase `verify`, `T = B·(k+1)` tokens at `P + G/2`
+    /// (weights read once, each sequence's cache read once), seconds.
+    pub verify_step: f64,
+    /// Tokens a step yields on average, [`expected_tokens`].
+    pub tokens_per_step: f64,
+    /// The plain time per output token (a decode step of the target), seconds.
+    pub tpot: f64,
+    /// Time per output token with speculation, [`speculative_tpot`], seconds.
+    pub tpot_spec: f64,
+    /// `tpot / tpot_spec`.
+    pub speedup: f64,
+}
+
+/// Speculative decoding of `op` on `chip` when it names a draft (`draft=`); `Ok(None)` for
+/// another kind or no draft. Both steps are [`analyze`]'s `T_lower` of an `llm` op: the draft a
+/// decode step of the draft's architecture (the target's other fields kept), the verify step
+/// the target in phase `verify`. Errors like [`analyze`] and [`speculative_tpot`].
+pub fn speculative(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Speculative>, Error> {
+    let OpKind::Llm(l) = &op.kind else {
+        return Ok(None);
+    };
+    let Some(d) = l.draft_preset() else {
+        return Ok(None);
+    };
+    analyze(op, chip, opts)?;
+    let (b, ctx) = (l.b, l.prompt + l.output / 2.0);
+    let mut draft = *l;
+    draft.set_arch(&d.arch);
+    draft.draft = None;
+    let draft_step = step(&draft, chip, opts, Phase::Decode, ctx, b)?;
+    let verify_step = step(l, chip, opts, Phase::Verify, ctx, b)?;
+    let tpot = step(l, chip, opts, Phase::Decode, ctx, b)?;
+    if !(l.spec_k >= 1.0 && l.spec_k <= f64::from(u32::MAX)) {
+        return Err(Error::invalid(
+            "spec_k",
+            crate::units::format_exact(l.spec_k),
+            "must be at least 1 draft token",
+        ));
+    }
+    let tpot_spec = speculative_tpot(verify_step, draft_step, l.spec_k as u32, l.accept)?;
+    Ok(Some(Speculative {
+        draft: d.id.to_string(),
+        draft_name: d.name.to_string(),
+        k: l.spec_k,
+        accept: l.accept,
+        draft_step,
+        verify_step,
+        tokens_per_step: expected_tokens(l.spec_k, l.accept),
+        tpot,
+        tpot_spec,
+        speedup: tpot / tpot_spec,
+    }))
 }
 
 #[cfg(test)]

@@ -91,6 +91,10 @@ fn fields_presets_and_parameter_counts() {
             "norms",
             "prompt",
             "output",
+            "draft",
+            "spec_k",
+            "accept",
+            "tpot_max",
         ]
     );
     for (k, v) in [

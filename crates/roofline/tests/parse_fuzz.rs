@@ -130,13 +130,18 @@ fn check_parse(text: &str) -> Result<bool, String> {
 }
 
 /// Whether a field's documented range holds `v`: finite, from `min` to `max`, whole for an
-/// integer, and 0 or from 1 up for a real field whose minimum is 0.
+/// integer, and 0 or from 1 up for a real field whose minimum is 0 (unless its maximum is at
+/// most 1: a fraction such as an acceptance rate).
 fn in_range(spec: &FieldSpec, v: f64) -> bool {
     v.is_finite()
         && v >= spec.min
         && v <= spec.max
         && (spec.ty == FieldType::Number || v.fract() == 0.0)
-        && !(spec.ty == FieldType::Number && spec.min == 0.0 && v > 0.0 && v < 1.0)
+        && !(spec.ty == FieldType::Number
+            && spec.min == 0.0
+            && spec.max > 1.0
+            && v > 0.0
+            && v < 1.0)
 }
 
 fn is_none_word(t: &str, words: &[&str]) -> bool {

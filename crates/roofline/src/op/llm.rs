@@ -1,6 +1,6 @@
 //! The `llm` op: a transformer step described by an `arch::Arch` (dense or MoE, GQA or MLA,
 //! windows), its fields, presets and serving lengths; its parts are in `llm_parts.rs`. Over
-//! 600 lines on purpose: its 40 fields, each declared once with its help text (a quarter of
+//! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
 use super::behavior::{n, Composite, OpBehavior};
@@ -12,9 +12,9 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{choice, dtype, integer, parse_choice, size, FieldSpec};
+use crate::field::{choice, dtype, integer, number, opt_number, parse_choice, size, FieldSpec};
 use crate::resource::Resource;
-use crate::units::{format_exact, format_quantity, Unit};
+use crate::units::{format_exact, format_quantity, format_sig, Unit};
 use serde::{Deserialize, Serialize};
 
 /// A transformer architecture preset: an entry of the architecture zoo
@@ -39,12 +39,20 @@ id_enum! {
         /// keys `1..=i`: `ctx·(ctx+1)/2` scores per sequence and head, about half the score
         /// matrix).
         Prefill = "prefill",
+        /// Speculative decoding's verify step: the target model scores the `k` draft tokens
+        /// of each sequence and one of its own, `T = B·(k+1)` tokens per step (`k` the
+        /// `spec_k` field), reading the weights once; each sequence's `k+1` queries attend to
+        /// its `ctx` cached positions and causally to each other; the LM head makes all `T`
+        /// logits.
+        Verify = "verify",
     }
 }
 
-/// The `preset` field's ids: the zoo's, in its order, then `custom` (`tests/llm.rs` checks
-/// they match [`arch_presets`]).
-pub(super) const PRESET_IDS: &[&str] = &[
+/// `none`, the zoo's ids in its order, then `custom`: the `draft` field takes all but the last,
+/// the `preset` field all but the first (`tests/llm.rs` and `tests/speculative.rs` check they
+/// match [`arch_presets`]).
+const ZOO_IDS: &[&str] = &[
+    "none",
     "llama3-8b",
     "llama3-70b",
     "llama3.1-8b",
@@ -65,7 +73,31 @@ pub(super) const PRESET_IDS: &[&str] = &[
     "gemma3-27b",
     "custom",
 ];
+
+/// The `preset` field's ids: the zoo's, in its order, then `custom`.
+pub(super) const PRESET_IDS: &[&str] = match ZOO_IDS.split_first() {
+    Some((_, ids)) => ids,
+    None => &[],
+};
+
+/// The `draft` field's ids: `none`, then the zoo's (`custom` is not a draft: a draft is named
+/// by its preset).
+const DRAFT_IDS: &[&str] = match ZOO_IDS.split_last() {
+    Some((_, ids)) => ids,
+    None => &[],
+};
 const YES_NO: &[&str] = &["yes", "no"];
+
+/// Tokens one speculative step yields on average with `k` draft tokens each accepted with
+/// rate `α` (the longest accepted prefix plus the target's own token):
+/// `Σ_{i=0..k} α^i = (1 − α^(k+1)) / (1 − α)`, `k + 1` when `α = 1`.
+pub fn expected_tokens(k: f64, accept: f64) -> f64 {
+    if accept == 1.0 {
+        k + 1.0
+    } else {
+        (1.0 - accept.powf(k + 1.0)) / (1.0 - accept)
+    }
+}
 
 /// FLOPs per element of an RMSNorm: square, accumulate, scale by `1/rms`, multiply by `γ`.
 pub(crate) const NORM_FLOPS: f64 = 4.0;
@@ -196,6 +228,18 @@ pub struct Llm {
     pub prompt: f64,
     /// Serving: output length `G` (tokens generated per request).
     pub output: f64,
+    /// Speculative decoding: the draft model, an index into [`arch_presets`]; `None` for no
+    /// speculation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft: Option<usize>,
+    /// Speculative decoding: draft tokens `k` per step (and the verify phase's `k`).
+    pub spec_k: f64,
+    /// Speculative decoding: the probability `α` that the target accepts a draft token.
+    pub accept: f64,
+    /// Serving: the bound on the time per output token for the smallest topology, in ms (as
+    /// the field reads; [`Llm::tpot_bound`] in seconds); `None` for memory alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpot_max: Option<f64>,
 }
 
 impl Default for Llm {
@@ -386,6 +430,10 @@ impl Llm {
             norms: 2.0,
             prompt: 2048.0,
             output: 512.0,
+            draft: None,
+            spec_k: 4.0,
+            accept: 0.8,
+            tpot_max: None,
         }
     }
 
@@ -420,7 +468,42 @@ impl Llm {
         match self.phase {
             Phase::Decode => self.b,
             Phase::Prefill => self.b * self.ctx,
+            Phase::Verify => self.b * (self.spec_k + 1.0),
         }
+    }
+
+    /// The draft model (a zoo preset), if speculative decoding is on.
+    pub fn draft_preset(&self) -> Option<&'static LlmPreset> {
+        self.draft.and_then(|i| arch_presets().get(i))
+    }
+
+    /// The value of the `draft` field: a preset id or `none`.
+    fn draft_id(&self) -> &'static str {
+        self.draft_preset().map_or("none", |p| p.id)
+    }
+
+    /// Sets the `draft` field: `none` or a preset id (an unknown id names the choices).
+    fn set_draft(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        self.draft = parse_choice(spec, text)?.checked_sub(1);
+        Ok(())
+    }
+
+    /// The bound on the time per output token (`tpot_max`), seconds.
+    pub fn tpot_bound(&self) -> Option<f64> {
+        self.tpot_max.map(|ms| ms / 1e3)
+    }
+
+    /// The `tpot_max` field in ms (its one value, index 0).
+    fn tpot_max_ms(&self, _i: usize) -> Option<f64> {
+        self.tpot_max
+    }
+
+    fn set_tpot_max_ms(&mut self, _i: usize, ms: f64) {
+        self.tpot_max = Some(ms);
+    }
+
+    fn clear_tpot_max(&mut self) {
+        self.tpot_max = None;
     }
 
     /// Norm weights (replicated on every chip): `norms·L·D + D` (Llama: `2·L·D + D`).
@@ -750,6 +833,34 @@ impl OpBehavior for Llm {
             "512",
             "serving: tokens generated per request G; time per output token is a decode step at context P + G/2",
         ),
+        "draft" => derived(draft_id, set_draft): choice(
+            "draft model",
+            DRAFT_IDS,
+            "none",
+            "speculative decoding (part 7): a smaller model of the zoo proposes spec_k tokens per step, the target verifies them in one pass (none: no speculation)",
+            "none or a model preset",
+        ),
+        "spec_k" => num(spec_k): integer(
+            "draft tokens k",
+            "4",
+            (1.0, 64.0),
+            "a whole number of draft tokens",
+            "speculative decoding: k draft tokens per step; the verify step scores T = B·(k+1) tokens (also phase=verify's k)",
+        ),
+        "accept" => num(accept): number(
+            "acceptance rate",
+            "0.8",
+            (0.0, 1.0),
+            "an acceptance rate",
+            "speculative decoding: the rate α at which the target accepts a draft token; a step yields (1 − α^(k+1)) / (1 − α) tokens on average",
+        ),
+        "tpot_max" => opt_num(tpot_max_ms, set_tpot_max_ms, clear_tpot_max, 0): opt_number(
+            "TPOT bound (ms)",
+            "none",
+            (1e-6, 1e9),
+            "a time in ms, or none",
+            "serving: the smallest topology (min_chips) must also decode with a time per output token at most this many ms (none: memory alone)",
+        ),
     }
     fn check_consistency(&self) -> Result<(), Error> {
         self.check_arch()
@@ -807,7 +918,26 @@ impl OpBehavior for Llm {
                 n(self.ctx),
                 n(self.tokens())
             ),
+            Phase::Verify => format!(
+                "Verify (speculative decoding): the target scores k = {k} draft tokens and one of its own per sequence, T = B·(k+1) = {}·{} = {} tokens per step, reading the weights once; each sequence's k+1 queries attend to its S = {} cached positions and causally to each other; the LM head makes all T logits.",
+                n(self.b),
+                n(self.spec_k + 1.0),
+                n(self.tokens()),
+                n(self.ctx),
+                k = n(self.spec_k),
+            ),
         });
+        if let Some(d) = self.draft_preset() {
+            let (a, k) = (self.accept, self.spec_k);
+            out.push(format!(
+                "Speculative decoding (serving row): {} drafts k = {} tokens per step ({} decode steps of the draft at B and context P + G/2, on the same chips), the target verifies them in one step of T = B·(k+1) tokens (phase verify); with each draft token accepted with rate α = {}, a step yields E[tokens] = (1 − α^(k+1)) / (1 − α) = {} tokens, so tpot_spec = (k · draft step + verify step) / E[tokens].",
+                d.name,
+                n(k),
+                n(k),
+                format_sig(a, 4),
+                format_sig(expected_tokens(k, a), 4),
+            ));
+        }
         out.push(
             "Attention is a fused kernel (FlashAttention-style): Q and the K/V cache are read once and O written once; the score matrix stays on chip. Other elementwise work (activation, residual adds, RoPE, softmax) is assumed fused and not counted."
                 .to_string(),

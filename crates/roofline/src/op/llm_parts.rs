@@ -28,12 +28,20 @@ pub(crate) struct StepVars {
 
 /// Score pairs of one sequence and head: decode `min(S, W)` (one query over the positions it
 /// sees); prefill, causal, `Σ_{i=1..S} min(i, W)` = `S·(S+1)/2` without a window (`W ≥ S`),
-/// else `W·(W+1)/2 + (S − W)·W`.
-fn pairs(phase: Phase, s: f64, w: f64) -> f64 {
+/// else `W·(W+1)/2 + (S − W)·W`; verify, `q = k+1` queries of which the `i`-th (from 0) sees
+/// `min(S + i, W)` positions (`q = 1` is decode): `m·S + m·(m−1)/2 + (q − m)·W` with
+/// `m = clamp(W − S + 1, 0, q)` queries inside the window (`q·S + q·(q−1)/2` without one).
+fn pairs(phase: Phase, s: f64, w: f64, q: f64) -> f64 {
     match phase {
         Phase::Decode => s.min(w),
         Phase::Prefill if w >= s => s * (s + 1.0) / 2.0,
         Phase::Prefill => w * (w + 1.0) / 2.0 + (s - w) * w,
+        Phase::Verify => {
+            let m = (w - s + 1.0).clamp(0.0, q);
+            // Without a window (`W` infinite) every query is inside it: no `0·∞` term.
+            let outside = if m < q { (q - m) * w } else { 0.0 };
+            m * s + m * (m - 1.0) / 2.0 + outside
+        }
     }
 }
 
@@ -94,16 +102,21 @@ impl Llm {
         let w = a.window.map_or(f64::INFINITY, |x| x.size);
         let t = self.tokens();
         let s = self.ctx;
-        // Positions read per sequence: decode the ones seen; prefill every key once.
+        // Positions read per sequence: decode (and verify) the cached ones seen; prefill
+        // every key once.
         let read = |win: f64| match self.phase {
-            Phase::Decode => s.min(win),
+            Phase::Decode | Phase::Verify => s.min(win),
             Phase::Prefill => s,
         };
+        let q = self.spec_k + 1.0;
         StepVars {
             b: self.b,
             t,
             hit: a.moe.map_or(0.0, |m| m.expected_distinct(t)),
-            pairs: [pairs(self.phase, s, f64::INFINITY), pairs(self.phase, s, w)],
+            pairs: [
+                pairs(self.phase, s, f64::INFINITY, q),
+                pairs(self.phase, s, w, q),
+            ],
             read: [read(f64::INFINITY), read(w)],
         }
     }
@@ -268,10 +281,12 @@ impl Llm {
                 v.push(part("MoE all-reduce", OpKind::Custom(ar), lm));
             }
         }
-        v.push(part("final norm", self.norm(b), 1.0));
+        // The logits of each sequence's last position; verify needs all T.
+        let rows = if self.phase == Phase::Verify { t } else { b };
+        v.push(part("final norm", self.norm(rows), 1.0));
         v.push(part(
             "LM head",
-            self.matmul(b, d, self.vocab, Split::F),
+            self.matmul(rows, d, self.vocab, Split::F),
             1.0,
         ));
         v

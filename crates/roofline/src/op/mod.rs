@@ -10,7 +10,7 @@
 //! | matmul | `matmul` | `b d f x w out compute shards split link topology from bm bk bn` |
 //! | per-example weights | `bmm` | `b d f x w out` |
 //! | custom | `custom` | `flops bytes t net link` |
-//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output` |
+//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output draft spec_k accept tpot_max` |
 //! | aggregate model | `model` | `preset b w flops params act` |
 //! | collective | `collective` | `kind bytes n topology axes levels sharp` |
 //! | training step | `train` | `preset layers dmodel ffn heads kv_heads head_dim vocab gated batch seq dp fsdp tp pp mb ep remat opt sched zero1 causal mlp_only param act grad master opt_dtype mx my mz tokens mfu price` |
@@ -56,7 +56,7 @@ pub use collective::{AxisSpec, Collective, LevelSpec};
 pub use custom::Custom;
 pub use dot::Dot;
 pub use elementwise::Elementwise;
-pub use llm::{llm_presets, Llm, LlmPreset, Phase};
+pub use llm::{expected_tokens, llm_presets, Llm, LlmPreset, Phase};
 pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
 pub use train::{fabric_of, Train};
 

@@ -16,7 +16,9 @@ use crate::collective::{WrapRule, MAX_CHIPS};
 use crate::error::Error;
 use crate::eval::Cost;
 use crate::field::FieldType;
-use crate::field::{choice, dtype, integer, number, opt_dtype, parse_choice, text, FieldSpec};
+use crate::field::{
+    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldSpec,
+};
 use crate::resource::Resource;
 use crate::train::{
     analyze_train, Fabric, Hardware, Optimizer, Schedule, SwitchedFabric, TorusFabric, TrainConfig,
@@ -60,21 +62,6 @@ const ARCH_KEYS: &[&str] = &[
 const OPT_IDS: &[&str] = Optimizer::IDS;
 const SCHED_IDS: &[&str] = Schedule::IDS;
 const DEGREE: (f64, f64) = (1.0, MAX_CHIPS);
-
-/// A number field that also takes `none` (not set).
-const fn opt_number(
-    key: &'static str,
-    label: &'static str,
-    default: &'static str,
-    range: (f64, f64),
-    what: &'static str,
-    help: &'static str,
-) -> FieldSpec {
-    FieldSpec {
-        none: Some("none"),
-        ..number(key, label, default, range, what, help)
-    }
-}
 
 /// A dtype field that also takes `none`, set by default.
 const fn master_dtype(
