@@ -32,8 +32,9 @@ pub fn is_advanced_op_field(kind: &str, key: &str) -> bool {
     }
 }
 
-/// The `llm` fields of speculative decoding and the latency bound, behind "more fields".
-const LLM_SERVING_KEYS: &[&str] = &["draft", "spec_k", "accept", "tpot_max"];
+/// The `llm` fields of speculative decoding, the latency bound and expert parallelism, behind
+/// "more fields", which opens when one of them is set.
+const LLM_SERVING_KEYS: &[&str] = &["draft", "spec_k", "accept", "tpot_max", "ep"];
 
 /// Whether an operation's "more fields" should be open: when one of them is set away from its
 /// kind's default (a link that sets tiles shows them), or a matmul is sharded (its split, link
@@ -45,7 +46,8 @@ pub fn op_more_open(op: &Op) -> bool {
     if op.kind_id() == "matmul" && op.get_num("shards").is_some_and(|n| n > 1.0) {
         return true;
     }
-    // Speculative decoding and a latency bound are the user's own choices: show them.
+    // Speculative decoding, a latency bound and expert parallelism are the user's own
+    // choices: show them.
     if op.kind_id() == "llm" && LLM_SERVING_KEYS.iter().any(|k| op.get(k) != default.get(k)) {
         return true;
     }
@@ -180,7 +182,7 @@ impl Slider {
 pub fn op_slider(key: &str) -> Option<Slider> {
     Some(match key {
         "b" | "d" | "f" | "ctx" | "prompt" | "output" => Slider::sizes(1_048_576.0),
-        "shards" | "n" | "tp" => Slider::sizes(1024.0),
+        "shards" | "n" | "tp" | "ep" => Slider::sizes(1024.0),
         "bytes" => Slider::decades(1.0, 1e12),
         _ => return None,
     })

@@ -40,7 +40,8 @@ use serde::{Deserialize, Serialize};
 /// The serving figures of one `llm` op on one chip (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Serving {
-    /// Chips serving one copy of the model (the tensor-parallel degree `n`).
+    /// Chips serving one copy of the model: `tp·ep` (the tensor-parallel degree `n` times the
+    /// expert-parallel groups).
     pub chips: f64,
     /// Sequences decoded together `B`.
     pub batch: f64,
@@ -112,7 +113,7 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
     };
     // Validates the op as given (its own phase and context) first.
     analyze(op, chip, opts)?;
-    let (b, p, g, n) = (l.b, l.prompt, l.output, l.tp);
+    let (b, p, g, n) = (l.b, l.prompt, l.output, l.chips());
     let mean_ctx = p + g / 2.0;
     let ttft = step(l, chip, opts, Phase::Prefill, p, b)?;
     let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
@@ -194,7 +195,7 @@ pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>
         points.push(FrontierPoint {
             batch: b,
             tpot,
-            tokens_per_s_chip: b / tpot / l.tp,
+            tokens_per_s_chip: b / tpot / l.chips(),
             fits: b <= max_batch,
         });
     }
@@ -208,8 +209,8 @@ pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>
 /// The smallest tensor-parallel group that serves an `llm` op: part 8's "smallest topology".
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
-    /// Chips `n` (a power of two: slices come in even sizes, the book's "rounded to the
-    /// nearest reasonable topology").
+    /// Chips `n·ep` (`n` a power of two: slices come in even sizes, the book's "rounded to
+    /// the nearest reasonable topology"; `ep` the op's expert-parallel groups, 1 without).
     pub chips: f64,
     /// The largest batch that fits on `n` chips at the final context `P + G`.
     pub max_batch: f64,
@@ -220,7 +221,8 @@ pub struct Topology {
 /// Largest group [`smallest_topology`] tries (a TPU v5e pod is 256 chips).
 pub const MAX_TOPOLOGY_CHIPS: f64 = 4096.0;
 
-/// The smallest power-of-two number of chips `n` (the op's `tp` set to `n`) on which the op's
+/// The smallest power-of-two tensor-parallel group `n` (the op's `tp` set to `n`, its `ep`
+/// kept: `n·ep` chips) on which the op's
 /// batch `B` fits at the final context `P + G` (weights, every expert resident, and `B` KV
 /// caches) and, when `max_tpot` is given, a decode step at `B` and `P + G/2` takes at most
 /// that long. `Ok(None)` for another kind, or when no group up to [`MAX_TOPOLOGY_CHIPS`]
@@ -252,7 +254,8 @@ pub fn smallest_topology(
             )?;
             if max_tpot.is_none_or(|t| tpot <= t) {
                 return Ok(Some(Topology {
-                    chips: n,
+                    // tp = n in each of the op's ep groups.
+                    chips: m.chips(),
                     max_batch,
                     tpot,
                 }));

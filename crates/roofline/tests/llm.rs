@@ -95,6 +95,7 @@ fn fields_presets_and_parameter_counts() {
             "spec_k",
             "accept",
             "tpot_max",
+            "ep",
         ]
     );
     for (k, v) in [

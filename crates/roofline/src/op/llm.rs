@@ -240,6 +240,12 @@ pub struct Llm {
     /// the field reads; [`Llm::tpot_bound`] in seconds); `None` for memory alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpot_max: Option<f64>,
+    /// Expert parallelism: `ep` groups of `tp` chips (the step runs on `tp·ep` chips). The
+    /// routed experts are split over the groups (`E/ep` per group); attention, dense layers,
+    /// shared experts and embeddings are replicated in each group, which serves `B/ep` of the
+    /// sequences (data-parallel attention, as DeepSeek-V3 serves); tokens go to their experts'
+    /// group and back by two AllToAlls per MoE layer. 1: no expert parallelism.
+    pub ep: f64,
 }
 
 impl Default for Llm {
@@ -434,6 +440,7 @@ impl Llm {
             spec_k: 4.0,
             accept: 0.8,
             tpot_max: None,
+            ep: 1.0,
         }
     }
 
@@ -528,10 +535,22 @@ impl Llm {
         self.arch().params_active()
     }
 
-    /// Weight bytes resident per chip: `s_w·(sharded/n + norms)` (every expert resident).
+    /// Weight bytes resident per chip: `s_w·(sharded/n + norms)` (every expert resident),
+    /// the routed experts further split over the `ep` groups: `s_w·((sharded − routed)/n +
+    /// routed/(n·ep) + norms)`.
     pub fn weight_bytes(&self) -> f64 {
         let p = self.arch().params();
-        self.w.bytes() * ((p.total() - p.norms) / self.tp + p.norms)
+        if self.ep == 1.0 {
+            return self.w.bytes() * ((p.total() - p.norms) / self.tp + p.norms);
+        }
+        let routed = p.routed_experts;
+        self.w.bytes()
+            * ((p.total() - p.norms - routed) / self.tp + routed / (self.tp * self.ep) + p.norms)
+    }
+
+    /// Chips the step runs on: `tp·ep`.
+    pub fn chips(&self) -> f64 {
+        self.tp * self.ep
     }
 
     /// KV-cache bytes of one sequence per chip at context `S`: GQA `2·K·h·s_kv·((L − L_w)·S +
@@ -547,20 +566,22 @@ impl Llm {
         }
     }
 
-    /// KV-cache bytes per chip: `B ·` [`Llm::kv_bytes_per_seq`] (dense Llama:
-    /// `2·L·K·h·S·B·s_kv / n`).
+    /// KV-cache bytes per chip: `(B/ep) ·` [`Llm::kv_bytes_per_seq`] (dense Llama:
+    /// `2·L·K·h·S·B·s_kv / n`); with expert parallelism each group holds its `B/ep` sequences.
     pub fn kv_bytes(&self) -> f64 {
-        self.b * self.kv_bytes_per_seq(self.ctx)
+        self.b / self.ep * self.kv_bytes_per_seq(self.ctx)
     }
 
     /// The largest batch whose weights and KV cache at context `ctx` fit in `capacity` bytes
-    /// per chip: `⌊(capacity − weights) / KV per sequence⌋`, 0 when the weights alone do not
-    /// fit (or a sequence's cache does not fit beside them).
+    /// per chip: `ep·⌊(capacity − weights) / KV per sequence⌋` (each of the `ep` groups holds
+    /// its own sequences), 0 when the weights alone do not fit (or a sequence's cache does not
+    /// fit beside them).
     pub fn max_batch(&self, capacity: f64, ctx: f64) -> f64 {
         let free = capacity - self.weight_bytes();
         let per = self.kv_bytes_per_seq(ctx);
         if free > 0.0 && per > 0.0 {
-            (free / per).floor()
+            // Each of the ep groups holds its own sequences' caches.
+            (free / per).floor() * self.ep
         } else {
             0.0
         }
@@ -596,6 +617,25 @@ impl Llm {
     /// fields are checked by their specs): `top_k ≤ experts`, `dense_layers < layers`,
     /// `window_layers ≤ layers`, MLA dimensions.
     fn check_arch(&self) -> Result<(), Error> {
+        if self.ep > 1.0 {
+            if self.experts <= 0.0 {
+                return Err(Error::invalid(
+                    "ep",
+                    n(self.ep),
+                    "expert parallelism needs a mixture of experts (experts > 0)",
+                ));
+            }
+            if self.experts % self.ep != 0.0 {
+                return Err(Error::invalid(
+                    "ep",
+                    n(self.ep),
+                    format!(
+                        "must divide the routed experts E = {} (each group holds E/ep of them)",
+                        n(self.experts)
+                    ),
+                ));
+            }
+        }
         if self.experts > 0.0 {
             if self.top_k < 1.0 || self.top_k > self.experts {
                 return Err(Error::invalid(
@@ -861,6 +901,13 @@ impl OpBehavior for Llm {
             "a time in ms, or none",
             "serving: the smallest topology (min_chips) must also decode with a time per output token at most this many ms (none: memory alone)",
         ),
+        "ep" => num(ep): integer(
+            "expert parallel",
+            "1",
+            (1.0, 1e6),
+            "a whole number of expert groups",
+            "expert parallelism: ep groups of tp chips (tp·ep chips in all); routed experts split E/ep per group, attention and dense layers replicated, each group serving B/ep sequences (on average); 2 AllToAlls per MoE layer move each token's top-k activations to their experts and back",
+        ),
     }
     fn check_consistency(&self) -> Result<(), Error> {
         self.check_arch()
@@ -885,6 +932,13 @@ impl OpBehavior for Llm {
                 ", tensor parallel over {} chips ({})",
                 n(self.tp),
                 self.link.as_str().to_ascii_uppercase()
+            ));
+        }
+        if self.ep > 1.0 {
+            s.push_str(&format!(
+                ", expert parallel over {} groups ({} chips in all)",
+                n(self.ep),
+                n(self.chips())
             ));
         }
         s
@@ -946,6 +1000,19 @@ impl OpBehavior for Llm {
             out.push(format!(
                 "Tensor parallel over n = {nn} chips ({link}): QKV, gate/up and the LM head are split along F (columns), the output and down projections along D (rows); their partial sums are all-reduced over {link}: 2·(n−1)/n·s_x·T·D bytes per chip, twice per layer (each lets its all-reduce overlap its matmul, as a D-sharded matmul does). Heads and the KV cache split n ways; norms and the embedding gather are replicated. Values are per chip.",
                 nn = n(self.tp),
+                link = self.link.as_str().to_ascii_uppercase()
+            ));
+        }
+        if self.ep > 1.0 {
+            let e = self.experts;
+            out.push(format!(
+                "Expert parallel over ep = {ep} groups of {nn} chip(s), {chips} chips in all (values are per chip): each group holds E/ep = {e_g} of the E = {e} routed experts and a copy of everything else, and serves B/ep = {b_g} of the sequences through attention and the dense layers (T/ep tokens, their KV caches). Under uniform routing a group receives T·k/ep token slots and reads its experts hit, E/ep·(1 − (1 − k/E)^T) = 1/ep of the model's. Per MoE layer, an AllToAll dispatches each token's k activations to their experts' groups and another combines the results: V = ep·(T/ep)·k·D·s_x/n bytes each, of which every chip sends the (ep − 1)/ep that leaves its group, (ep − 1)·V/ep² bytes over {link} (the switched AllToAll, (n−1)·V/(n²·W); sharding.md, \"Our final communication primitive: the AllToAll\").",
+                ep = n(self.ep),
+                nn = n(self.tp),
+                chips = n(self.chips()),
+                e_g = n(e / self.ep),
+                e = n(e),
+                b_g = format_sig(self.b / self.ep, 4),
                 link = self.link.as_str().to_ascii_uppercase()
             ));
         }

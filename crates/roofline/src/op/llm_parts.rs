@@ -127,8 +127,11 @@ impl Llm {
     pub(crate) fn parts_at(&self, vars: &StepVars) -> Vec<Part> {
         let a = self.arch();
         let (l, d, h) = (self.layers, self.dmodel, self.head_dim);
-        let (b, nn) = (vars.b, self.tp);
-        let t = vars.t;
+        // Expert parallelism: each of the `ep` groups serves `B/ep` of the sequences (and their
+        // tokens) through attention and the dense layers; the routed experts see every token.
+        let ep = self.ep;
+        let (b, nn) = (vars.b / ep, self.tp);
+        let t = vars.t / ep;
         let hq = self.heads / nn;
         let (sw, sx, skv) = (self.w.bytes(), self.x.bytes(), self.kv.bytes());
         let attn_t = DType::compute_default(self.x, self.kv);
@@ -257,7 +260,10 @@ impl Llm {
                 ));
             }
             let pe = mats * d * m.expert_ffn / nn;
-            let hit = vars.hit;
+            // A group holds E/ep experts and receives, on average, the T·k/ep token slots
+            // routed to them (t·k with t = T/ep); under uniform routing it reads the experts
+            // hit among its own: E/ep·(1 − (1 − k/E)^T) = hit/ep.
+            let hit = vars.hit / ep;
             v.push(part(
                 "routed experts",
                 self.custom(
@@ -279,6 +285,23 @@ impl Llm {
                     ar.net = 0.0;
                 }
                 v.push(part("MoE all-reduce", OpKind::Custom(ar), lm));
+            }
+            if ep > 1.0 {
+                // Dispatch (tokens to their experts' groups) and combine (back): the AllToAll
+                // of V = ep·t·k·D·s_x/n bytes (every group's token slots, split over its n
+                // chips), as training's expert parallelism counts it; each chip sends the
+                // (ep − 1)/ep of its V/ep that leaves its group: (ep − 1)·V/ep² bytes, over
+                // `link` (the collectives' switched-node AllToAll, (n−1)·V/(n²·W)).
+                let slots = t * m.top_k * d * sx / nn;
+                let a2a = Custom {
+                    flops: 0.0,
+                    bytes: 2.0 * slots,
+                    t: ct,
+                    net: (ep - 1.0) / ep * slots,
+                    link: self.link,
+                };
+                v.push(part("AllToAll dispatch", OpKind::Custom(a2a), lm));
+                v.push(part("AllToAll combine", OpKind::Custom(a2a), lm));
             }
         }
         // The logits of each sequence's last position; verify needs all T.
