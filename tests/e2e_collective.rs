@@ -56,12 +56,7 @@ async fn a_collective_from_the_form_to_the_link_plot_derivation_and_exports() {
     b.screenshot("collective-sweep").await;
 
     // The derivation names the formula and the book's section.
-    b.click("tr[data-op='0'][data-chip='0']").await;
-    b.wait_for("[data-derivation='0'] li").await;
-    let text = b
-        .js("return [...document.querySelectorAll(\"[data-derivation='0'] li\")].map(l => l.textContent).join('\\n')")
-        .await;
-    let text = text.as_str().unwrap_or_default();
+    let text = b.derivation("0").await;
     assert!(text.contains("(n−1)·V/(n·W_link)"), "{text}");
     assert!(text.contains("sharding.md"), "{text}");
     assert!(text.contains("bandwidth-bound"), "{text}");

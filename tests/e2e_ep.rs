@@ -38,12 +38,7 @@ async fn expert_parallel_mixtral_serving_row_derivation_and_a_bad_value() {
     assert_eq!(state[0], "8");
     assert_eq!(state[1], true);
     // The derivation names the AllToAll and the groups.
-    b.click("tr[data-op='0'][data-chip='0']").await;
-    b.wait_for("[data-derivation='0'] li").await;
-    let text = b
-        .js("return [...document.querySelectorAll(\"[data-derivation='0'] li\")].map(l => l.textContent).join('\\n')")
-        .await;
-    let text = text.as_str().unwrap_or_default();
+    let text = b.derivation("0").await;
     assert!(
         text.contains("Expert parallel over ep = 8 groups"),
         "{text}"

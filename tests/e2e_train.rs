@@ -85,12 +85,7 @@ async fn the_books_44_days_from_a_link_with_plot_derivation_and_exports() {
 
     // The derivation: the book's formulas with their sections, and the 44.68 days.
     b.viewport(None).await;
-    b.click("tr[data-op='0'][data-chip='0']").await;
-    b.wait_for("[data-derivation='0'] li").await;
-    let text = b
-        .js("return [...document.querySelectorAll(\"[data-derivation='0'] li\")].map(l => l.textContent).join('\\n')")
-        .await;
-    let text = text.as_str().unwrap_or_default();
+    let text = b.derivation("0").await;
     assert!(text.contains("44.68 days"), "{text}");
     assert!(text.contains("applied-training.md"), "{text}");
     assert!(

@@ -722,6 +722,21 @@ impl Browser {
         self.wait_for(css).await.text().await.unwrap_or_default()
     }
 
+    /// Opens the derivation of operation `op` on the first chip (a click on its row) and
+    /// returns its lines, one per line.
+    pub async fn derivation(&self, op: &str) -> String {
+        self.click(&format!("tr[data-op='{op}'][data-chip='0']"))
+            .await;
+        self.wait_for(&format!("[data-derivation='{op}'] li")).await;
+        self.js(&format!(
+            "return [...document.querySelectorAll(\"[data-derivation='{op}'] li\")].map(l => l.textContent).join('\\n')"
+        ))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
     /// The message next to the form input `css` (its `.field`'s `.msg`) and whether it is
     /// marked `aria-invalid`.
     pub async fn field_message(&self, css: &str) -> (String, bool) {
