@@ -102,7 +102,7 @@ fn step(
     ctx: f64,
     b: f64,
 ) -> Result<f64, Error> {
-    Ok(analyze(&with(l, phase, ctx, b), chip, opts)?.t_lower)
+    crate::analysis::t_lower(&with(l, phase, ctx, b), chip, opts)
 }
 
 /// The serving figures of an `llm` op on `chip`; `Ok(None)` for another kind. Errors like

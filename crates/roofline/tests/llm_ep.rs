@@ -196,3 +196,47 @@ fn bad_ep_names_the_field() {
         assert!(m.contains("ep"), "{bad}: {m}");
     }
 }
+
+/// `analysis::t_lower`, which the serving figures time their steps with, is `analyze`'s
+/// `t_lower` to the bit: every zoo model in each phase, with and without tensor and expert
+/// parallelism, on a GPU and a TPU, derated and calibrated; a matmul and a training step too.
+#[test]
+fn t_lower_alone_is_the_analysis_t_lower() {
+    let opts = [
+        Options::default(),
+        Options {
+            derate: 0.7,
+            ..Options::default()
+        },
+    ];
+    let mut n = 0;
+    for chip in ["h100", "tpu-v5e"].map(|c| preset(c).unwrap()) {
+        for o in &opts {
+            let mut check = |op: &Op| {
+                let a = analyze(op, &chip, o);
+                let t = roofline::analysis::t_lower(op, &chip, o);
+                match (a, t) {
+                    (Ok(a), Ok(t)) => assert_eq!(a.t_lower.to_bits(), t.to_bits(), "{op:?}"),
+                    (Err(a), Err(t)) => assert_eq!(a.to_string(), t.to_string()),
+                    (a, t) => panic!("{op:?}: {a:?} against {t:?}"),
+                }
+                n += 1;
+            };
+            for id in llm_presets().iter().map(|p| p.id) {
+                for phase in ["decode", "prefill", "verify"] {
+                    for (tp, ep) in [("1", "1"), ("8", "1"), ("2", "8")] {
+                        let mut op = Op::default_for("llm").unwrap();
+                        op.set("preset", id).unwrap();
+                        for (k, v) in [("phase", phase), ("tp", tp), ("ep", ep), ("b", "64")] {
+                            op.set(k, v).unwrap();
+                        }
+                        check(&op);
+                    }
+                }
+            }
+            check(&Op::default_for("matmul").unwrap());
+            check(&Op::default_for("train").unwrap());
+        }
+    }
+    assert!(n > 400, "{n} cases");
+}

@@ -336,6 +336,15 @@ pub fn analyze(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> 
     analyze_unchecked(op, chip, opts)
 }
 
+/// [`analyze`]'s `t_lower` alone, the same bits, without the derivation, the critical size
+/// or an analysis per part: what the serving figures ask of the many steps they time (each
+/// an MoE's critical batch would bisect again).
+pub fn t_lower(op: &Op, chip: &Chip, opts: &Options) -> Result<f64, Error> {
+    check_inputs(&op.kind, chip, opts)?;
+    let cal_chip = calibrated_chip(chip, opts);
+    Ok(composite::eval_op(&op.kind, &cal_chip, Eff::of(opts))?.t_lower())
+}
+
 /// [`analyze`] without validating the op (inputs already checked; parts of a composite).
 pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> {
     let cal_chip = calibrated_chip(chip, opts);
