@@ -388,8 +388,8 @@ pub struct Speculative {
 
 /// Speculative decoding of `op` on `chip` when it names a draft (`draft=`); `Ok(None)` for
 /// another kind or no draft. Both steps are [`analyze`]'s `T_lower` of an `llm` op: the draft a
-/// decode step of the draft's architecture (the target's other fields kept), the verify step
-/// the target in phase `verify`. Errors like [`analyze`] and [`speculative_tpot`].
+/// decode step of the draft's architecture (the target's other fields kept; with `ep` groups,
+/// in each group on its B/ep sequences), the verify step the target in phase `verify`. Errors like [`analyze`] and [`speculative_tpot`].
 pub fn speculative(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Speculative>, Error> {
     let OpKind::Llm(l) = &op.kind else {
         return Ok(None);
@@ -402,7 +402,10 @@ pub fn speculative(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Specul
     let mut draft = *l;
     draft.set_arch(&d.arch);
     draft.draft = None;
-    let draft_step = step(&draft, chip, opts, Phase::Decode, ctx, b)?;
+    // With expert parallelism the draft runs in each of the target's `ep` groups on that
+    // group's B/ep sequences (a draft is small and dense: it has no experts to split).
+    draft.ep = 1.0;
+    let draft_step = step(&draft, chip, opts, Phase::Decode, ctx, b / l.ep)?;
     let verify_step = step(l, chip, opts, Phase::Verify, ctx, b)?;
     let tpot = step(l, chip, opts, Phase::Decode, ctx, b)?;
     if !(l.spec_k >= 1.0 && l.spec_k <= f64::from(u32::MAX)) {

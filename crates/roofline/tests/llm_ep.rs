@@ -240,3 +240,37 @@ fn t_lower_alone_is_the_analysis_t_lower() {
     }
     assert!(n > 400, "{n} cases");
 }
+
+/// Speculative decoding of an expert-parallel target: the dense draft runs in each of the 8
+/// groups on its B/ep = 8 sequences (a draft has no experts to split), so its step is the
+/// draft's own decode step at B = 8 on one chip; the verify step is the target's.
+#[test]
+fn a_dense_draft_runs_in_each_expert_group() {
+    let chip = h100();
+    let op = mixtral(&[("ep", "8"), ("b", "64"), ("draft", "mistral-7b")]);
+    let s = serving::speculative(&op, &chip, &Options::default())
+        .unwrap()
+        .unwrap();
+    // The same draft step by hand: Mistral 7B decode at B = 8, context P + G/2 = 2304.
+    let draft = op_with(
+        "llm",
+        &[
+            ("preset", "mistral-7b"),
+            ("b", "8"),
+            ("ctx", "2304"),
+            ("link", "nvlink"),
+        ],
+    );
+    let want = analyze(&draft, &chip, &Options::default()).unwrap().t_lower;
+    assert_eq!(s.draft_step, want);
+    let mut verify = op.clone();
+    verify.set("phase", "verify").unwrap();
+    verify.set("ctx", "2304").unwrap();
+    assert_eq!(
+        s.verify_step,
+        analyze(&verify, &chip, &Options::default())
+            .unwrap()
+            .t_lower
+    );
+    assert!(s.tpot_spec > 0.0 && s.tpot_spec.is_finite());
+}
