@@ -32,7 +32,7 @@ fn one_point_equals_a_chunk() {
                     .unwrap(),
             );
             l.phase = phase;
-            let m = LlmSweep::new(&l, "b", &chip, eff, 1.0, 300.0)
+            let mut m = LlmSweep::new(&l, "b", &chip, eff, 1.0, 300.0)
                 .unwrap()
                 .unwrap();
             let xs: Vec<f64> = (1..=70).map(|i| f64::from(i) * 4.25).collect();
