@@ -3,9 +3,12 @@
 //! book's worked numbers and hand calculations.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod view_support;
+
 use roofline::op::{Op, OpKind};
 use roofline::scenario::{PlotKind, Scenario};
-use roofline_lab::view::{self, Cell, ChartModel, ResultRow};
+use roofline_lab::view::{self, ChartModel};
+use view_support::{cell, close, num};
 
 const MIXTRAL: &str = include_str!("fixtures/mixtral-8x7b.config.json");
 const DEEPSEEK_V3: &str = include_str!("fixtures/deepseek-v3.config.json");
@@ -20,24 +23,6 @@ fn scenario(q: &str) -> Scenario {
     let d = roofline::url::decode(q);
     assert!(d.notices.is_empty(), "{q}: {:?}", d.notices);
     d.scenario
-}
-
-fn cell<'a>(row: &'a ResultRow, metric: &str) -> &'a Cell {
-    row.cells
-        .iter()
-        .find(|c| c.metric == metric)
-        .unwrap_or_else(|| panic!("no {metric} in {:?}", row.name))
-}
-
-fn num(row: &ResultRow, metric: &str) -> f64 {
-    let c = cell(row, metric);
-    c.value
-        .parse()
-        .unwrap_or_else(|_| panic!("{metric} = {:?}", c.value))
-}
-
-fn close(a: f64, b: f64, rel: f64, what: &str) {
-    assert!((a - b).abs() <= rel * b.abs(), "{what}: {a} vs {b}");
 }
 
 #[test]

@@ -3,8 +3,11 @@
 //! the form's fold opening for them.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod view_support;
+
 use roofline::scenario::Scenario;
-use roofline_lab::view::{self, Cell, ResultRow};
+use roofline_lab::view::{self, ResultRow};
+use view_support::{cell, close, num};
 
 /// applied-inference.md, "Serving LLaMA 3-70B": int8 everywhere on a TPU v5e 4x2, B = 32,
 /// 8k context; drafted by LLaMA 3-8B with k = 4, α = 0.8.
@@ -16,21 +19,6 @@ fn serving_row(q: &str) -> ResultRow {
     assert!(d.notices.is_empty(), "{q}: {:?}", d.notices);
     let rows = view::result_rows(&d.scenario);
     rows[0].serving.as_deref().expect("a serving row").clone()
-}
-
-fn cell<'a>(row: &'a ResultRow, metric: &str) -> &'a Cell {
-    row.cells
-        .iter()
-        .find(|c| c.metric == metric)
-        .unwrap_or_else(|| panic!("no {metric} in {:?}", row.name))
-}
-
-fn num(row: &ResultRow, metric: &str) -> f64 {
-    cell(row, metric).value.parse().unwrap()
-}
-
-fn close(a: f64, b: f64, rel: f64, what: &str) {
-    assert!((a - b).abs() <= rel * b.abs(), "{what}: {a} vs {b}");
 }
 
 /// tpot_spec = (k · draft step + verify step) / E[tokens] = (4 · 3.8136 + 22.480) / 3.3616
