@@ -30,7 +30,9 @@
 //! assert!(s.cost_per_mtok.is_some()); // the H100 preset has a price
 //! ```
 
-use crate::analysis::{analyze, Options};
+use crate::analysis::{t_lower, Options};
+#[cfg(doc)]
+use crate::analysis::analyze;
 use crate::chip::Chip;
 use crate::error::Error;
 pub use crate::op::expected_tokens;
@@ -93,6 +95,11 @@ fn with(l: &Llm, phase: Phase, ctx: f64, b: f64) -> Op {
     Op::new(OpKind::Llm(m))
 }
 
+/// `op` on `chip` analyses without error (`analyze`'s checks, through its cheaper `t_lower`).
+fn validate(op: &Op, chip: &Chip, opts: &Options) -> Result<(), Error> {
+    t_lower(op, chip, opts).map(|_| ())
+}
+
 /// `T_lower` of a decode step of `l` at batch `b` and context `ctx`.
 fn step(
     l: &Llm,
@@ -102,7 +109,7 @@ fn step(
     ctx: f64,
     b: f64,
 ) -> Result<f64, Error> {
-    crate::analysis::t_lower(&with(l, phase, ctx, b), chip, opts)
+    t_lower(&with(l, phase, ctx, b), chip, opts)
 }
 
 /// The serving figures of an `llm` op on `chip`; `Ok(None)` for another kind. Errors like
@@ -111,8 +118,10 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
     let OpKind::Llm(l) = &op.kind else {
         return Ok(None);
     };
-    // Validates the op as given (its own phase and context) first.
-    analyze(op, chip, opts)?;
+    // Validates the op as given (its own phase and context) first: `t_lower` has `analyze`'s
+    // errors (tests/llm_ep.rs checks them over the zoo) without its derivation and critical
+    // size, which a serving row, rebuilt on every edit of its op, does not read.
+    validate(op, chip, opts)?;
     let (b, p, g, n) = (l.b, l.prompt, l.output, l.chips());
     let mean_ctx = p + g / 2.0;
     let ttft = step(l, chip, opts, Phase::Prefill, p, b)?;
@@ -175,7 +184,7 @@ pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>
     let OpKind::Llm(l) = &op.kind else {
         return Ok(None);
     };
-    analyze(op, chip, opts)?;
+    validate(op, chip, opts)?;
     let mean_ctx = l.prompt + l.output / 2.0;
     let max_batch = l.max_batch(chip.hbm_cap, l.prompt + l.output);
     let top = (2.0 * max_batch).clamp(16.0, (1u64 << 20) as f64);
@@ -237,7 +246,7 @@ pub fn smallest_topology(
     let OpKind::Llm(l) = &op.kind else {
         return Ok(None);
     };
-    analyze(op, chip, opts)?;
+    validate(op, chip, opts)?;
     let mut n = 1.0;
     while n <= MAX_TOPOLOGY_CHIPS {
         let mut m = *l;
@@ -397,7 +406,7 @@ pub fn speculative(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Specul
     let Some(d) = l.draft_preset() else {
         return Ok(None);
     };
-    analyze(op, chip, opts)?;
+    validate(op, chip, opts)?;
     let (b, ctx) = (l.b, l.prompt + l.output / 2.0);
     let mut draft = *l;
     draft.set_arch(&d.arch);
