@@ -34,7 +34,7 @@ pub fn is_advanced_op_field(kind: &str, key: &str) -> bool {
 
 /// The `llm` fields of speculative decoding, the latency bound and expert parallelism, behind
 /// "more fields", which opens when one of them is set.
-const LLM_SERVING_KEYS: &[&str] = &["draft", "spec_k", "accept", "tpot_max", "ep"];
+const LLM_CHOICE_KEYS: &[&str] = &["draft", "spec_k", "accept", "tpot_max", "ep"];
 
 /// Whether an operation's "more fields" should be open: when one of them is set away from its
 /// kind's default (a link that sets tiles shows them), or a matmul is sharded (its split, link
@@ -48,7 +48,7 @@ pub fn op_more_open(op: &Op) -> bool {
     }
     // Speculative decoding, a latency bound and expert parallelism are the user's own
     // choices: show them.
-    if op.kind_id() == "llm" && LLM_SERVING_KEYS.iter().any(|k| op.get(k) != default.get(k)) {
+    if op.kind_id() == "llm" && LLM_CHOICE_KEYS.iter().any(|k| op.get(k) != default.get(k)) {
         return true;
     }
     // An LLM preset sets its architecture: those are not the user's changes.

@@ -30,9 +30,9 @@
 //! assert!(s.cost_per_mtok.is_some()); // the H100 preset has a price
 //! ```
 
-use crate::analysis::{t_lower, Options};
 #[cfg(doc)]
 use crate::analysis::analyze;
+use crate::analysis::{t_lower, Options};
 use crate::chip::Chip;
 use crate::error::Error;
 pub use crate::op::expected_tokens;

@@ -540,6 +540,8 @@ impl Llm {
     /// routed/(n·ep) + norms)`.
     pub fn weight_bytes(&self) -> f64 {
         let p = self.arch().params();
+        // Without expert parallelism, the sum as published before `ep` existed: splitting the
+        // routed experts out of it would round differently in the last bit.
         if self.ep == 1.0 {
             return self.w.bytes() * ((p.total() - p.norms) / self.tp + p.norms);
         }
