@@ -148,8 +148,9 @@ impl<'a> Evaluator<'a> {
         chip: &'a Chip,
         eff: Eff,
         (from, to): (f64, f64),
-        fast: bool,
+        paths: Paths,
     ) -> Result<Self, Error> {
+        let fast = paths == Paths::Fastest;
         if let (true, OpKind::Llm(l)) = (fast, kind) {
             if let Some(m) = LlmSweep::new(l, field, chip, eff, from, to) {
                 return Ok(Evaluator::Parts(Box::new(m?)));
@@ -240,7 +241,16 @@ fn grid(spec: &SweepSpec, integer: bool) -> Vec<f64> {
 /// an endpoint is outside the field's range, `points` is not in 2..=[`MAX_POINTS`], or a log
 /// sweep starts at 0.
 pub fn sweep(op: &Op, chip: &Chip, opts: &Options, spec: &SweepSpec) -> Result<SweepCurve, Error> {
-    sweep_with(op, chip, opts, spec, true).map(|(c, _)| c)
+    sweep_with(op, chip, opts, spec, Paths::Fastest).map(|(c, _)| c)
+}
+
+/// Which ways of evaluating points a sweep may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Paths {
+    /// The fastest that applies: affine interpolation, an `llm`'s linear parts, else rebuilt.
+    Fastest,
+    /// The op rebuilt at every point (the reference).
+    Rebuilt,
 }
 
 /// How a sweep evaluates its points: `"affine"` (two evaluations interpolated), `"parts"`
@@ -253,7 +263,7 @@ pub fn sweep_path(
     opts: &Options,
     spec: &SweepSpec,
 ) -> Result<&'static str, Error> {
-    sweep_with(op, chip, opts, spec, true).map(|(_, p)| p)
+    sweep_with(op, chip, opts, spec, Paths::Fastest).map(|(_, p)| p)
 }
 
 /// [`sweep`] with the op rebuilt at every point whatever its kind and field: the reference
@@ -265,7 +275,7 @@ pub fn sweep_rebuilt(
     opts: &Options,
     spec: &SweepSpec,
 ) -> Result<SweepCurve, Error> {
-    sweep_with(op, chip, opts, spec, false).map(|(c, _)| c)
+    sweep_with(op, chip, opts, spec, Paths::Rebuilt).map(|(c, _)| c)
 }
 
 fn sweep_with(
@@ -273,7 +283,7 @@ fn sweep_with(
     chip: &Chip,
     opts: &Options,
     spec: &SweepSpec,
-    fast: bool,
+    paths: Paths,
 ) -> Result<(SweepCurve, &'static str), Error> {
     check_inputs(&op.kind, chip, opts)?;
     let fs = find_spec(op.fields(), &spec.field, op.kind_id())?;
@@ -311,7 +321,7 @@ fn sweep_with(
         chip,
         Eff::of(opts),
         (spec.from, spec.to),
-        fast,
+        paths,
     )?;
     let path = match ctx {
         Evaluator::Affine(_) => "affine",
