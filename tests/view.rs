@@ -554,10 +554,12 @@ fn llm_parts_matched_to_kernels_by_kind_of_work() {
         .all(|n| n.contains("attention")));
     assert!(get("gemm").predicted > 0.0 && get("attention").predicted > 0.0);
     close(get("gemm").ratio().unwrap(), 1.5e-3 / get("gemm").predicted);
-    // Names decide before kinds: a norm named after attention is a norm.
-    assert_eq!(part_category("attention norm", "elementwise"), "norm");
-    assert_eq!(part_category("LM head", "matmul"), "gemm");
-    assert_eq!(part_category("embedding gather", "custom"), "other");
+    // The kind of work set where each part is built decides, never the part's name.
+    use roofline::op::Work;
+    assert_eq!(part_category(Work::Norm), "norm");
+    assert_eq!(part_category(Work::WeightMatmul), "gemm");
+    assert_eq!(part_category(Work::Elementwise), "other");
+    assert_eq!(part_category(Work::Communication), "communication");
     // No llm op: nothing; a bad step count: a message.
     let plain = roofline::url::decode("?chip=h100").scenario;
     assert!(match_llm_parts(&plain, &p, &roof, 1.0).is_none());

@@ -6,6 +6,7 @@
 //! rest. Pure, tested natively.
 
 use roofline::error::Error;
+use roofline::op::Work;
 use roofline::profile::{default_groups, group_totals, GroupTotal, Profile, Roofline};
 use roofline::scenario::Scenario;
 use roofline::units::{format_exact, Unit};
@@ -73,19 +74,16 @@ pub struct StepMatch {
     pub rows: Vec<PartMatch>,
 }
 
-/// The category of a step's part, from its name and kind.
-pub fn part_category(name: &str, kind: &str) -> &'static str {
-    let n = name.to_lowercase();
-    if n.contains("norm") {
-        "norm"
-    } else if n.contains("attention") {
-        "attention"
-    } else if n.contains("all-reduce") || n.contains("allreduce") {
-        "communication"
-    } else if matches!(kind, "matmul" | "bmm") {
-        "gemm"
-    } else {
-        "other"
+/// The category of a step's part: its kind of work, as the core set it where the part was
+/// built (the experts' matmuls are GEMMs, the embedding gather is `other`, every all-reduce
+/// and AllToAll is communication).
+pub fn part_category(work: Work) -> &'static str {
+    match work {
+        Work::WeightMatmul => "gemm",
+        Work::Attention => "attention",
+        Work::Norm => "norm",
+        Work::Communication => "communication",
+        Work::Elementwise => "other",
     }
 }
 
@@ -138,7 +136,7 @@ pub fn match_llm_parts(
             .collect();
         let row = |rows: &mut Vec<PartMatch>, c: &str| rows.iter().position(|r| r.category == c);
         for (part, a) in &w.parts {
-            let Some(i) = row(&mut rows, part_category(&part.name, part.op.kind_id())) else {
+            let Some(i) = row(&mut rows, part_category(part.work)) else {
                 continue;
             };
             rows[i].predicted += part.repeat * a.t_lower;

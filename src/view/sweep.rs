@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use roofline::analysis::{analyze, memory_fit, Analysis};
-use roofline::op::Op;
+use roofline::op::{Op, Work};
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
 use roofline::units::{format_sig, Unit};
@@ -358,14 +358,15 @@ fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
     }
 }
 
-/// The group a model part belongs to on the sweep plot.
-fn part_group(name: &str) -> &'static str {
-    if name.contains("attention scores") || name.contains("attention values") {
-        "attention (KV cache)"
-    } else if name.contains("norm") || name.contains("gather") {
-        "norms, embedding gather"
-    } else {
-        "weight matmuls"
+/// The group a model part belongs to on the sweep plot, by its kind of work; `None` for
+/// communication, which does no FLOPs: it has no % of peak, and counting its time in another
+/// group would lower that group's curve.
+fn part_group(work: Work) -> Option<usize> {
+    match work {
+        Work::WeightMatmul => Some(0),
+        Work::Attention => Some(1),
+        Work::Norm | Work::Elementwise => Some(2),
+        Work::Communication => None,
     }
 }
 
@@ -399,13 +400,12 @@ fn part_series(
         let mut sums = [(0.0f64, 0.0f64); 3];
         let mut peak = 0.0f64;
         for part in parts {
+            let Some(g) = part_group(part.work) else {
+                continue;
+            };
             let Ok(a) = analyze(&part.op, chip, &s.options) else {
                 continue;
             };
-            let g = GROUPS
-                .iter()
-                .position(|g| *g == part_group(&part.name))
-                .unwrap_or(0);
             sums[g].0 += part.repeat * a.flops;
             sums[g].1 += part.repeat * a.t_lower;
             peak = peak.max(a.compute.peak);

@@ -92,12 +92,33 @@ pub(crate) trait OpBehavior {
     }
 }
 
+id_enum! {
+    /// The kind of work a part does, set where the part is built: every grouping of parts (the
+    /// sweep plot's % of peak curves, a profile's kernel categories) reads it, never the part's
+    /// name.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    pub enum Work {
+        /// A matmul against weights (projections, MLP, experts, router, LM head).
+        WeightMatmul = "weight_matmul",
+        /// Attention over the KV cache (scores and values).
+        Attention = "attention",
+        /// Normalisation layers.
+        Norm = "norm",
+        /// Gathers and elementwise work (the embedding lookup).
+        Elementwise = "elementwise",
+        /// Collective communication between chips (all-reduces, AllToAll dispatch and combine).
+        Communication = "communication",
+    }
+}
+
 /// One part of a composite operation: a plain core operation (labelled with `name`) run
 /// `repeat` times per step (`layers` for per-layer parts, 1 otherwise).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Part {
     /// What it is (`QKV projection`, `attention scores Q·Kᵀ`, `LM head`, ...).
     pub name: String,
+    /// The kind of work it does.
+    pub work: Work,
     /// The operation, per chip (never composite).
     pub op: Op,
     /// How many times it runs per step.

@@ -1,7 +1,7 @@
 //! The `llm` step's decomposition into core operations (see [`Llm`] for the parts and their
 //! formulas) and the derivation lines for its architecture (experts, MLA, windows).
 
-use super::behavior::{n, Part};
+use super::behavior::{n, Part, Work};
 use super::llm::{Llm, Phase, NORM_FLOPS};
 use super::{Custom, Elementwise, Matmul, Op, OpKind, Split, WeightSource};
 use crate::arch::Arch;
@@ -136,22 +136,25 @@ impl Llm {
         let (sw, sx, skv) = (self.w.bytes(), self.x.bytes(), self.kv.bytes());
         let attn_t = DType::compute_default(self.x, self.kv);
         let ct = self.compute_dtype();
-        let part = |name: &str, kind: OpKind, repeat: f64| Part {
+        let part = |name: &str, work: Work, kind: OpKind, repeat: f64| Part {
             name: name.to_string(),
+            work,
             op: Op::labeled(name, kind),
             repeat,
         };
         let mut v = vec![
             part(
                 "embedding gather",
+                Work::Elementwise,
                 self.custom(0.0, t * d * (sw + sx), ct),
                 1.0,
             ),
-            part("attention norm", self.norm(t), l),
+            part("attention norm", Work::Norm, self.norm(t), l),
         ];
         match &a.mla {
             None => v.push(part(
                 "QKV projection",
+                Work::WeightMatmul,
                 self.matmul(t, d, (self.heads + 2.0 * self.kv_heads) * h, Split::F),
                 l,
             )),
@@ -160,11 +163,22 @@ impl Llm {
                 let hh = self.heads;
                 if m.q_lora_rank > 0.0 {
                     let rq = m.q_lora_rank;
-                    v.push(part("query down", self.matmul(t, d, rq, Split::F), l));
-                    v.push(part("query up", self.matmul(t, rq, hh * qk, Split::F), l));
+                    v.push(part(
+                        "query down",
+                        Work::WeightMatmul,
+                        self.matmul(t, d, rq, Split::F),
+                        l,
+                    ));
+                    v.push(part(
+                        "query up",
+                        Work::WeightMatmul,
+                        self.matmul(t, rq, hh * qk, Split::F),
+                        l,
+                    ));
                 } else {
                     v.push(part(
                         "query projection",
+                        Work::WeightMatmul,
                         self.matmul(t, d, hh * qk, Split::F),
                         l,
                     ));
@@ -172,11 +186,13 @@ impl Llm {
                 let r = m.kv_lora_rank;
                 v.push(part(
                     "KV down (latent)",
+                    Work::WeightMatmul,
                     self.matmul(t, d, r + m.qk_rope_head_dim, Split::F),
                     l,
                 ));
                 v.push(part(
                     "KV up (absorbed)",
+                    Work::WeightMatmul,
                     self.matmul(t, r, hh * (m.qk_nope_head_dim + m.v_head_dim), Split::F),
                     l,
                 ));
@@ -202,11 +218,13 @@ impl Llm {
                     let cache_bytes = skv * b * hk * read * h;
                     v.push(part(
                         &format!("attention scores Q·Kᵀ{suffix}"),
+                        Work::Attention,
                         self.custom(attn_flops, q_bytes + cache_bytes, attn_t),
                         rep,
                     ));
                     v.push(part(
                         &format!("attention values P·V{suffix}"),
+                        Work::Attention,
                         self.custom(attn_flops, cache_bytes + q_bytes, attn_t),
                         rep,
                     ));
@@ -216,6 +234,7 @@ impl Llm {
                     let latent = skv * b * (r + dr) * read;
                     v.push(part(
                         &format!("attention scores over the latent{suffix}"),
+                        Work::Attention,
                         self.custom(
                             2.0 * b * hq * (r + dr) * p,
                             sx * t * hq * (r + dr) + latent,
@@ -225,6 +244,7 @@ impl Llm {
                     ));
                     v.push(part(
                         &format!("attention values over the latent{suffix}"),
+                        Work::Attention,
                         self.custom(2.0 * b * hq * r * p, sx * t * hq * r, attn_t),
                         rep,
                     ));
@@ -234,27 +254,49 @@ impl Llm {
         let v_dim = a.mla.map_or(h, |m| m.v_head_dim);
         v.push(part(
             "output projection",
+            Work::WeightMatmul,
             self.matmul(t, self.heads * v_dim, d, Split::D),
             l,
         ));
-        v.push(part("MLP norm", self.norm(t), l));
+        v.push(part("MLP norm", Work::Norm, self.norm(t), l));
         let ld = a.dense_mlp_layers();
         if ld > 0.0 {
             let ff = self.ffn;
             if self.gated {
-                v.push(part("MLP gate", self.matmul(t, d, ff, Split::F), ld));
+                v.push(part(
+                    "MLP gate",
+                    Work::WeightMatmul,
+                    self.matmul(t, d, ff, Split::F),
+                    ld,
+                ));
             }
-            v.push(part("MLP up", self.matmul(t, d, ff, Split::F), ld));
-            v.push(part("MLP down", self.matmul(t, ff, d, Split::D), ld));
+            v.push(part(
+                "MLP up",
+                Work::WeightMatmul,
+                self.matmul(t, d, ff, Split::F),
+                ld,
+            ));
+            v.push(part(
+                "MLP down",
+                Work::WeightMatmul,
+                self.matmul(t, ff, d, Split::D),
+                ld,
+            ));
         }
         if let Some(m) = &a.moe {
             let lm = a.moe_layers();
             let mats = if self.gated { 3.0 } else { 2.0 };
-            v.push(part("router", self.matmul(t, d, m.experts, Split::F), lm));
+            v.push(part(
+                "router",
+                Work::WeightMatmul,
+                self.matmul(t, d, m.experts, Split::F),
+                lm,
+            ));
             if m.shared_experts > 0.0 {
                 let p = m.shared_experts * mats * d * m.shared_ffn / nn;
                 v.push(part(
                     "shared experts",
+                    Work::WeightMatmul,
                     self.custom(2.0 * t * p, sw * p + sx * t * 2.0 * d, ct),
                     lm,
                 ));
@@ -266,6 +308,7 @@ impl Llm {
             let hit = vars.hit / ep;
             v.push(part(
                 "routed experts",
+                Work::WeightMatmul,
                 self.custom(
                     2.0 * t * m.top_k * pe,
                     sw * hit * pe + sx * t * m.top_k * 2.0 * d,
@@ -284,7 +327,12 @@ impl Llm {
                 if ar.bytes <= 0.0 {
                     ar.net = 0.0;
                 }
-                v.push(part("MoE all-reduce", OpKind::Custom(ar), lm));
+                v.push(part(
+                    "MoE all-reduce",
+                    Work::Communication,
+                    OpKind::Custom(ar),
+                    lm,
+                ));
             }
             if ep > 1.0 {
                 // Dispatch (tokens to their experts' groups) and combine (back): the AllToAll
@@ -300,15 +348,26 @@ impl Llm {
                     net: (ep - 1.0) / ep * slots,
                     link: self.link,
                 };
-                v.push(part("AllToAll dispatch", OpKind::Custom(a2a), lm));
-                v.push(part("AllToAll combine", OpKind::Custom(a2a), lm));
+                v.push(part(
+                    "AllToAll dispatch",
+                    Work::Communication,
+                    OpKind::Custom(a2a),
+                    lm,
+                ));
+                v.push(part(
+                    "AllToAll combine",
+                    Work::Communication,
+                    OpKind::Custom(a2a),
+                    lm,
+                ));
             }
         }
         // The logits of each sequence's last position; verify needs all T.
         let rows = if self.phase == Phase::Verify { t } else { b };
-        v.push(part("final norm", self.norm(rows), 1.0));
+        v.push(part("final norm", Work::Norm, self.norm(rows), 1.0));
         v.push(part(
             "LM head",
+            Work::WeightMatmul,
             self.matmul(rows, d, self.vocab, Split::F),
             1.0,
         ));

@@ -50,7 +50,7 @@ mod matmul;
 mod train;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
-pub use behavior::Part;
+pub use behavior::{Part, Work};
 pub use bmm::Bmm;
 pub use collective::{AxisSpec, Collective, LevelSpec};
 pub use custom::Custom;
