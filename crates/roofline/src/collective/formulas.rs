@@ -583,6 +583,49 @@ fn node(kind: CollectiveKind, n: f64, e: f64, sharp: bool, x: bool) -> Coeffs {
     }
 }
 
+/// The level of a cluster whose bandwidth binds the collective `kind` (0: the node's scale-up
+/// links; 1 and above: the network), by the same terms [`cluster`] takes the maximum of (the
+/// lowest level on a tie); `None` for any other topology or a cluster of one GPU.
+pub fn cluster_binding_level(kind: CollectiveKind, t: &Topology) -> Option<usize> {
+    let Topology::Cluster {
+        levels,
+        sharp,
+        inner,
+    } = t
+    else {
+        return None;
+    };
+    let n: f64 = levels.iter().map(|l| l.degree).product();
+    if n <= 1.0 {
+        return None;
+    }
+    let top = levels.iter().rposition(|l| l.degree > 1.0).unwrap_or(0);
+    let argmax = |term: &dyn Fn(f64, f64) -> f64| {
+        let mut below = 1.0;
+        let mut best: Option<(usize, f64)> = None;
+        for (i, l) in levels.iter().enumerate() {
+            let w = l.bandwidth * inner.max(below) / below;
+            below *= l.degree;
+            if l.degree > 1.0 {
+                let k = term(l.degree, w);
+                if best.is_none_or(|(_, b)| k > b) {
+                    best = Some((i, k));
+                }
+            }
+        }
+        best.map(|(i, _)| i)
+    };
+    match kind {
+        CollectiveKind::AllGather | CollectiveKind::ReduceScatter => {
+            argmax(&|d, w| (d - 1.0) / (d * w))
+        }
+        CollectiveKind::AllReduce if *sharp => argmax(&|_, w| 1.0 / w),
+        CollectiveKind::AllReduce => argmax(&|d, w| (d - 1.0) / (d * w)),
+        CollectiveKind::AllToAll => Some(if n / levels[0].degree <= 1.0 { 0 } else { 1 }),
+        CollectiveKind::Send => Some(if top == 0 { 0 } else { 1 }),
+    }
+}
+
 fn cluster(
     kind: CollectiveKind,
     levels: &[super::Level],

@@ -4,7 +4,7 @@
 
 use super::behavior::{n, OpBehavior};
 use crate::chip::{Chip, Interconnect};
-use crate::collective::formulas::coefficients;
+use crate::collective::formulas::{cluster_binding_level, coefficients};
 use crate::collective::topology::{parse_axes, parse_levels, TorusAxis};
 use crate::collective::{
     collective_time, CollectiveKind, CollectiveResult, Combine, Level, Network, Topology,
@@ -397,14 +397,28 @@ impl Collective {
         Ok(net)
     }
 
-    /// The resource the traffic is accounted to: DCN for a cluster spanning nodes, NVLink on
-    /// a switched chip, else ICI.
+    /// The resource the traffic is accounted to: the level that binds it. On a cluster that is
+    /// the level whose bandwidth term is the largest (the node's links for 16 H100s, whose
+    /// NVLink ring is slower than the two nodes' network; DCN for 1,024), or DCN when the
+    /// network's per-hop latency is larger than every bandwidth term; elsewhere NVLink on a
+    /// switched chip, else ICI.
     pub fn resource(&self, chip: &Chip, net: &Network) -> Resource {
-        match &net.topology {
-            Topology::Cluster { levels, .. } if levels.len() > 1 => Resource::Dcn,
-            _ if chip.interconnect == Interconnect::Switch => Resource::Nvlink,
-            _ => Resource::Ici,
+        let scale_up = if chip.interconnect == Interconnect::Switch {
+            Resource::Nvlink
+        } else {
+            Resource::Ici
+        };
+        if let Topology::Cluster { levels, .. } = &net.topology {
+            if levels.len() > 1 {
+                let c = coefficients(self.kind, &net.topology, false);
+                let latency_binds = c.hops * net.latency > c.kappa * self.bytes;
+                let level = cluster_binding_level(self.kind, &net.topology);
+                if latency_binds || level.is_some_and(|l| l > 0) {
+                    return Resource::Dcn;
+                }
+            }
         }
+        scale_up
     }
 
     /// The collective's time on `chip`, with its formula, section and derivation.
