@@ -357,6 +357,32 @@ async fn sliders_explore_by_dragging_and_by_keyboard() {
     b.close().await;
 }
 
+/// A dot product's vector length N has a slider of its own (issue 22: sliders were keyed by
+/// the bare field name, so N took the chip count's slider, capped at 1,024 while N defaults to
+/// 4096): its ends are N's whole range, 1 and 1e15, and the default 4096 = 2^12 sits at
+/// position round(1000·12·ln 2 / ln 1e15) = 241, not at the end.
+#[tokio::test(flavor = "current_thread")]
+async fn a_dot_products_n_slider_spans_its_whole_range() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=dot:n=4096").await;
+    let slider = "[data-op='0'] input[name='n'] ~ input.slider";
+    let n = "[data-op='0'] input[name='n']";
+    assert_eq!(field_value(&b, slider).await, "241");
+    for pos in ["1000", "0"] {
+        b.js(&format!(
+            "const s = document.querySelector({slider:?}); s.value = '{pos}'; s.dispatchEvent(new Event('input', {{bubbles: true}}));"
+        ))
+        .await;
+        let want = if pos == "0" { 1.0 } else { 1e15 };
+        let text = field_value(&b, n).await;
+        let got = roofline::units::parse_quantity(&text).unwrap();
+        assert!(close_to(got, want, 1e-12), "position {pos}: N = {got}");
+    }
+    assert!(b.settled_search().await.contains("op=dot"));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
 /// The text of the input `css`.
 async fn field_value(b: &Browser, css: &str) -> String {
     b.js(&format!("return document.querySelector({css:?}).value"))

@@ -3,6 +3,14 @@
 
 use roofline_lab::view;
 
+/// The spec of field `key` of kind `kind`.
+fn spec(kind: &str, key: &str) -> &'static roofline::field::FieldSpec {
+    roofline::op::Op::default_for(kind)
+        .unwrap()
+        .field(key)
+        .unwrap()
+}
+
 /// Fields that fold behind "more fields": a TPU's missing fp8 and PCIe figures, a matmul's tiles
 /// and sharding fields while it is not sharded, an LLM's architecture under a preset. The fold
 /// opens when a link sets one of them (tiles), or when the matmul is sharded.
@@ -15,13 +23,14 @@ fn which_fields_fold_and_when_the_fold_opens() {
     assert!(!view::is_folded_chip_field(&v5e, ChipField::Bf16));
     assert!(!view::is_folded_chip_field(&v5e, ChipField::Hbm));
     assert!(!view::is_folded_chip_field(&v5e, ChipField::Name));
-    assert!(view::is_advanced_op_field("matmul", "bm"));
-    assert!(view::is_advanced_op_field("matmul", "topology"));
-    assert!(!view::is_advanced_op_field("matmul", "d"));
-    assert!(!view::is_advanced_op_field("matmul", "shards"));
-    assert!(view::is_advanced_op_field("llm", "experts"));
-    assert!(!view::is_advanced_op_field("llm", "b"));
-    assert!(!view::is_advanced_op_field("collective", "bytes"));
+    let folds = |kind: &str, key: &str| spec(kind, key).folds;
+    assert!(folds("matmul", "bm"));
+    assert!(folds("matmul", "topology"));
+    assert!(!folds("matmul", "d"));
+    assert!(!folds("matmul", "shards"));
+    assert!(folds("llm", "experts"));
+    assert!(!folds("llm", "b"));
+    assert!(!folds("collective", "bytes"));
     let op = |q: &str| roofline::url::decode(q).scenario.ops[0].clone();
     assert!(!view::op_more_open(&op("?op=matmul:d=8192")));
     assert!(view::op_more_open(&op("?op=matmul:bm=256")));
@@ -34,7 +43,7 @@ fn which_fields_fold_and_when_the_fold_opens() {
 #[test]
 fn sliders_map_positions_to_values_people_explore() {
     use view::SLIDER_STEPS;
-    let d = view::op_slider("d").unwrap();
+    let d = view::op_slider(spec("matmul", "d")).unwrap();
     assert_eq!(d.value_at(0.0), 1.0);
     assert_eq!(d.value_at(SLIDER_STEPS), 1_048_576.0);
     // Position 600 of 1000 over 2^0..2^20 is 2^12 = 4096.
@@ -46,7 +55,22 @@ fn sliders_map_positions_to_values_people_explore() {
     assert_eq!(d.step(3000.0, false, false), 2048.0);
     assert_eq!(d.step(3000.0, true, true), 6000.0);
     assert_eq!(d.step(1_048_576.0, true, true), 1_048_576.0);
-    assert!(view::op_slider("x").is_none());
+    assert!(view::op_slider(spec("matmul", "x")).is_none());
+    // Each field's slider is its own: a dot product's or an elementwise op's vector length N
+    // spans its whole range (1 to 1e15), where a collective's chip count n stops at 1,024.
+    for kind in ["dot", "elementwise"] {
+        let n = view::op_slider(spec(kind, "n")).unwrap();
+        let field = spec(kind, "n");
+        assert_eq!((n.min, n.max), (field.min, field.max), "{kind}");
+        assert_eq!(n.value_at(SLIDER_STEPS), 1e15, "{kind}");
+        assert_eq!(n.value_at(0.0), 1.0, "{kind}");
+        // 4096 = 2^12 sits at 12/log2(1e15) of the way: position round(1000·12/49.83) = 241.
+        assert_eq!(n.position_of(4096.0), 241.0, "{kind}");
+    }
+    assert_eq!(
+        view::op_slider(spec("collective", "n")).unwrap().max,
+        1024.0
+    );
     let peak = view::chip_slider(roofline::chip::ChipField::Bf16).unwrap();
     // Halfway across 1e12..1e16 (log) is 1e14.
     assert_eq!(peak.value_at(500.0), 1e14);

@@ -100,5 +100,6 @@ fn the_fold_opens_for_speculation_fields() {
         "chip=h100&op=llm:preset=llama3-70b,draft=llama3-8b"
     )));
     assert!(view::op_more_open(&op("chip=h100&op=llm:tpot_max=20")));
-    assert!(view::is_advanced_op_field("llm", "accept"));
+    let llm = roofline::op::Op::default_for("llm").unwrap();
+    assert!(llm.field("accept").unwrap().folds);
 }

@@ -123,13 +123,14 @@ fn OpCard(
         let Ok(template) = Op::default_for(kind) else {
             return ().into_any();
         };
-        let field = move |spec: &roofline::op::FieldSpec| {
+        let field = move |spec: &'static roofline::op::FieldSpec| {
             let key = spec.key;
+            let unit = spec.unit;
             // Quantities with a unit show it (`32 MiB`), to the last digit.
             let value = Memo::new(move |_| {
                 op.with(|o| {
                     let o = o.as_ref()?;
-                    match (view::op_field_unit(key), o.get_num(key)) {
+                    match (unit, o.get_num(key)) {
                         (Some(unit), Some(v)) => Some(roofline::units::format_field(v, unit)),
                         _ => o.get(key),
                     }
@@ -147,15 +148,12 @@ fn OpCard(
                     value=value
                     title=Signal::derive(move || help.to_string())
                     choices=choices_of(spec.ty, spec.none)
-                    slider=view::op_slider(key).filter(|_| spec.is_numeric())
+                    slider=view::op_slider(spec)
                     on_commit=commit
                 />
             }
         };
-        let (more, main): (Vec<_>, Vec<_>) = template
-            .fields()
-            .iter()
-            .partition(|spec| view::is_advanced_op_field(kind, spec.key));
+        let (more, main): (Vec<_>, Vec<_>) = template.fields().iter().partition(|spec| spec.folds);
         let more = (!more.is_empty()).then(|| {
             let n = more.len();
             view! {

@@ -3,34 +3,8 @@
 //! it), and whether the fold starts open.
 
 use roofline::chip::{Chip, ChipField};
+use roofline::field::{FieldSpec, SliderScale};
 use roofline::op::Op;
-
-/// Whether field `key` of an operation of kind `kind` belongs behind "more fields": fields most
-/// people leave alone. Kinds not listed show every field.
-pub fn is_advanced_op_field(kind: &str, key: &str) -> bool {
-    match kind {
-        "matmul" => matches!(
-            key,
-            "out" | "compute" | "split" | "link" | "topology" | "from" | "bm" | "bk" | "bn"
-        ),
-        // The architecture comes from the preset or a pasted config.json.
-        "llm" => !matches!(
-            key,
-            "preset"
-                | "b"
-                | "ctx"
-                | "phase"
-                | "w"
-                | "x"
-                | "kv"
-                | "tp"
-                | "link"
-                | "prompt"
-                | "output"
-        ),
-        _ => false,
-    }
-}
 
 /// The `llm` fields of speculative decoding, the latency bound and expert parallelism, behind
 /// "more fields", which opens when one of them is set.
@@ -61,7 +35,7 @@ pub fn op_more_open(op: &Op) -> bool {
     }
     op.fields()
         .iter()
-        .filter(|f| is_advanced_op_field(op.kind_id(), f.key))
+        .filter(|f| f.folds)
         .any(|f| op.get(f.key) != default.get(f.key))
 }
 
@@ -69,15 +43,6 @@ pub fn op_more_open(op: &Op) -> bool {
 /// PCIe), unless every chip must have it.
 pub fn is_folded_chip_field(chip: &Chip, f: ChipField) -> bool {
     f != ChipField::Name && !f.is_required() && chip.get(f).is_none()
-}
-
-/// The unit an operation's field is shown in (`33554432` bytes → `32 MiB`), read back exactly by
-/// the field; `None` for plain numbers and counts.
-pub fn op_field_unit(key: &str) -> Option<roofline::units::Unit> {
-    match key {
-        "bytes" => Some(roofline::units::Unit::Bytes),
-        _ => None,
-    }
 }
 
 /// A slider beside a numeric field (issue 17, "Explore by dragging"): its range, on a log
@@ -177,14 +142,16 @@ impl Slider {
     }
 }
 
-/// The slider of an operation's field, for the numbers people explore: sizes and sequence
-/// lengths (powers of two up to 2^20), chip counts (up to 1024), array sizes (bytes up to 1e12).
-pub fn op_slider(key: &str) -> Option<Slider> {
-    Some(match key {
-        "b" | "d" | "f" | "ctx" | "prompt" | "output" => Slider::sizes(1_048_576.0),
-        "shards" | "n" | "tp" | "ep" => Slider::sizes(1024.0),
-        "bytes" => Slider::decades(1.0, 1e12),
-        _ => return None,
+/// The slider of an operation's field, as its spec declares it (sizes and sequence lengths
+/// in powers of two up to 2^20, chip counts up to 1,024, a dot product's N over its whole
+/// range, array sizes from 1 B to 1 TB); `None` for a field without one or not numeric.
+pub fn op_slider(spec: &FieldSpec) -> Option<Slider> {
+    if !spec.is_numeric() {
+        return None;
+    }
+    Some(match spec.slider? {
+        SliderScale::Pow2 { max } => Slider::sizes(max),
+        SliderScale::Decades { min, max } => Slider::decades(min, max),
     })
 }
 

@@ -28,10 +28,7 @@ pub mod train_plot;
 pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
-pub use form::{
-    chip_slider, is_advanced_op_field, is_folded_chip_field, op_field_unit, op_more_open,
-    op_slider, Slider, SLIDER_STEPS,
-};
+pub use form::{chip_slider, is_folded_chip_field, op_more_open, op_slider, Slider, SLIDER_STEPS};
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{

@@ -4,7 +4,7 @@
 
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::units::{format_exact, parse_quantity};
+use crate::units::{format_exact, parse_quantity, Unit};
 use serde::Serialize;
 
 /// Largest size per dimension: 1e15 elements.
@@ -47,7 +47,42 @@ pub struct FieldSpec {
     pub max: f64,
     /// The word that means "not set" for optional fields (`auto`, `off`), else `None`.
     pub none: Option<&'static str>,
+    /// The slider a form puts beside the field, if it is a number people explore by dragging.
+    pub slider: Option<SliderScale>,
+    /// The unit the field is shown in (`33554432` bytes as `32 MiB`); `None` for plain numbers
+    /// and counts.
+    pub unit: Option<Unit>,
+    /// Whether the field folds behind "more fields" (fields most people leave alone).
+    pub folds: bool,
 }
+
+/// The scale of a field's slider: its range, on a log scale (every slider's quantities span
+/// decades).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum SliderScale {
+    /// Powers of two from 1 to `max` (sizes, chip counts).
+    Pow2 {
+        /// The largest value.
+        max: f64,
+    },
+    /// Any value from `min` to `max`, spread over decades.
+    Decades {
+        /// The smallest value.
+        min: f64,
+        /// The largest value.
+        max: f64,
+    },
+}
+
+/// The slider of sizes and sequence lengths people explore: powers of two up to 2^20.
+pub(crate) const SIZES: SliderScale = SliderScale::Pow2 { max: 1_048_576.0 };
+/// The slider of chip counts and parallel degrees: powers of two up to 1,024.
+pub(crate) const CHIPS: SliderScale = SliderScale::Pow2 { max: 1024.0 };
+/// The slider of array sizes in bytes: 1 B to 1 TB.
+pub(crate) const BYTES: SliderScale = SliderScale::Decades {
+    min: 1.0,
+    max: 1e12,
+};
 
 impl FieldSpec {
     /// Whether the field takes a number (and can be swept).
@@ -153,6 +188,35 @@ const fn spec(
         min,
         max,
         none,
+        slider: None,
+        unit: None,
+        folds: false,
+    }
+}
+
+impl FieldSpec {
+    /// The same field with a slider beside it.
+    pub(crate) const fn slider(self, scale: SliderScale) -> FieldSpec {
+        FieldSpec {
+            slider: Some(scale),
+            ..self
+        }
+    }
+
+    /// The same field shown in `unit`.
+    pub(crate) const fn unit(self, unit: Unit) -> FieldSpec {
+        FieldSpec {
+            unit: Some(unit),
+            ..self
+        }
+    }
+
+    /// The same field, folded behind "more fields".
+    pub(crate) const fn folds(self) -> FieldSpec {
+        FieldSpec {
+            folds: true,
+            ..self
+        }
     }
 }
 
@@ -372,7 +436,8 @@ pub(crate) fn find_spec(
 }
 
 /// Generates a kind's field specs and field access from one declarative list, one line per
-/// field in form order: `"key" => access(...): constructor(spec args after the key)`.
+/// field in form order: `"key" => access(...): constructor(spec args after the key)`, then
+/// what the form needs of it, if anything: `.slider(SIZES)`, `.unit(Unit::Bytes)`, `.folds()`.
 ///
 /// Accesses (`self.f` is the struct field `f`):
 ///
@@ -392,10 +457,10 @@ pub(crate) fn find_spec(
 /// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num` and
 /// `set_num_raw`, inside the kind's `impl OpBehavior`.
 macro_rules! op_fields {
-    ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?)),+ $(,)?) => {
+    ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?) $(.$form:ident($($farg:expr),*))*),+ $(,)?) => {
         fn fields(&self) -> &'static [$crate::field::FieldSpec] {
             static FIELDS: [$crate::field::FieldSpec; [$($key),+].len()] =
-                [$($ctor($key, $($spec),*)),+];
+                [$($ctor($key, $($spec),*)$(.$form($($farg),*))*),+];
             &FIELDS
         }
         fn get(&self, key: &str) -> Option<String> {

@@ -3,7 +3,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{choice, dtype, number, parse_choice, size, FieldSpec};
+use crate::field::{choice, dtype, number, parse_choice, size, FieldSpec, SIZES};
 use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
@@ -135,7 +135,7 @@ impl OpBehavior for Aggregate {
             "B",
             "1",
             "batch B (inputs per step): FLOPs B·flops, bytes params·s_w + B·act",
-        ),
+        ).slider(SIZES),
         "w" => dtype(w): dtype(
             "weights",
             "bf16",

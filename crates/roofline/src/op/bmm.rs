@@ -3,7 +3,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{dtype, size};
+use crate::field::{dtype, size, SIZES};
 use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
@@ -54,9 +54,9 @@ impl Bmm {
 
 impl OpBehavior for Bmm {
     op_fields! {
-        "b" => num(b): size("B", "1", "batch B: one [D,F] weight matrix per example"),
-        "d" => num(d): size("D", "4096", "contracting dimension D"),
-        "f" => num(f): size("F", "4096", "output dimension F"),
+        "b" => num(b): size("B", "1", "batch B: one [D,F] weight matrix per example").slider(SIZES),
+        "d" => num(d): size("D", "4096", "contracting dimension D").slider(SIZES),
+        "f" => num(f): size("F", "4096", "output dimension F").slider(SIZES),
         "x" => dtype(x): dtype("x dtype", "bf16", "activations x[B,D]: s_x·B·D bytes"),
         "w" => dtype(w): dtype(
             "w dtype",

@@ -13,7 +13,7 @@ use crate::collective::{
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{choice, integer, number, parse_choice, text, FieldSpec};
+use crate::field::{choice, integer, number, parse_choice, text, FieldSpec, BYTES, CHIPS};
 use crate::resource::{ExecUnit, Resource};
 use crate::units::{format_exact, format_quantity, Unit};
 use serde::{Deserialize, Serialize};
@@ -456,14 +456,14 @@ impl OpBehavior for Collective {
             (1.0, 1e30),
             "a size in bytes",
             "V: bytes of the whole array (the gathered result, the unreduced array each chip holds)",
-        ),
+        ).slider(BYTES).unit(Unit::Bytes),
         "n" => num(n): integer(
             "chips",
             "16",
             (1.0, 1e9),
             "a whole number of chips",
             "chips along the axis (a torus: the product of its axes; a cluster with levels: the product of the degrees)",
-        ),
+        ).slider(CHIPS),
         "topology" => derived(topology_id, set_topology): choice(
             "topology",
             TOPOLOGY_IDS,

@@ -4,8 +4,9 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{choice, dtype, number};
+use crate::field::{choice, dtype, number, BYTES};
 use crate::resource::Resource;
+use crate::units::Unit;
 use serde::{Deserialize, Serialize};
 
 /// A computation given by its totals: `flops` FLOPs over `bytes` bytes of HBM traffic, at the
@@ -54,7 +55,7 @@ impl OpBehavior for Custom {
             (1.0, 1e30),
             "a positive number of bytes",
             "total bytes moved to/from HBM: T_comms = bytes / HBM bandwidth",
-        ),
+        ).slider(BYTES).unit(Unit::Bytes),
         "t" => dtype(t): dtype("dtype", "bf16", "the dtype whose peak the FLOPs run at"),
         "net" => num(net): number(
             "link bytes",

@@ -3,7 +3,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{dtype, size};
+use crate::field::{dtype, size, SliderScale, MAX_DIM};
 use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +34,7 @@ impl Default for Dot {
 
 impl OpBehavior for Dot {
     op_fields! {
-        "n" => num(n): size("N", "4096", "vector length N: FLOPs 2N−1, bytes 2·s·N + s"),
+        "n" => num(n): size("N", "4096", "vector length N: FLOPs 2N−1, bytes 2·s·N + s").slider(SliderScale::Pow2 { max: MAX_DIM }),
         "t" => dtype(t): dtype("dtype", "bf16", "element dtype (s bytes each)"),
     }
     fn is_affine(&self, _key: &str) -> bool {

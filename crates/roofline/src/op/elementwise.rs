@@ -3,7 +3,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{dtype, integer, number, size};
+use crate::field::{dtype, integer, number, size, SliderScale, MAX_DIM};
 use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +45,7 @@ impl OpBehavior for Elementwise {
             "elements",
             "16777216",
             "number of elements n: FLOPs f·n, bytes (k+1)·s·n",
-        ),
+        ).slider(SliderScale::Pow2 { max: MAX_DIM }),
         "flops" => num(flops): number(
             "FLOPs per element",
             "1",

@@ -3,7 +3,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::{Cost, Tiled};
-use crate::field::{choice, dtype, integer, opt_dtype, opt_integer, size, MAX_DIM};
+use crate::field::{choice, dtype, integer, opt_dtype, opt_integer, size, CHIPS, MAX_DIM, SIZES};
 use crate::resource::Resource;
 use serde::{Deserialize, Serialize};
 
@@ -305,74 +305,74 @@ impl OpBehavior for Matmul {
             "B",
             "1",
             "batch B (tokens per replica): FLOPs 2·B·D·F, intensity ≈ B in bf16",
-        ),
-        "d" => num(d): size("D", "4096", "contracting dimension D"),
-        "f" => num(f): size("F", "4096", "output dimension F"),
+        ).slider(SIZES),
+        "d" => num(d): size("D", "4096", "contracting dimension D").slider(SIZES),
+        "f" => num(f): size("F", "4096", "output dimension F").slider(SIZES),
         "x" => dtype(x): dtype("x dtype", "bf16", "activations X[B,D]: s_x·B·D bytes"),
         "w" => dtype(w): dtype("w dtype", "bf16", "weights W[D,F]: s_w·D·F bytes"),
-        "out" => dtype(out): dtype("out dtype", "bf16", "output Z[B,F]: s_out·B·F bytes written"),
+        "out" => dtype(out): dtype("out dtype", "bf16", "output Z[B,F]: s_out·B·F bytes written").folds(),
         "compute" => opt_dtype(compute): opt_dtype(
             "compute dtype",
             "auto",
             "a dtype or auto",
             "dtype whose peak the FLOPs run at; auto: int8×int8 → int8, fp8×fp8 → fp8, else the wider input",
-        ),
+        ).folds(),
         "shards" => num(shards): integer(
             "chips",
             "1",
             (1.0, 1e6),
             "a whole number of chips",
             "number of chips n the matmul is split over: per-chip FLOPs 2·B·D·F/n",
-        ),
+        ).slider(CHIPS),
         "split" => choice(split): choice(
             "split along",
             Split::IDS,
             "d",
             "d: partial sums all-reduced over the link (2·(n−1)/n·s_out·B·F bytes); b or f: no communication",
             "a dimension",
-        ),
+        ).folds(),
         "link" => choice(link): choice(
             "link",
             Link::IDS,
             "ici",
             "link for the all-reduce: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
             "a link",
-        ),
+        ).folds(),
         "topology" => choice(topology): choice(
             "all-reduce topology",
             AllReduceTopology::IDS,
             "uniring",
             "how the n chips connect for the all-reduce: uniring (one direction, 2·(n−1)/n·s_out·B·F), ring (both directions with wraparound, 2·⌊n/2⌋/n·s_out·B·F: the book's Case 3) or line (2·(n−1)/n·s_out·B·F)",
             "a topology",
-        ),
+        ).folds(),
         "from" => choice(from): choice(
             "weights from",
             WeightSource::IDS,
             "hbm",
             "where the s_w·D·F weight bytes come from: hbm, onchip (VMEM) or pcie (host)",
             "a weight source",
-        ),
+        ).folds(),
         "bm" => opt_num(tile, set_tile, clear_tiles, 0): opt_integer(
             "tile bm",
             "off",
             (1.0, MAX_DIM),
             "a positive tile size",
             "tile rows bm (off = no tiling): tiled intensity ≈ bm·bn/(bm+bn)",
-        ),
+        ).folds(),
         "bk" => opt_num(tile, set_tile, clear_tiles, 1): opt_integer(
             "tile bk",
             "off",
             (1.0, MAX_DIM),
             "a positive tile size",
             "tile depth bk (off = no tiling)",
-        ),
+        ).folds(),
         "bn" => opt_num(tile, set_tile, clear_tiles, 2): opt_integer(
             "tile bn",
             "off",
             (1.0, MAX_DIM),
             "a positive tile size",
             "tile columns bn (off = no tiling)",
-        ),
+        ).folds(),
     }
     fn is_affine(&self, key: &str) -> bool {
         key != "shards"

@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::eval::Cost;
 use crate::field::FieldType;
 use crate::field::{
-    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldSpec,
+    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldSpec, CHIPS,
 };
 use crate::resource::Resource;
 use crate::train::{
@@ -230,10 +230,10 @@ impl OpBehavior for Train {
         "seq" => cfg("seq"): integer("sequence", "4096", (1.0, MAX_SEQ), "a whole sequence length", "sequence length T: attention FLOPs, sequences per step B/T"),
         "dp" => cfg("dp"): integer("data parallel", "32", DEGREE, "a whole number of chips", "data parallelism: weights replicated, gradients AllReduced once per step"),
         "fsdp" => cfg("fsdp"): integer("FSDP", "64", DEGREE, "a whole number of chips", "FSDP (ZeRO-3): weights AllGathered forward and backward, gradients ReduceScattered"),
-        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: activations AllGathered and ReduceScattered around each block"),
+        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: activations AllGathered and ReduceScattered around each block").slider(CHIPS),
         "pp" => cfg("pp"): integer("pipeline stages", "1", DEGREE, "a whole number of chips", "pipeline stages: a bubble of (p − 1)/(m + p − 1)"),
         "mb" => cfg("mb"): integer("microbatches", "1", (1.0, MAX_MICROBATCHES), "a whole number of microbatches", "microbatches per step m (pipelining or gradient accumulation)"),
-        "ep" => cfg("ep"): integer("expert parallel", "1", DEGREE, "a whole number of chips", "expert parallelism: experts sharded, tokens sent by AllToAll (mixtures of experts only)"),
+        "ep" => cfg("ep"): integer("expert parallel", "1", DEGREE, "a whole number of chips", "expert parallelism: experts sharded, tokens sent by AllToAll (mixtures of experts only)").slider(CHIPS),
         "remat" => cfg("remat"): text("checkpointing", "block", "none, block, matmuls, mlp or a number of checkpoints per layer", "activation checkpointing: none, block (recompute the forward: 6N → 8N), matmuls, mlp, or k D-sized checkpoints per layer"),
         "opt" => cfg("opt"): choice("optimizer", OPT_IDS, "adam", "adam: two states per parameter; momentum: one; sgd: none", "an optimizer"),
         "sched" => cfg("sched"): choice("pipeline schedule", SCHED_IDS, "1f1b", "1f1b or gpipe: bubble (p − 1)/(m + p − 1); zb: zero bubble", "a schedule"),
