@@ -673,3 +673,111 @@ fn missing_peak_is_an_error() {
     assert_eq!(dcn.bytes, 12_288.0);
     assert!((dcn.time - 12_288.0 / 3.125e9).abs() < 1e-18, "{dcn:?}");
 }
+
+/// The `attention` kind (issue 22): a fused FlashAttention-style kernel, checked against the
+/// scaling book's own attention arithmetic and against hand counts.
+mod attention {
+    use roofline::*;
+
+    fn op(q: &str) -> Op {
+        let s = url::decode(&format!("?op=attention:{q}")).scenario;
+        assert_eq!(s.ops.len(), 1, "{q}");
+        s.ops[0].clone()
+    }
+
+    /// transformers.md, question 4: multi-head attention (G = 1) over Q of length T and K, V
+    /// of length S performs 4·B·T·S·N·H FLOPs over 4·B·H·N·(T + S) bf16 bytes: intensity
+    /// T·S/(T + S), "T/2" for prefill (T = S). Not causal, so every pair counts.
+    #[test]
+    fn intensity_is_the_books_st_over_s_plus_t() {
+        let h100 = preset("h100").unwrap();
+        for (t, s) in [(4096.0, 4096.0), (1.0, 8192.0), (512.0, 2048.0)] {
+            let o = op(&format!(
+                "b=2,heads=16,kv_heads=16,sq={t},skv={s},head_dim=128,causal=no"
+            ));
+            let a = analyze(&o, &h100, &Options::default()).unwrap();
+            let book = t * s / (t + s);
+            assert!(
+                (a.intensity - book).abs() <= 1e-12 * book,
+                "{t} {s}: {}",
+                a.intensity
+            );
+        }
+        let a = analyze(
+            &op("b=1,heads=8,kv_heads=8,sq=8192,skv=8192,causal=no"),
+            &h100,
+            &Options::default(),
+        )
+        .unwrap();
+        assert_eq!(a.intensity, 8192.0 / 2.0, "prefill: T/2");
+    }
+
+    /// Llama-3 8B-like prefill of one 4096-token sequence on an H100 (H = 32, H_kv = 8, d = 128,
+    /// causal, bf16), by hand:
+    /// pairs = 4096·4096 − 4096·4095/2 = 16,777,216 − 8,386,560 = 8,390,656 (= 4096·4097/2);
+    /// FLOPs = 4·1·32·128·8,390,656 = 137,472,507,904;
+    /// bytes = 2·1·128·(2·32·4096 + 2·8·4096) = 256·327,680 = 83,886,080;
+    /// T_math = 137,472,507,904 / 9.89e14 = 139.0 µs > T_hbm = 83,886,080 / 3.35e12 = 25.0 µs:
+    /// compute-bound.
+    #[test]
+    fn a_causal_prefill_by_hand() {
+        let h100 = preset("h100").unwrap();
+        let o = op("b=1,heads=32,kv_heads=8,sq=4096,skv=4096,head_dim=128,causal=yes,x=bf16");
+        let a = analyze(&o, &h100, &Options::default()).unwrap();
+        assert_eq!(a.flops, 137_472_507_904.0);
+        assert_eq!(a.bytes, 83_886_080.0);
+        assert_eq!(a.bound, Bound::Compute);
+        assert!((a.t_lower - 137_472_507_904.0 / 9.89e14).abs() < 1e-15);
+        // The derivation says how the FlashAttention papers count: S²/2 = 8,388,608 pairs, so
+        // their TFLOPs/s is 8,388,608 / 8,390,656 = 0.999756 × this count's.
+        let text = a.derivation().join("\n");
+        assert!(text.contains("8390656 pairs"), "{text}");
+        assert!(text.contains("0.999756"), "{text}");
+        assert!(text.contains("inference.md"), "{text}");
+    }
+
+    /// A decode step's attention: one query over an 8,192-position cache for 8 sequences (H = 32,
+    /// H_kv = 8, d = 128, bf16): FLOPs 4·8·32·128·8192 = 1,073,741,824; bytes
+    /// 2·8·128·(2·32·1 + 2·8·8192) = 2048·131,136 = 268,566,528: intensity 4.0 FLOPs per byte,
+    /// far below the H100's 295: memory-bound at 268,566,528 / 3.35e12 = 80.2 µs.
+    #[test]
+    fn a_decode_step_is_memory_bound() {
+        let h100 = preset("h100").unwrap();
+        let o = op("b=8,heads=32,kv_heads=8,sq=1,skv=8192,head_dim=128,causal=yes");
+        let a = analyze(&o, &h100, &Options::default()).unwrap();
+        assert_eq!(a.flops, 1_073_741_824.0);
+        assert_eq!(a.bytes, 268_566_528.0);
+        assert_eq!(a.bound, Bound::Memory);
+        assert!((a.t_lower - 268_566_528.0 / 3.35e12).abs() < 1e-15);
+    }
+
+    /// Setups that cannot exist are refused with the field named: 7 query heads cannot share 8
+    /// KV heads, and causal queries cannot outnumber the keys they follow.
+    #[test]
+    fn impossible_setups_name_their_field() {
+        let h100 = preset("h100").unwrap();
+        let e = analyze(&op("heads=7,kv_heads=8"), &h100, &Options::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("kv_heads=8: must divide the 7 query heads"),
+            "{e}"
+        );
+        let e = analyze(
+            &op("sq=8192,skv=4096,causal=yes"),
+            &h100,
+            &Options::default(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("sq=8192: must be at most S_kv = 4096"),
+            "{e}"
+        );
+        assert!(analyze(
+            &op("sq=8192,skv=4096,causal=no"),
+            &h100,
+            &Options::default()
+        )
+        .is_ok());
+    }
+}

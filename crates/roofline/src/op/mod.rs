@@ -13,6 +13,7 @@
 //! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output draft spec_k accept tpot_max` |
 //! | aggregate model | `model` | `preset b w flops params act` |
 //! | collective | `collective` | `kind bytes n topology axes levels sharp` |
+//! | fused attention | `attention` | `b heads kv_heads sq skv head_dim causal x` |
 //! | training step | `train` | `preset layers dmodel ffn heads kv_heads head_dim vocab gated batch seq dp fsdp tp pp mb ep remat opt sched zero1 causal mlp_only param act grad master opt_dtype mx my mz tokens mfu price` |
 //!
 //! `llm` is *composite*: it is analysed as a sum of core operations (see
@@ -38,6 +39,7 @@ mod table;
 pub(crate) mod behavior;
 
 mod aggregate;
+mod attention;
 mod bmm;
 mod collective;
 mod custom;
@@ -50,6 +52,7 @@ mod matmul;
 mod train;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
+pub use attention::Attention;
 pub use behavior::{Part, Work};
 pub use bmm::Bmm;
 pub use collective::{AxisSpec, Collective, LevelSpec};
@@ -89,6 +92,8 @@ op_kinds! {
     Collective(Collective) = "collective", "collective (AllGather, AllReduce, …)", COLLECTIVES;
     /// A training step on a mesh of chips: dp × fsdp × tp × pp × ep (see [`Train`]).
     Train(Train) = "train", "training step (dp × fsdp × tp × pp)", MODELS;
+    /// A fused attention kernel, FlashAttention-style (see [`Attention`]).
+    Attention(Attention) = "attention", "fused attention (FlashAttention)", SINGLE;
 }
 
 /// The family of single operations (one roofline each).
@@ -270,7 +275,7 @@ mod tests {
         let e = Op::default_for("conv").unwrap_err().to_string();
         assert_eq!(
             e,
-            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model, collective, train"
+            "unknown operation kind `conv`; kinds are: matmul, bmm, dot, elementwise, custom, llm, model, collective, train, attention"
         );
     }
 }
