@@ -58,6 +58,33 @@ fn the_default_is_llama3_70b_on_8192_chips() {
 /// rounded 6.3e24 gives 44.33). The chip (`tpu-v5p`: 4.59e14 bf16, 96 GB, 9e10 B/s ICI per
 /// link) supplies the hardware; the mesh is FSDP 2240 × TP 4 = 8960 chips (the book's
 /// sharding: applied-training.md, "How to shard LLaMA 3-70B for training").
+/// Issue 24, point 11: `./dev fuzz` (seed 1, case 54514) found `mfu=1e-320` accepted (above 0)
+/// and the book's days = 6·N·tokens/(N·C·MFU) overflowing to "inf days". The field now takes
+/// 0.0001 to 1: the subnormal is refused with the range named, and the smallest MFU gives a
+/// finite figure, 4000 × the 44.675 days at 40 % = 178,700 days, by hand.
+#[test]
+fn an_mfu_too_small_to_mean_anything_is_refused() {
+    let mut op = Op::default_for("train").unwrap();
+    let e = op.set("mfu", "1e-320").unwrap_err().to_string();
+    assert!(
+        e.starts_with("mfu=1e-320: must be a number from 1e-4 to 1"),
+        "{e}"
+    );
+    assert!(op.set("mfu", "0").is_err());
+    let s = link("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.0001");
+    let days = first(&s)
+        .train
+        .as_ref()
+        .unwrap()
+        .budget
+        .unwrap()
+        .days_at_mfu_6n
+        .unwrap();
+    close(days, 44.675 * 4000.0, 1e-4, "days at 0.01 % MFU");
+    let d = url::decode("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=1e-320");
+    assert_eq!(d.notices.len(), 1, "{:?}", d.notices);
+}
+
 #[test]
 fn llama3_70b_on_8960_v5p_at_40_percent_is_44_days() {
     let s = link("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.4");

@@ -249,7 +249,7 @@ impl OpBehavior for Train {
         "my" => cfg("my"): integer("M_Y", "0", (0.0, 16.0), "a number of torus axes", "torus axes tensor parallelism spans (0: automatic, 1)"),
         "mz" => cfg("mz"): integer("M_Z", "0", (0.0, 16.0), "a number of torus axes", "torus axes expert parallelism spans (0: automatic, 1)"),
         "tokens" => cfg("tokens"): opt_number("token budget", "1.5e13", (1.0, MAX_TOKENS), "a number of tokens", "tokens to train on, for the days and cost; none for no budget"),
-        "mfu" => cfg("mfu"): text("assumed MFU", "none", "an MFU above 0 and at most 1, or none", "an MFU for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
+        "mfu" => cfg("mfu"): text("assumed MFU", "none", "an MFU from 0.0001 to 1, or none", "an MFU for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
         "price" => cfg("price"): text("price per chip-hour", "none", "a price per chip-hour from 0 to 1e9, or none", "USD per chip-hour for the cost; none: the chip's price, if any"),
     }
 

@@ -13,6 +13,9 @@ use std::str::FromStr;
 
 /// The largest global batch and token budget accepted, in tokens (1e18).
 pub const MAX_TOKENS: f64 = 1e18;
+/// The smallest assumed MFU (0.01 %): below it the book's days = FLOPs/(N·C·MFU) says nothing
+/// useful, and at `1e-320` (a subnormal, accepted as "above 0") it overflowed to infinity.
+pub const MIN_MFU: f64 = 1e-4;
 /// The most microbatches per step.
 pub const MAX_MICROBATCHES: f64 = 1e6;
 /// The largest sequence length accepted (1e9 positions).
@@ -447,7 +450,7 @@ impl TrainConfig {
     ///   at most the layers;
     /// * `mx`, `my`, `mz` whole from 0 (automatic) to 16; a custom checkpoint count above 0
     ///   and at most 1000;
-    /// * `tokens` from 1 to 1e18, `mfu` above 0 and at most 1, `price` from 0 to 1e9;
+    /// * `tokens` from 1 to 1e18, `mfu` from 1e-4 to 1, `price` from 0 to 1e9;
     /// * `peak`, `hbm`, `hbm_bw` from 1 to 1e30; the fabric (see [`Fabric::validate`]).
     pub fn validate(&self) -> Result<(), Error> {
         self.arch.validate()?;
@@ -540,8 +543,12 @@ impl TrainConfig {
             check("tokens", t, 1.0, MAX_TOKENS, false, "a number of tokens")?;
         }
         if let Some(u) = self.mfu {
-            if !(u.is_finite() && u > 0.0 && u <= 1.0) {
-                return Err(invalid("mfu", u, "must be above 0 and at most 1".into()));
+            if !(u.is_finite() && (MIN_MFU..=1.0).contains(&u)) {
+                return Err(invalid(
+                    "mfu",
+                    u,
+                    "must be from 0.0001 (0.01 %) to 1".into(),
+                ));
             }
         }
         if let Some(p) = self.price {

@@ -7,6 +7,7 @@
 
 use super::config::{
     Optimizer, Remat, Schedule, TrainConfig, MAX_MICROBATCHES, MAX_PRICE, MAX_SEQ, MAX_TOKENS,
+    MIN_MFU,
 };
 use super::fabric::Fabric;
 use crate::arch::{arch_preset, arch_presets, MAX_DIM};
@@ -198,7 +199,7 @@ static FIELDS: [TrainField; 43] = [
     num("my", "M_Y", 0.0, 16.0, true, "torus axes tensor parallelism spans (0: automatic, 1)"),
     num("mz", "M_Z", 0.0, 16.0, true, "torus axes expert parallelism spans (0: automatic, 1)"),
     opt("tokens", "token budget", 1.0, MAX_TOKENS, "tokens to train on, for the days and cost; none for no budget"),
-    opt("mfu", "assumed MFU", 0.0, 1.0, "an MFU (0 to 1) for the book's estimate FLOPs/(N·C·MFU); none for the roofline's own only"),
+    opt("mfu", "assumed MFU", MIN_MFU, 1.0, "an MFU (0.0001 to 1) for the book's estimate FLOPs/(N·C·MFU); none for the roofline's own only"),
     opt("price", "price per chip-hour", 0.0, MAX_PRICE, "price per chip-hour, for the cost; none for no cost"),
     num("peak", "peak", 1.0, MAX_RATE, false, "the chip's peak FLOPs/s in the compute dtype (C)"),
     num("hbm", "HBM", 1.0, 1e30, false, "HBM capacity per chip, bytes"),
@@ -494,11 +495,11 @@ impl TrainConfig {
             "tokens" => self.tokens = x,
             "price" => self.price = x,
             "mfu" => {
-                if x == Some(0.0) {
+                if x.is_some_and(|u| u < MIN_MFU) {
                     return Err(field_err(
                         key,
                         text,
-                        "must be above 0 and at most 1, or none",
+                        "must be from 0.0001 (0.01 %) to 1, or none",
                     ));
                 }
                 self.mfu = x
