@@ -508,6 +508,54 @@ fn measured_table_and_group_cells() {
     );
 }
 
+/// A kernel measured above its roof is a diagnostic, not a silent marker (issue 23). By hand on
+/// the H100's bf16 roof (9.89e14 FLOP/s): `fp8_gemm` does 1e12 FLOPs over 1e6 bytes in 0.5 ms,
+/// 2e15 FLOP/s, 2e15 / 9.89e14 = 2.022× its roof (an fp8 kernel placed on the bf16 roof, or a
+/// sparse count); `gemm_ok` (1e12 FLOPs in 2 ms, 5e14) sits at 50.6 %: one kernel above.
+#[test]
+fn a_kernel_above_its_roof_is_said_with_where_to_look() {
+    use roofline_lab::view::measured::{measured_roofline, measured_table};
+    let csv = "name,flops,bytes,time\nfp8_gemm,1e12,1e6,0.5ms\ngemm_ok,1e12,1e9,2ms\n";
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    let s = roofline::url::decode("?chip=h100").scenario;
+    let (roof, caption) = measured_roofline(&s).unwrap();
+    let t = measured_table(roof, caption, &p);
+    let a = t.above_roof.as_ref().expect("a kernel above its roof");
+    assert_eq!(a.count, 1);
+    assert!((a.worst - 2e15 / 9.89e14).abs() < 1e-9, "{}", a.worst);
+    let m = a.message();
+    assert!(
+        m.starts_with("1 kernel runs faster than this roofline allows (up to 2.02× its roof)"),
+        "{m}"
+    );
+    for cause in ["sparse", "dtype", "convention", "another chip"] {
+        assert!(m.contains(cause), "{cause}: {m}");
+    }
+    let above: Vec<_> = t
+        .rows
+        .iter()
+        .filter(|r| r.above_roof())
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(above, ["fp8_gemm"]);
+    let cell = t
+        .rows
+        .iter()
+        .find(|r| r.name == "fp8_gemm")
+        .unwrap()
+        .cells();
+    assert!(
+        cell.iter()
+            .any(|c| c.0 == "roof_fraction" && c.2 == "202.2% ⚠ above roof"),
+        "{cell:?}"
+    );
+    // Every kernel under its roof: no diagnostic.
+    let ok = roofline::profile::import("name,flops,bytes,time\ngemm_ok,1e12,1e9,2ms\n".as_bytes())
+        .unwrap();
+    let (roof, caption) = measured_roofline(&s).unwrap();
+    assert_eq!(measured_table(roof, caption, &ok).above_roof, None);
+}
+
 /// A profile of a Llama 3 8B decode step against the `llm` op's parts, by kind of work. Two
 /// steps profiled (measured times halved), by hand: GEMM 2 ms + 1 ms = 3 ms → 1.5 ms per
 /// step; attention (flash 0.4 ms + softmax 0.2 ms) → 0.3 ms; norm 0.1 ms → 0.05 ms; NCCL

@@ -394,7 +394,7 @@ fn tables(t: &MeasuredTable) -> impl IntoView {
             let name = r.name.clone();
             let count = (r.count > 1).then(|| format!(" ×{}", r.count));
             view! {
-                <tr data-measured=r.index.to_string()>
+                <tr data-measured=r.index.to_string() data-above-roof=r.above_roof().then_some("true")>
                     <td class="name" title=name.clone() data-metric="name" data-value=name.clone()>{name.clone()}{count}</td>
                     {r.cells().into_iter().map(cell).collect_view()}
                 </tr>
@@ -419,6 +419,9 @@ fn tables(t: &MeasuredTable) -> impl IntoView {
             <span data-markers=markers.to_string()></span>
             {(t.unplaced > 0).then(|| format!("; {} without FLOPs or bytes, listed by time only", t.unplaced))}
         </p>
+        {t.above_roof.as_ref().map(|a| view! {
+            <p class="msg" role="alert" data-above-roof=a.count.to_string()>{a.message()}</p>
+        })}
         {table("measured-table", "Kernels, biggest time lost against the roofline first", "kernel", &ROW_HEAD, rows)}
         {(more > 0).then(|| view! { <p class="hint" data-more=more.to_string()>{format!("… and {more} more kernels (the fit and the groups count them all)")}</p> })}
         {table("groups-table", "Totals per name group", "group", &GROUP_HEAD, groups)}

@@ -97,6 +97,11 @@ pub fn measured_rows(kernels: &[Kernel], roof: &Roofline) -> Vec<MeasuredRow> {
 }
 
 impl MeasuredRow {
+    /// Whether the kernel was measured above its roof (see [`AboveRoof`]).
+    pub fn above_roof(&self) -> bool {
+        self.roof_fraction.is_some_and(|f| f > ABOVE_ROOF)
+    }
+
     /// The `data-metric` cells: `(metric, exact value for the attribute, shown text)`; the
     /// exact value is `format_exact` (empty when unknown), the text rounded with its unit.
     pub fn cells(&self) -> Vec<(&'static str, String, String)> {
@@ -117,8 +122,16 @@ impl MeasuredRow {
             (
                 "roof_fraction",
                 self.roof_fraction.map(format_exact).unwrap_or_default(),
-                self.roof_fraction
-                    .map_or_else(|| "—".into(), |f| format!("{:.1}%", 100.0 * f)),
+                self.roof_fraction.map_or_else(
+                    || "—".into(),
+                    |f| {
+                        if f > ABOVE_ROOF {
+                            format!("{:.1}% ⚠ above roof", 100.0 * f)
+                        } else {
+                            format!("{:.1}%", 100.0 * f)
+                        }
+                    },
+                ),
             ),
             (
                 "bound",
@@ -190,7 +203,62 @@ pub struct MeasuredTable {
     pub groups: Vec<GroupTotal>,
     /// Records without FLOPs or bytes (listed by time, not placed).
     pub unplaced: usize,
+    /// Kernels measured faster than the roofline allows, said as a diagnostic (`None` when
+    /// every placed kernel sits at or under its roof).
+    pub above_roof: Option<AboveRoof>,
 }
+
+/// Kernels measured above their roof: physically impossible on the chip as described, so the
+/// description is wrong somewhere, and the panel says where to look instead of plotting them
+/// silently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AboveRoof {
+    /// How many placed kernels sit above their roof.
+    pub count: usize,
+    /// The largest `achieved / roof` among them.
+    pub worst: f64,
+}
+
+impl AboveRoof {
+    /// The kernels of `rows` above their roof (a fraction above 1 by more than rounding), if
+    /// any.
+    pub fn of(rows: &[MeasuredRow]) -> Option<AboveRoof> {
+        let above: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.above_roof())
+            .filter_map(|r| r.roof_fraction)
+            .collect();
+        (!above.is_empty()).then(|| AboveRoof {
+            count: above.len(),
+            worst: above.iter().copied().fold(0.0, f64::max),
+        })
+    }
+
+    /// The diagnostic in words.
+    pub fn message(&self) -> String {
+        format!(
+            "{} {} faster than this roofline allows (up to {:.2}× {} roof). A measured kernel \
+             cannot beat the chip it ran on, so something here does not describe that run: the \
+             chip's peak may be a 2:4-sparse figure rather than the dense one, the kernels' \
+             dtype not the one placed against (an fp8 or int8 kernel on a bf16 roof), their \
+             FLOPs counted by another convention (2 per multiply-accumulate here; the \
+             FlashAttention papers count causal attention as half), or the export from another \
+             chip than chip 1.",
+            self.count,
+            if self.count == 1 {
+                "kernel runs"
+            } else {
+                "kernels run"
+            },
+            self.worst,
+            if self.count == 1 { "its" } else { "their" },
+        )
+    }
+}
+
+/// `achieved / roof` above which a kernel counts as above its roof: 1, with room for the
+/// rounding of exported FLOP and byte counts.
+const ABOVE_ROOF: f64 = 1.0 + 1e-9;
 
 /// A profile against a roofline (from [`measured_roofline`], with its caption): everything
 /// the panel's tables need.
@@ -201,6 +269,7 @@ pub fn measured_table(roof: Roofline, caption: String, p: &Profile) -> MeasuredT
         groups: measured_groups(&p.kernels, &roof),
         roof,
         caption,
+        above_roof: AboveRoof::of(&rows),
         rows,
         unplaced,
     }

@@ -33,7 +33,7 @@ pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
     add_measured, fit_profile, fit_summary, group_cells, measured_groups, measured_roofline,
-    measured_rows, measured_table, MeasuredRow, MeasuredTable,
+    measured_rows, measured_table, AboveRoof, MeasuredRow, MeasuredTable,
 };
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use names::{op_name, pretty, OP_KINDS};

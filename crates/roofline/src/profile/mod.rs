@@ -211,6 +211,10 @@ pub struct Profile {
     pub kernels: Vec<Kernel>,
     /// The device the export names, if any (the first kernel's).
     pub device: Option<String>,
+    /// The compute capability an Nsight Compute export names (`12.0`), if any: the one hint
+    /// to the GPU in an export that names no device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<String>,
     /// Sentences for the user: kernels without FLOPs or bytes, estimated tensor FLOPs,
     /// skipped events, and the like.
     pub notes: Vec<String>,
@@ -524,7 +528,7 @@ impl Importer {
     pub fn finish(mut self) -> Result<Profile, Error> {
         let format = self.format();
         let state = std::mem::replace(&mut self.state, State::Start(Vec::new(), 0));
-        let (format, kernels, notes, device) = match state {
+        let (format, kernels, notes, device, cc) = match state {
             State::Failed(e) => return Err(e),
             State::Start(..) => return Err(fail(None, "the file is empty".into())),
             State::Lines(mut pre) => {
@@ -546,18 +550,19 @@ impl Importer {
                 if plain.kernels.is_empty() {
                     return Err(fail(format, "the CSV has a header but no rows".into()));
                 }
-                (Format::PlainCsv, plain.kernels, Vec::new(), None)
+                (Format::PlainCsv, plain.kernels, Vec::new(), None, None)
             }
             State::Ncu(mut reader, mut ncu, f) => {
                 reader
                     .finish(&mut |r| ncu.record(&r))
                     .map_err(|e| fail(format, e))?;
+                let cc = ncu.compute_capability();
                 let (kernels, notes) = ncu.finish().map_err(|e| fail(format, e))?;
-                (f, kernels, notes, None)
+                (f, kernels, notes, None, cc)
             }
             State::Trace(t) => {
                 let r = t.finish().map_err(|e| fail(format, e))?;
-                (Format::PyTorchTrace, r.kernels, r.notes, r.device)
+                (Format::PyTorchTrace, r.kernels, r.notes, r.device, None)
             }
         };
         let device = device.or_else(|| kernels.iter().find_map(|k| k.device.clone()));
@@ -565,6 +570,7 @@ impl Importer {
             format,
             kernels,
             device,
+            compute_capability: cc,
             notes,
         })
     }

@@ -492,6 +492,14 @@ impl NcuCsv {
     }
 
     /// The kernels and the notes for the user.
+    /// The compute capability the export names (the first launch's `CC`, `12.0`), if any.
+    pub(crate) fn compute_capability(&self) -> Option<String> {
+        self.launches
+            .iter()
+            .find_map(|l| l.cc)
+            .map(|(a, b)| format!("{a}.{b}"))
+    }
+
     pub(crate) fn finish(mut self) -> Result<(Vec<Kernel>, Vec<String>), String> {
         if self.launches.is_empty() {
             return Err(
