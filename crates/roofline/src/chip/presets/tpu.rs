@@ -51,7 +51,8 @@ pub(super) static TPU_V5E: PresetDef = PresetDef {
     vpu: none("the scaling book gives a VPU figure only for v5p (~7e12); left empty, so vector ops run at the dtype's peak"),
     hbm: book(8.2e11, "scaling book, All About Rooflines: \"load 8.2e11 bytes/s from HBM\" (question 1 quotes 8.1e11; the app follows 8.2e11)")
         .range(8.1e11, 8.2e11, "scaling book, All About Rooflines, question 1: 8.1e11 bytes/s"),
-    hbm_cap: book(16e9, "scaling book, TPU chapter, chip table: 16 GB HBM; read as 16e9 decimal bytes"),
+    hbm_cap: book(17_179_869_184.0, "scaling book, tpus.md: \"TPU v5e has 16GiB of HBM\" = 16 × 2^30 = 17,179,869,184 bytes (the chip table and applied-inference.md write \"16GB\"; Google's v5e page \"16 GB\")")
+        .range(16e9, 17_179_869_184.0, "scaling book, chip table and applied inference: \"16GB\" (16e9 bytes, the book's max_batch 42 for LLaMA 3-70B)"),
     onchip: none(TPU_NO_ONCHIP),
     onchip_cap: book(134_217_728.0, "scaling book, TPU chapter: VMEM is 128 MiB on TPU v5e (binary: 128 × 2^20 bytes)"),
     pcie: none(TPU_NO_PCIE),
@@ -116,7 +117,8 @@ pub(super) static TPU_V6E: PresetDef = PresetDef {
     fp4: none(TPU_NO_FP4),
     vpu: none("no VPU figure for v6e in the scaling book; left empty, so vector ops run at the dtype's peak"),
     hbm: book(1.6e12, "scaling book, All About Rooflines: \"on TPU v6e this is about 1.6TB/s\" (Google Cloud TPU v6e page)"),
-    hbm_cap: book(32e9, "scaling book, TPU chapter, chip table: 32 GB HBM; read as 32e9 decimal bytes"),
+    hbm_cap: docs(34_359_738_368.0, "Google Cloud TPU7x page, comparison table: v6e (Trillium) \"HBM capacity per chip (GiB) 32\" = 32 × 2^30 bytes")
+        .range(32e9, 34_359_738_368.0, "scaling book, TPU chapter, chip table: \"32GB\""),
     onchip: none(TPU_NO_ONCHIP),
     onchip_cap: none("VMEM size of v6e not given in the scaling book; left empty"),
     pcie: book(1.6e10, "scaling book, TPU chapter, PCIe worked example: 1.6e10 bytes/s host-to-HBM on v6e"),
@@ -148,7 +150,8 @@ pub(super) static TPU7X: PresetDef = PresetDef {
     fp4: none(TPU_NO_FP4),
     vpu: none("no VPU figure for TPU7x; left empty, so vector ops run at the dtype's peak"),
     hbm: book(7.4e12, "scaling book, TPU chapter, chip table: 7.4e12 bytes/s (Google: 7.37 TB/s per chip)"),
-    hbm_cap: book(192e9, "scaling book / Google Ironwood announcement: 192 GB HBM per chip; read as 192e9 decimal bytes"),
+    hbm_cap: docs(206_158_430_208.0, "Google Cloud TPU7x page, comparison table: TPU7x (Ironwood) \"HBM capacity per chip (GiB) 192\" = 192 × 2^30 bytes")
+        .range(192e9, 206_158_430_208.0, "scaling book, TPU chapter, chip table: \"192GB\"; Google Ironwood announcement: 192 GB"),
     onchip: none(TPU_NO_ONCHIP),
     onchip_cap: none("VMEM size of TPU7x not published; left empty"),
     pcie: none(TPU_NO_PCIE),
