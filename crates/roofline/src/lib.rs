@@ -81,7 +81,7 @@ pub mod workload;
 
 pub use analysis::{analyze, Analysis, CollectiveTimes, CommTerm, ComputeInfo, PartTime};
 pub use arch::{arch_preset, arch_presets, Arch, ArchPreset, ConfigReport};
-pub use chip::{preset, preset_ids, presets, Chip, ChipField, Interconnect};
+pub use chip::{preset, preset_ids, presets, Chip, ChipField, Evidence, Interconnect, Tier};
 pub use collective::{collective_time, sharded_matmul, CollectiveKind, CollectiveResult};
 pub use dtype::{DType, PeakKey};
 pub use error::Error;

@@ -107,7 +107,7 @@ fn chip_catalog() {
     let names: Vec<String> = presets().into_iter().map(|c| c.name).collect();
     assert!(names.contains(&"TPU v5e".to_string()) && names.contains(&"H100 SXM".to_string()));
     let v5e = preset("tpu-v5e").unwrap();
-    assert_eq!(v5e.hbm_cap, 16e9);
+    assert_eq!(v5e.hbm_cap, 16.0 * 1024.0 * 1024.0 * 1024.0); // the book's "16GiB"
     assert_eq!(v5e.links, Some(4.0));
     assert_eq!(v5e.peer_bandwidth(), Some(4.5e10));
     let h100 = preset("h100").unwrap();
@@ -533,4 +533,67 @@ fn derivation_numbers_match_fields() {
             }
         }
     }
+}
+
+/// Every preset figure has evidence: a tier and its source note; an edited or removed value
+/// has none (its source note says so instead), and the serde form of a chip holds no tier.
+#[test]
+fn chip_evidence_tiers() {
+    use roofline::{Evidence, Tier};
+    for chip in presets() {
+        for f in ChipField::ALL {
+            match (chip.get(f), chip.evidence(f)) {
+                (Some(_), Some(e)) => {
+                    assert_eq!(e.source, chip.source(f), "{} {f}", chip.name);
+                    assert!(!e.tier.label().is_empty());
+                }
+                (None, None) => {}
+                (v, e) => panic!("{} {f}: value {v:?} but evidence {e:?}", chip.name),
+            }
+        }
+    }
+    let h100 = preset("h100").unwrap();
+    // "scaling book, All About Rooflines: an NVIDIA H100 can perform about 9.89e14 ..."
+    assert_eq!(
+        h100.evidence(ChipField::Bf16).unwrap().tier,
+        Tier::ReferenceText
+    );
+    assert_eq!(
+        h100.evidence(ChipField::Fp8).unwrap().tier,
+        Tier::VendorDatasheet
+    );
+    assert_eq!(
+        h100.evidence(ChipField::HopLat).unwrap().tier,
+        Tier::ThirdParty
+    );
+    assert_eq!(h100.evidence(ChipField::Name), None);
+    let mut edited = h100.clone();
+    edited.set(ChipField::Bf16, 1e15).unwrap();
+    assert_eq!(edited.evidence(ChipField::Bf16), None);
+    assert!(edited
+        .source(ChipField::Bf16)
+        .starts_with("edited by the user"));
+    let removed = h100.without(ChipField::Fp8).unwrap();
+    assert_eq!(removed.evidence(ChipField::Fp8), None);
+    assert_eq!(Chip::custom("x").evidence(ChipField::Bf16), None);
+    // The book's two figures for the v5e's HBM bandwidth: 8.2e11 (used) and 8.1e11.
+    let v5e = preset("tpu-v5e").unwrap();
+    let Evidence { tier, range, .. } = v5e.evidence(ChipField::Hbm).unwrap();
+    assert_eq!(tier, Tier::ReferenceText);
+    let (lo, hi, other) = range.unwrap();
+    assert_eq!((lo, hi), (8.1e11, 8.2e11));
+    assert!(other.contains("8.1e11"));
+    assert_eq!(
+        Tier::IDS,
+        [
+            "reference_text",
+            "vendor_datasheet",
+            "vendor_docs",
+            "third_party"
+        ]
+    );
+    assert_eq!(Tier::from_id("Vendor_Docs"), Some(Tier::VendorDocs));
+    // The tier lives in the catalog, not in the chip: its JSON form is unchanged.
+    let json = serde_json::to_string(&h100).unwrap();
+    assert!(!json.contains("tier") && !json.contains("vendor_datasheet"));
 }

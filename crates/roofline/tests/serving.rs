@@ -34,7 +34,9 @@ fn llama3_70b_8k(kv: &[(&str, &str)]) -> Op {
 /// 0.55 QPS per chip in int8.
 #[test]
 fn llama3_70b_int8_on_v5e_4x2() {
-    let v5e = preset("tpu-v5e").unwrap();
+    // The book's "16GB" per chip (this chapter's figure); the preset holds tpus.md's "16GiB".
+    let mut v5e = preset("tpu-v5e").unwrap();
+    v5e.hbm_cap = 16e9;
     let mut op = llama3_70b_8k(&[("w", "int8"), ("x", "int8"), ("kv", "int8"), ("tp", "8")]);
     let s = serve(&op, &v5e);
     // Exactly: weights 70,553,706,496 bytes in int8 (8 ways, norms replicated), KV cache
@@ -262,4 +264,37 @@ fn disaggregated_prefill_to_decode_ratio_of_llama3_70b() {
         "{prefill_one}"
     );
     assert!(s.prefill_decode_ratio > 1.0, "{}", s.prefill_decode_ratio);
+}
+
+/// The v5e preset's capacity is tpus.md's "16GiB" (17,179,869,184 bytes), not the chip
+/// table's "16GB": LLaMA 3-70B in bf16 over tp=16 at 8k context fits 49 sequences per
+/// replica, 42 with 16e9 bytes. By hand, per chip: weights W/16 and KV 2·L·K·H·2 bytes per
+/// token over 16 chips; max_batch = floor((HBM − W/16) / (8192 · 2·80·8·128·2 / 16)).
+#[test]
+fn v5e_gib_capacity_moves_max_batch_from_42_to_49() {
+    let d = roofline::url::decode(
+        "?chip=tpu-v5e&op=llm:preset=llama3-70b,b=1,ctx=8192,prompt=8190,output=2,tp=16",
+    );
+    let (op, chip) = (&d.scenario.ops[0], &d.scenario.chips[0]);
+    let OpKind::Llm(l) = op.kind.clone() else {
+        panic!()
+    };
+    let per_seq = 8192.0 * 2.0 * 80.0 * 8.0 * 128.0 * 2.0 / 16.0; // 167,772,160 bytes
+    assert_eq!(l.kv_bytes_per_seq(8192.0), per_seq);
+    let w = l.weight_bytes(); // ≈ 141.1e9 / 16 ≈ 8.82e9 bytes per chip
+    assert!((w - 70_553_706_496.0 * 2.0 / 16.0).abs() / w < 1e-3, "{w}");
+    let gib16 = 16.0 * 1024.0 * 1024.0 * 1024.0;
+    assert_eq!(chip.hbm_cap, gib16);
+    // (17.18e9 − 8.82e9) / 1.678e8 = 49.8 → 49; (16e9 − 8.82e9) / 1.678e8 = 42.8 → 42.
+    assert_eq!(((gib16 - w) / per_seq).floor(), 49.0);
+    assert_eq!(((16e9 - w) / per_seq).floor(), 42.0);
+    let opts = &d.scenario.options;
+    let s = roofline::serving::serving(op, chip, opts).unwrap().unwrap();
+    assert_eq!(s.max_batch, 49.0);
+    let mut book = chip.clone();
+    book.set(ChipField::HbmCap, 16e9).unwrap();
+    let s = roofline::serving::serving(op, &book, opts)
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.max_batch, 42.0);
 }

@@ -183,6 +183,15 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         }
         _ => {}
     }
+    if key == "max_batch" {
+        // An llm op's serving figure: the largest batch whose weights and KV caches fit.
+        let (o, c) = loc(at)?;
+        let op = s.ops.get(o - 1).ok_or(format!("no op {o}"))?;
+        let chip = s.chips.get(c - 1).ok_or(format!("no chip {c}"))?;
+        let sv = roofline::serving::serving(op, chip, &s.options)
+            .map_err(|e| format!("serving failed: {e}"))?;
+        return num(sv.map(|v| v.max_batch), value);
+    }
     let a = analysis(d, at)?.map_err(|e| format!("analysis failed: {e}"))?;
     let _ = url;
     match key {

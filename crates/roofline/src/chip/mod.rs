@@ -5,9 +5,11 @@
 //! bytes. "Dense" means without 2:4 structured sparsity: vendors' sheets quoting sparse
 //! figures are halved (the H100's 1,979 bf16 TFLOPS "with sparsity" is 9.89e14 dense).
 
+mod evidence;
 mod field;
 mod presets;
 
+pub use self::evidence::{Evidence, Tier};
 pub use self::field::ChipField;
 
 use self::presets::{PresetDef, Spec};
@@ -125,9 +127,10 @@ pub struct Chip {
 }
 
 /// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
-/// b200 mi300x l4`.
+/// b200 mi300x l4`, then the chips of 2026: `h800 h20 b300 mi325x mi355x trn2 trn3 gaudi3
+/// rtx-5090 rtx-pro-6000`.
 pub fn presets() -> Vec<Chip> {
-    presets::PRESETS.iter().map(PresetDef::chip).collect()
+    presets::PRESETS.iter().map(|p| p.chip()).collect()
 }
 
 /// The preset ids, in catalog order.
@@ -420,6 +423,21 @@ impl Chip {
         }
     }
 
+    /// The evidence for a preset figure: its [`Tier`], its source note and the range where
+    /// sources disagree. `None` for the name, an absent value, a chip without a preset, and
+    /// a value edited away from the preset's (as [`Chip::source`] then says).
+    pub fn evidence(&self, field: ChipField) -> Option<Evidence> {
+        let def = self.preset_id.as_deref().and_then(presets::find)?;
+        let spec = def.spec(field);
+        let v = self.get(field)?;
+        (field != ChipField::Name && spec.v == Some(v)).then_some(())?;
+        Some(Evidence {
+            tier: spec.tier?,
+            source: spec.src,
+            range: spec.range,
+        })
+    }
+
     /// The dense peak for a peak key, if the chip has one.
     pub fn peak_for(&self, key: PeakKey) -> Option<f64> {
         self.get(ChipField::from_peak(key))
@@ -496,6 +514,8 @@ impl PresetDef {
             ChipField::Name => Spec {
                 v: None,
                 src: self.name_src,
+                tier: None,
+                range: None,
             },
             ChipField::Fp32 => self.fp32,
             ChipField::Tf32 => self.tf32,

@@ -1,0 +1,35 @@
+//! Presets of the other vendors (AMD, AWS, Intel).
+
+use super::*;
+
+pub(super) static MI300X: PresetDef = PresetDef {
+    id: "mi300x",
+    name: "MI300X",
+    name_src: "AMD Instinct MI300X",
+    interconnect: Interconnect::PointToPoint,
+    fp32: sheet(1.634e14, "AMD Instinct MI300X datasheet: FP32 matrix 163.4 TFLOPS"),
+    tf32: sheet(6.537e14, "AMD Instinct MI300X datasheet: TF32 653.7 TFLOPS dense (1,307.4 with sparsity)"),
+    bf16: sheet(1.3074e15, "AMD Instinct MI300X datasheet: BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity)"),
+    fp16: sheet(1.3074e15, "AMD Instinct MI300X datasheet: FP16 1,307.4 TFLOPS dense (2,614.9 with sparsity)"),
+    fp8: sheet(2.6149e15, "AMD Instinct MI300X datasheet: FP8 2,614.9 TFLOPS dense (5,229.8 with sparsity)"),
+    int8: sheet(2.6149e15, "AMD Instinct MI300X datasheet: INT8 2,614.9 TOPS dense (5,229.8 with sparsity)"),
+    int4: none("the MI300X datasheet lists no int4 mode: no int4 peak"),
+    fp4: none("CDNA 3 has no fp4 mode: no fp4 peak"),
+    vpu: sheet(1.634e14, "AMD Instinct MI300X datasheet: FP32 vector 163.4 TFLOPS"),
+    hbm: sheet(5.3e12, "AMD Instinct MI300X datasheet: 5.3 TB/s HBM3"),
+    hbm_cap: sheet(192e9, "AMD Instinct MI300X datasheet: 192 GB HBM3; read as 192e9 decimal bytes"),
+    onchip: none("LDS/Infinity Cache bandwidth not published as one chip-wide figure; left empty"),
+    onchip_cap: none("on-chip SRAM (LDS, 256 MB Infinity Cache) not modelled as one capacity; left empty"),
+    pcie: sheet(6.4e10, "AMD Instinct MI300X datasheet: PCIe Gen5 x16 128 GB/s (both directions) → 6.4e10 bytes/s per direction"),
+    ici: sheet(6.4e10, "AMD Instinct MI300X datasheet: Infinity Fabric links at 128 GB/s (both directions) → 6.4e10 bytes/s per link per direction; the 8-GPU platform is a full mesh, one link per peer"),
+    links: sheet(7.0, "AMD Instinct MI300X datasheet: 7 Infinity Fabric links (one to each of the 7 peers)"),
+    dcn: none("no per-GPU network figure in the MI300X datasheet; left empty"),
+    torus: none("a full mesh of Infinity Fabric links, not a torus"),
+    wrap: none("a full mesh of Infinity Fabric links, not a torus"),
+    node: docs(8.0, "AMD Instinct MI300X platform: 8 GPUs in a full mesh"),
+    leaf: none("no reference scale-out architecture given; left empty"),
+    hop_lat: none("no per-hop latency published for Infinity Fabric; left empty"),
+    net_lat: none("no scale-out figure; left empty"),
+    price: none(NO_PRICE),
+    power: none(NO_POWER),
+};
