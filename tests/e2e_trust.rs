@@ -130,8 +130,8 @@ async fn out_of_range_and_fractional_sizes_keep_the_value_before_the_edit() {
 }
 
 /// Fields show numbers the way people read them, to the last digit (the link keeps the exact
-/// value): TPU v5e's 1.97e14 FLOPs/s, 8.2e11 bytes/s, 16e9 bytes and 128 MiB of VMEM
-/// (134,217,728 bytes).
+/// value): TPU v5e's 1.97e14 FLOPs/s, 8.2e11 bytes/s, 16 GiB of HBM as the book's tpus.md
+/// writes it (17,179,869,184 bytes; issue 23) and 128 MiB of VMEM (134,217,728 bytes).
 #[tokio::test(flavor = "current_thread")]
 async fn fields_show_human_units() {
     let b = Browser::start().await;
@@ -141,8 +141,29 @@ async fn fields_show_human_units() {
         .await;
     assert_eq!(
         v,
-        serde_json::json!(["197 TFLOP/s", "820 GB/s", "16 GB", "128 MiB"])
+        serde_json::json!(["197 TFLOP/s", "820 GB/s", "16 GiB", "128 MiB"])
     );
+    // Each figure's evidence (issue 23): its tier on the field, its source on hover, and where
+    // sources disagree (the chip table's "16GB" against tpus.md's "16GiB") a mark on the label
+    // and the range with the value used in the note.
+    let cap = "[data-chip='0'] .field:has(input[name='hbm_cap'])";
+    let ev = b
+        .js(&format!(
+            "const f = document.querySelector({cap:?}); return [f.dataset.tier, !!f.querySelector('[data-disputed]'), f.querySelector('input').title]"
+        ))
+        .await;
+    assert_eq!(ev[0], "reference_text");
+    assert_eq!(ev[1], true, "the disputed capacity is marked");
+    let title = ev[2].as_str().unwrap_or_default();
+    assert!(title.contains("TPU v5e has 16GiB of HBM"), "{title}");
+    assert!(
+        title.contains("Sources disagree: 16 GB to 16 GiB"),
+        "{title}"
+    );
+    let bf16 = b
+        .js("const f = document.querySelector(\"[data-chip='0'] .field:has(input[name='bf16'])\"); return [f.dataset.tier, !!f.querySelector('[data-disputed]')]")
+        .await;
+    assert_eq!(bf16, serde_json::json!(["reference_text", false]));
     // Typing in another form shows it the same way once the edit ends, and the link is exact.
     let hbm = "[data-chip='0'] input[name='hbm']";
     b.set_input(hbm, "1.6e12").await;

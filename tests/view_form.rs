@@ -83,3 +83,41 @@ fn sliders_map_positions_to_values_people_explore() {
     assert_eq!(peak.step(1.97e14, true, true), 3.94e14);
     assert!(view::chip_slider(roofline::chip::ChipField::HbmCap).is_none());
 }
+
+/// A chip field's note (issue 23): its tier and source, and where sources disagree, the range
+/// and the value used, with the field marked. The v5e's capacity is the book's "16GiB" with its
+/// chip table's "16GB" beside it; its bf16 peak is the book's alone; an edited value is the
+/// user's and has no tier.
+#[test]
+fn chip_field_notes_carry_their_evidence() {
+    use roofline::chip::ChipField;
+    let v5e = roofline::chip::preset("tpu-v5e").unwrap();
+    let cap = view::chip_field_note(&v5e, ChipField::HbmCap);
+    assert_eq!(cap.tier, Some("reference_text"));
+    assert!(cap.disputed);
+    assert!(
+        cap.text.contains("TPU v5e has 16GiB of HBM"),
+        "{}",
+        cap.text
+    );
+    assert!(
+        cap.text
+            .contains("Sources disagree: 16 GB to 16 GiB (scaling book, chip table"),
+        "{}",
+        cap.text
+    );
+    assert!(
+        cap.text.ends_with("the value used is 16 GiB."),
+        "{}",
+        cap.text
+    );
+    let bf16 = view::chip_field_note(&v5e, ChipField::Bf16);
+    assert_eq!(bf16.tier, Some("reference_text"));
+    assert!(!bf16.disputed);
+    assert!(bf16.text.contains("1.97e14"), "{}", bf16.text);
+    let mut edited = v5e.clone();
+    edited.set(ChipField::HbmCap, 16e9).unwrap();
+    let e = view::chip_field_note(&edited, ChipField::HbmCap);
+    assert_eq!((e.tier, e.disputed), (None, false));
+    assert!(e.text.contains("edited by the user"), "{}", e.text);
+}

@@ -130,18 +130,29 @@ fn ChipCard(
             })
             .unwrap_or_default()
         });
-        let note = Signal::derive(move || {
-            chip.with(|ch| {
-                ch.as_ref()
-                    .map(|ch| format!("{} — {}", f.label(), ch.source(f)))
+        // The source, its evidence tier and any disagreement between sources (view::evidence).
+        let note = Memo::new(move |_| {
+            chip.with(|ch| ch.as_ref().map(|ch| crate::view::chip_field_note(ch, f)))
+        });
+        let title = Signal::derive(move || {
+            note.with(|n| n.as_ref().map(|n| n.text.clone()).unwrap_or_default())
+        });
+        let tier = Signal::derive(move || {
+            note.with(|n| {
+                n.as_ref()
+                    .and_then(|n| n.tier)
                     .unwrap_or_default()
+                    .to_string()
             })
         });
+        let disputed =
+            Signal::derive(move || note.with(|n| n.as_ref().is_some_and(|n| n.disputed)));
         let commit = Callback::new(move |t: String| {
             c.edit_chip(id, |ch| ch.set_str(f, &t).map_err(AppError::from))
         });
         view! {
-            <Field key=f.as_str() label=f.label() value=value title=note text=f == ChipField::Name
+            <Field key=f.as_str() label=f.label() value=value title=title text=f == ChipField::Name
+                    tier=tier disputed=disputed
                     slider=crate::view::chip_slider(f) on_commit=commit/>
         }
     };

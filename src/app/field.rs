@@ -34,6 +34,13 @@ pub fn Field(
     /// Free text (a label or name) rather than a number: no numeric keyboard on phones.
     #[prop(optional)]
     text: bool,
+    /// The evidence tier of the field's number (`vendor_datasheet`; empty: none), written as
+    /// `data-tier` on the field.
+    #[prop(optional, into)]
+    tier: Signal<String>,
+    /// Sources disagree on the number: the label carries a mark, explained in the title.
+    #[prop(optional, into)]
+    disputed: Signal<bool>,
     /// A slider beside the text input for numbers people explore by dragging (`None`: none).
     #[prop(default = None)]
     slider: Option<Slider>,
@@ -198,8 +205,12 @@ pub fn Field(
         .into_any()
     };
     view! {
-        <div class="field">
-            <label for=id>{label}</label>
+        <div class="field" data-tier=move || Some(tier.get()).filter(|t| !t.is_empty())>
+            <label for=id>{label}
+                {move || disputed.get().then(|| view! {
+                    <span class="disputed" data-disputed="true" title="sources disagree on this figure: the range and the value used are in the note">" ≠"</span>
+                })}
+            </label>
             {control}
             {slider_view}
             <span class="msg" id=msg_id role="alert">{move || error.get().unwrap_or_default()}</span>

@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod chart;
+pub mod evidence;
 pub mod export;
 pub mod form;
 pub mod frontier;
@@ -27,6 +28,7 @@ pub mod train_plot;
 
 pub use cache::PairCache;
 pub use chart::ChartModel;
+pub use evidence::{chip_field_note, FieldNote};
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
 pub use form::{chip_slider, is_folded_chip_field, op_more_open, op_slider, Slider, SLIDER_STEPS};
 pub use frontier::frontier_chart;
