@@ -32,7 +32,7 @@
 
 #[cfg(doc)]
 use crate::analysis::analyze;
-use crate::analysis::{t_lower, Options};
+use crate::analysis::{check_inputs, t_lower, t_lower_unchecked, Options};
 use crate::chip::Chip;
 use crate::error::Error;
 pub use crate::op::expected_tokens;
@@ -100,7 +100,10 @@ fn validate(op: &Op, chip: &Chip, opts: &Options) -> Result<(), Error> {
     t_lower(op, chip, opts).map(|_| ())
 }
 
-/// `T_lower` of a decode step of `l` at batch `b` and context `ctx`.
+/// `T_lower` of a step of `l` at batch `b` and context `ctx`. The decode step's context is the
+/// mean P + G/2, which an odd G makes fractional where the `ctx` field takes whole numbers: the
+/// step is checked as analyze checks it at the whole context ⌈ctx⌉ (every other value as
+/// given), then timed at `ctx` itself, so an even G gives the same bits as before.
 fn step(
     l: &Llm,
     chip: &Chip,
@@ -109,7 +112,8 @@ fn step(
     ctx: f64,
     b: f64,
 ) -> Result<f64, Error> {
-    t_lower(&with(l, phase, ctx, b), chip, opts)
+    check_inputs(&with(l, phase, ctx.ceil(), b).kind, chip, opts)?;
+    t_lower_unchecked(&with(l, phase, ctx, b), chip, opts)
 }
 
 /// The serving figures of an `llm` op on `chip`; `Ok(None)` for another kind. Errors like

@@ -298,3 +298,29 @@ fn v5e_gib_capacity_moves_max_batch_from_42_to_49() {
         .unwrap();
     assert_eq!(s.max_batch, 42.0);
 }
+
+/// Issue 25, "Also": an odd `output` made the decode step's mean context P + G/2 fractional
+/// (8192 + 1/2), which the `ctx` field refuses, so the serving row showed "ctx=8192.5: must be
+/// a positive size" instead of its figures. Every part of a decode step is linear in its
+/// context, and one resource binds at both 8192 and 8193 here, so the step at 8192.5 is their
+/// mean; an even G keeps its whole context and the same bits as a plain decode step.
+#[test]
+fn an_odd_output_serves_at_its_fractional_mean_context() {
+    let chip = preset("tpu-v5e").unwrap();
+    let opts = Options::default();
+    let at = |q: &str| -> Op { url::decode(&format!("?op=llm:{q}")).scenario.ops[0].clone() };
+    let base = "preset=llama3-70b,b=1,tp=16";
+    let odd = serve(&at(&format!("{base},ctx=8192,prompt=8192,output=1")), &chip);
+    assert_eq!(odd.mean_ctx, 8192.5);
+    let decode = |ctx: &str| {
+        analysis::t_lower(&at(&format!("{base},phase=decode,ctx={ctx}")), &chip, &opts).unwrap()
+    };
+    let mean = (decode("8192") + decode("8193")) / 2.0;
+    assert!(
+        (odd.tpot - mean).abs() <= 1e-12 * mean,
+        "{} vs {mean}",
+        odd.tpot
+    );
+    let even = serve(&at(&format!("{base},ctx=8192,prompt=8190,output=2")), &chip);
+    assert_eq!(even.tpot, decode("8191"));
+}

@@ -341,6 +341,13 @@ pub fn analyze(op: &Op, chip: &Chip, opts: &Options) -> Result<Analysis, Error> 
 /// an MoE's critical batch would bisect again).
 pub fn t_lower(op: &Op, chip: &Chip, opts: &Options) -> Result<f64, Error> {
     check_inputs(&op.kind, chip, opts)?;
+    t_lower_unchecked(op, chip, opts)
+}
+
+/// [`t_lower`] without validating the op's fields: for a step derived from an op already
+/// checked, at values no field would take (the serving figures' mean decode context P + G/2,
+/// fractional for an odd G).
+pub(crate) fn t_lower_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<f64, Error> {
     let cal_chip = calibrated_chip(chip, opts);
     Ok(composite::eval_op(&op.kind, &cal_chip, Eff::of(opts))?.t_lower())
 }
