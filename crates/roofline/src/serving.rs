@@ -239,7 +239,7 @@ pub const MAX_TOPOLOGY_CHIPS: f64 = 4096.0;
 /// batch `B` fits at the final context `P + G` (weights, every expert resident, and `B` KV
 /// caches) and, when `max_tpot` is given, a decode step at `B` and `P + G/2` takes at most
 /// that long. `Ok(None)` for another kind, or when no group up to [`MAX_TOPOLOGY_CHIPS`]
-/// does. applied-inference.md: LLaMA 3-70B at 8k context, B = 1, needs 16 TPU v5e in bf16,
+/// whose `n` divides the heads does. applied-inference.md: LLaMA 3-70B at 8k context, B = 1, needs 16 TPU v5e in bf16,
 /// 8 in int8, 4 in int4.
 pub fn smallest_topology(
     op: &Op,
@@ -252,7 +252,9 @@ pub fn smallest_topology(
     };
     validate(op, chip, opts)?;
     let mut n = 1.0;
-    while n <= MAX_TOPOLOGY_CHIPS {
+    // Tensor parallelism gives each chip whole heads: past the largest power of two that
+    // divides the heads, no group is possible.
+    while n <= MAX_TOPOLOGY_CHIPS && l.heads % n == 0.0 {
         let mut m = *l;
         m.tp = n;
         let max_batch = m.max_batch(chip.hbm_cap, m.prompt + m.output);

@@ -765,7 +765,9 @@ mod props {
                     (b, ctx, pre, link),
                     (tp, dt),
                 )| {
-                    let heads = kvh * g;
+                    // Tensor parallelism gives each chip whole heads: H a multiple of tp.
+                    let t = [1, 2, 8, 3][tp];
+                    let heads = kvh * g * t;
                     let hd = 8 * hd_x;
                     let mut op = Op::default_for("llm").unwrap();
                     let dts = ["bf16", "fp8", "int8", "fp32"];
@@ -790,7 +792,7 @@ mod props {
                         "link",
                         ["ici", "nvlink", "pcie", "dcn"][link].into(),
                     );
-                    set(&mut op, "tp", [1, 2, 8, 3][tp].to_string());
+                    set(&mut op, "tp", t.to_string());
                     set(&mut op, "w", dts[dt].into());
                     set(&mut op, "kv", dts[(dt + 1) % 4].into());
                     op

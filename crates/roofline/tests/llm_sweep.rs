@@ -136,11 +136,18 @@ fn fast_llm_sweep_equals_rebuilding_every_point() {
     for p in llm_presets() {
         for phase in ["decode", "prefill"] {
             for (chip, link) in &chips {
-                for tp in ["1", "8"] {
+                // 1 and 8 chips, or the most below 8 that gives whole heads (Qwen2.5-7B's 28
+                // heads split 4 ways, as vLLM requires).
+                let heads = p.arch.heads;
+                let wide = [8.0, 4.0, 2.0]
+                    .into_iter()
+                    .find(|t| heads % t == 0.0)
+                    .unwrap_or(1.0);
+                for tp in [1.0, wide] {
                     let mut op = Op::default_for("llm").unwrap();
                     op.set("preset", p.id).unwrap();
                     op.set("phase", phase).unwrap();
-                    op.set("tp", tp).unwrap();
+                    op.set_num("tp", tp).unwrap();
                     op.set("link", link).unwrap();
                     for opts in options() {
                         crossings += check(&op, chip, &opts, &b_spec(), &mut tally);
@@ -180,13 +187,14 @@ fn fast_llm_sweep_point_equals_analysis() {
     }
 }
 
-/// Tensor parallelism over 3 chips (32 heads split 3 ways: sizes per chip that binary
-/// cannot hold exactly) rebuilds the step at every point: a linear form would round
-/// differently from the parts built directly.
+/// Tensor parallelism over 3 chips (48 heads, 16 per chip, but 8 KV heads split 3 ways: sizes
+/// per chip that binary cannot hold exactly) rebuilds the step at every point: a linear form
+/// would round differently from the parts built directly.
 #[test]
 fn fractional_sizes_rebuild_the_step() {
     let chip = preset("h100").unwrap();
     let mut op = Op::default_for("llm").unwrap();
+    op.set("heads", "48").unwrap();
     op.set("tp", "3").unwrap();
     op.set("link", "nvlink").unwrap();
     for spec in [b_spec(), ctx_spec()] {

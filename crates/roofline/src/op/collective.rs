@@ -328,6 +328,38 @@ impl Collective {
         self.n.round().max(1.0)
     }
 
+    /// A topology the chip does not have is refused for that chip, never reinterpreted: a
+    /// torus needs a chip with ICI torus dimensions (`torus`), an NVLink node or a cluster of
+    /// them (its levels from the chip, `levels=auto`) a chip with switched nodes (`node`). An H100
+    /// on a 16×16 torus or a v5e in an NVLink node is a setup that cannot exist. Rings and lines
+    /// are generic; a cluster with explicit levels is the user's own network.
+    fn check_topology_on(&self, chip: &Chip) -> Result<(), Error> {
+        let refuse = |has: &str, instead: &str| {
+            Err(Error::invalid(
+                "topology",
+                self.topology.as_str(),
+                format!(
+                    "{} has no {has}: use {instead} (or set the chip's field)",
+                    chip.name
+                ),
+            ))
+        };
+        match self.topology {
+            TopologyKind::Torus if chip.torus.is_none() => refuse(
+                "ICI torus (torus=)",
+                "topology=node or cluster for switched GPUs",
+            ),
+            TopologyKind::Node if chip.node.is_none() => {
+                refuse("switched node (node=)", "topology=torus for a TPU slice")
+            }
+            TopologyKind::Cluster if self.levels.is_none() && chip.node.is_none() => refuse(
+                "switched nodes (node=)",
+                "topology=torus for a TPU slice, or explicit levels=",
+            ),
+            _ => Ok(()),
+        }
+    }
+
     /// The network this collective runs over on `chip` (validated).
     pub fn network(&self, chip: &Chip) -> Result<Network, Error> {
         let nn = self.chips();
@@ -340,6 +372,7 @@ impl Collective {
                 }
             })
         };
+        self.check_topology_on(chip)?;
         let hop = chip.hop_lat.unwrap_or(0.0);
         let net = match self.topology {
             TopologyKind::Ring => Network::new(Topology::ring(nn, peer()?)),

@@ -659,6 +659,30 @@ impl Llm {
                 ));
             }
         }
+        // Grouped-query attention: each KV head serves a whole group of query heads (MLA has
+        // no KV heads: its cache is the latent).
+        if self.kv_rank <= 0.0 && self.heads % self.kv_heads != 0.0 {
+            return Err(Error::invalid(
+                "kv_heads",
+                n(self.kv_heads),
+                format!(
+                    "must divide the {} query heads (each KV head serves a whole group of query heads)",
+                    n(self.heads)
+                ),
+            ));
+        }
+        // Tensor parallelism splits the query heads across the chips (KV heads fewer than the
+        // chips are replicated).
+        if self.heads % self.tp != 0.0 {
+            return Err(Error::invalid(
+                "tp",
+                n(self.tp),
+                format!(
+                    "must divide the {} query heads (tensor parallelism gives each chip H/tp whole heads)",
+                    n(self.heads)
+                ),
+            ));
+        }
         if self.kv_rank > 0.0 && self.nope_dim + self.rope_dim < 1.0 {
             return Err(Error::invalid(
                 "nope_dim",
