@@ -279,12 +279,13 @@ async fn the_keyboard_alone_reaches_menus_tabs_the_embed_dialog_and_the_results(
 
 /// An LLM sweep says where its points stop fitting in memory, on the plot and in its table for
 /// screen readers: LLaMA 3-70B in int8 on a TPU v5e 4x2 at 8k context fits 42 sequences
-/// (applied-inference.md; the hand calculation is in tests/view.rs).
+/// (applied-inference.md, with the book's 16 GB per chip, hbm_cap=16e9; the hand calculation
+/// is in tests/view.rs).
 #[tokio::test(flavor = "current_thread")]
 async fn an_llm_sweep_shows_where_it_stops_fitting() {
     let b = Browser::start().await;
     b.open(
-        "/?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
+        "/?chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
     )
     .await;
     b.wait_for("canvas[data-chart='sweep']").await;

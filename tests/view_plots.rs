@@ -102,11 +102,12 @@ fn sharded_matmul_time_plot_against_the_chip_count_crosses_at_14_chips() {
 /// "Serving LLaMA 3-70B": int8 weights and KV cache on a TPU v5e 4x2 (tp = 8), 8k context:
 /// the weights take 70,553,706,496 / 8 bytes per chip and each sequence 2·80·8·128·8192 / 8
 /// bytes of KV cache, so ⌊(16e9 − weights/chip) / KV per sequence⌋ = 42 sequences fit (the
-/// book's 43 comes from its rounded 70 GB and 162 kB; see tests/serving.rs).
+/// book's 43 comes from its rounded 70 GB and 162 kB; see tests/serving.rs). The chapter reads
+/// the v5e's HBM as 16 GB: `hbm_cap=16e9` (the preset holds 16 GiB).
 #[test]
 fn an_llm_sweep_marks_where_the_batch_stops_fitting() {
     let s = roofline::url::decode(
-        "?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
+        "?chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..64",
     )
     .scenario;
     let oom = oom_lines(&s, false);
@@ -115,7 +116,7 @@ fn an_llm_sweep_marks_where_the_batch_stops_fitting() {
     assert_eq!(oom[0].label, "does not fit in HBM above B = 42");
     // Within the range it fits: no line.
     let fits = roofline::url::decode(
-        "?chip=tpu-v5e&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..42",
+        "?chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,ctx=8192&sweep=b:1..42",
     )
     .scenario;
     assert!(oom_lines(&fits, false).is_empty());
@@ -131,13 +132,14 @@ fn oom_lines(s: &roofline::scenario::Scenario, log: bool) -> Vec<roofline_lab::c
 }
 
 /// Any other swept size is bisected on the analysis' `fits`. A bf16 matmul with B = 1 and
-/// F = 4096 holds X, W and Z in HBM: 2·(D + 4096·D + 4096) bytes ≤ 16e9 (TPU v5e) gives
+/// F = 4096 holds X, W and Z in HBM: 2·(D + 4096·D + 4096) bytes ≤ 16e9 (TPU v5e at the book's
+/// 16 GB, `hbm_cap=16e9`) gives
 /// D ≤ (16e9 − 8192) / 8194 = 1,952,647.3, so whole D up to 1,952,647 fits (2·(4097·1,952,648 +
 /// 4096) = 16,000,005,904 bytes does not).
 #[test]
 fn a_matmul_sweep_marks_where_the_weights_stop_fitting() {
     let s = roofline::url::decode(
-        "?chip=tpu-v5e&op=matmul:b=1,d=4096,f=4096,x=bf16,w=bf16&sweep=d:1024..4e6:log",
+        "?chip=tpu-v5e:hbm_cap=16e9&op=matmul:b=1,d=4096,f=4096,x=bf16,w=bf16&sweep=d:1024..4e6:log",
     )
     .scenario;
     let oom = oom_lines(&s, true);
