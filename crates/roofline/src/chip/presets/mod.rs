@@ -120,8 +120,29 @@ pub(crate) struct PresetDef {
 }
 
 /// The catalog, in its published order (new chips are appended: ids in links never move).
-pub(crate) static PRESETS: [&PresetDef; 11] = [
-    &TPU_V4P, &TPU_V5E, &TPU_V5P, &TPU_V6E, &TPU7X, &A100, &H100, &H200, &B200, &MI300X, &L4,
+pub(crate) static PRESETS: [&PresetDef; 21] = [
+    &TPU_V4P,
+    &TPU_V5E,
+    &TPU_V5P,
+    &TPU_V6E,
+    &TPU7X,
+    &A100,
+    &H100,
+    &H200,
+    &B200,
+    &MI300X,
+    &L4,
+    // The chips of 2026 (issue 23).
+    &H800,
+    &H20,
+    &B300,
+    &MI325X,
+    &MI355X,
+    &TRN2,
+    &TRN3,
+    &GAUDI3,
+    &RTX_5090,
+    &RTX_PRO_6000,
 ];
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {
