@@ -89,8 +89,27 @@ fn chip_catalog() {
     assert_eq!(
         ids,
         [
-            "tpu-v4p", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x", "a100", "h100", "h200", "b200",
-            "mi300x", "l4"
+            "tpu-v4p",
+            "tpu-v5e",
+            "tpu-v5p",
+            "tpu-v6e",
+            "tpu7x",
+            "a100",
+            "h100",
+            "h200",
+            "b200",
+            "mi300x",
+            "l4",
+            "h800",
+            "h20",
+            "b300",
+            "mi325x",
+            "mi355x",
+            "trn2",
+            "trn3",
+            "gaudi3",
+            "rtx-5090",
+            "rtx-pro-6000"
         ]
     );
     for chip in presets() {
@@ -596,4 +615,156 @@ fn chip_evidence_tiers() {
     // The tier lives in the catalog, not in the chip: its JSON form is unchanged.
     let json = serde_json::to_string(&h100).unwrap();
     assert!(!json.contains("tier") && !json.contains("vendor_datasheet"));
+}
+
+/// The chips of 2026 (issue 23): each loads by id and by link, its ridge follows from the
+/// figures its notes quote, every note quotes a number with its unit, and no peak is a sparse
+/// figure.
+#[test]
+fn chips_of_2026() {
+    const NEW: [&str; 10] = [
+        "h800",
+        "h20",
+        "b300",
+        "mi325x",
+        "mi355x",
+        "trn2",
+        "trn3",
+        "gaudi3",
+        "rtx-5090",
+        "rtx-pro-6000",
+    ];
+    // bf16 dense FLOP/s over HBM bytes/s, from the figures the notes quote, by hand.
+    let ridges = [
+        ("h800", 989e12 / 3.35e12),           // 295.2
+        ("h20", 148e12 / 4.0e12),             // 37
+        ("b300", 36e15 / 8.0 / 2.0 / 7.7e12), // 36 PFLOPS sparse per 8 → 292.2
+        ("mi325x", 1307.4e12 / 6e12),         // 217.9
+        ("mi355x", 2.5e15 / 8e12),            // 312.5
+        ("trn2", 667e12 / 2.9e12),            // 230
+        ("trn3", 671e12 / 4.9e12),            // 136.9
+        ("gaudi3", 1835e12 / 3.67e12),        // 500
+        ("rtx-5090", 210e12 / 1792e9),        // 117.2 (FP32 accumulate)
+        ("rtx-pro-6000", 503.8e12 / 1792e9),  // 281.1
+    ];
+    assert_eq!(148e12 / 4.0e12, 37.0);
+    for (id, ridge) in ridges {
+        let chip = preset(id).unwrap();
+        let r = chip.bf16.unwrap() / chip.hbm;
+        assert!((r - ridge).abs() / ridge < 1e-12, "{id}: {r} vs {ridge}");
+        let d = roofline::url::decode(&format!("?chip={id}&op=matmul:b=4096"));
+        assert_eq!(d.scenario.chips[0], chip, "{id} by link");
+        assert!(d.notices.is_empty(), "{id}: {:?}", d.notices);
+        let a = analyze(&d.scenario.ops[0], &chip, &d.scenario.options).unwrap();
+        assert!(
+            (a.ridge - ridge).abs() / ridge < 1e-12,
+            "{id}: ridge {}",
+            a.ridge
+        );
+    }
+    let h20 = analyze(
+        &roofline::url::decode("?chip=h20&op=matmul").scenario.ops[0],
+        &preset("h20").unwrap(),
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(h20.ridge, 37.0);
+    let units = [
+        "TFLOPS", "PFLOPS", "TOPS", "POPS", "GB/s", "TB/s", "TB/sec", "GB", "GiB", "Gb/s", "Gbps",
+        "W", "MB", "GB/sec",
+    ];
+    let num_unit = |src: &str| {
+        let b = src.as_bytes();
+        (0..b.len()).any(|i| {
+            b[i].is_ascii_digit()
+                && units.iter().any(|u| {
+                    let rest = src[i + 1..].trim_start_matches([
+                        ',', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+                    ]);
+                    let rest = rest.trim_start_matches(' ');
+                    rest.starts_with(u)
+                })
+        })
+    };
+    for id in NEW {
+        let chip = preset(id).unwrap();
+        assert!(!chip.is_edited());
+        for f in ChipField::ALL {
+            let src = chip.source(f);
+            assert!(src.len() > 10, "{id} {f}");
+            if let Some(v) = chip.get(f) {
+                let e = chip
+                    .evidence(f)
+                    .unwrap_or_else(|| panic!("{id} {f}: no tier"));
+                assert_eq!(e.source, src);
+                let counts = matches!(
+                    f,
+                    ChipField::Links | ChipField::Node | ChipField::HopLat | ChipField::NetLat
+                );
+                assert!(
+                    counts || num_unit(src),
+                    "{id} {f}={v}: no number with a unit in {src:?}"
+                );
+                // A note that mentions sparsity states the dense value used.
+                if src.contains("sparsity") || src.contains("sparse") {
+                    assert!(src.contains("dense"), "{id} {f}: {src}");
+                }
+            }
+        }
+        // Never a sparse figure: a peak is at most half the sparse figure its note quotes,
+        // checked on the ones with both.
+    }
+    // Sparse figures quoted, dense used: H800 bf16 1,979 sparse → 989; B300 fp4 144 | 108
+    // PFLOPS per 8 (sparse | dense) → 13.5; Trainium2's 2,563 sparse is not used.
+    assert_eq!(preset("h800").unwrap().bf16, Some(1979e12 / 2.0 - 0.5e12));
+    assert_eq!(preset("b300").unwrap().fp4, Some(108e15 / 8.0));
+    assert_eq!(preset("trn2").unwrap().bf16, Some(667e12));
+    assert_eq!(
+        preset("rtx-5090").unwrap().bf16,
+        Some(838e12 / 4.0 + 0.5e12)
+    );
+    // B300's dense FP4 disagreement: 13.1 / 13.5 / 14 / 15 PFLOP/s.
+    let (lo, hi, other) = preset("b300")
+        .unwrap()
+        .evidence(ChipField::Fp4)
+        .unwrap()
+        .range
+        .unwrap();
+    assert_eq!((lo, hi), (13.125e15, 15e15));
+    assert!(other.contains("14") && other.contains("15"));
+    // Tiers: AWS's own docs for Trainium; H20's figures are all third-party.
+    let tier = |id: &str, f| preset(id).unwrap().evidence(f).unwrap().tier;
+    assert_eq!(tier("trn2", ChipField::Bf16), Tier::VendorDocs);
+    assert_eq!(tier("h20", ChipField::Bf16), Tier::ThirdParty);
+    assert_eq!(tier("tpu-v5e", ChipField::HbmCap), Tier::ReferenceText);
+    // NVLink parts reuse NCCL's constants, as the h100 entry does.
+    for id in ["h800", "h20", "b300"] {
+        let c = preset(id).unwrap();
+        assert_eq!((c.hop_lat, c.net_lat), (Some(6e-7), Some(2.7e-6)), "{id}");
+        assert_eq!(c.interconnect, Interconnect::Switch);
+    }
+    // H800: NVLink 400 GB/s both ways = 8 links × 25 GB/s per direction.
+    assert_eq!(preset("h800").unwrap().egress(), Some(2e11));
+}
+
+/// Capacities show as their vendors write them: binary where the source writes GiB, decimal
+/// where it writes GB.
+#[test]
+fn capacities_in_the_vendors_units() {
+    use roofline::units::{format_field, Unit};
+    let cap = |id: &str| format_field(preset(id).unwrap().hbm_cap, Unit::Bytes);
+    assert_eq!(cap("tpu-v5e"), "16 GiB"); // tpus.md: "TPU v5e has 16GiB of HBM"
+    assert_eq!(cap("tpu-v6e"), "32 GiB"); // Google: "HBM capacity per chip (GiB) 32"
+    assert_eq!(cap("tpu7x"), "192 GiB");
+    assert_eq!(cap("h100"), "80 GB"); // NVIDIA: "80GB HBM3"
+    assert_eq!(cap("h20"), "96 GB");
+    assert_eq!(cap("b300"), "288 GB"); // NVIDIA: "288 GB of HBM3e per GPU"
+    assert_eq!(cap("mi355x"), "288 GiB"); // ROCm: "VRAM (GiB) 288"
+    assert_eq!(cap("mi325x"), "256 GiB");
+    assert_eq!(cap("trn2"), "96 GiB"); // AWS: "96 GiB of device memory"
+    assert_eq!(cap("trn3"), "144 GiB");
+    assert_eq!(cap("gaudi3"), "128 GB"); // Intel: "HBM Capacity 128 GB"
+    assert_eq!(cap("rtx-5090"), "32 GB");
+    assert_eq!(preset("tpu-v5e").unwrap().hbm_cap, 17_179_869_184.0);
+    assert_eq!(preset("h100").unwrap().hbm_cap, 8e10);
 }

@@ -5,10 +5,12 @@
 //! bytes. "Dense" means without 2:4 structured sparsity: vendors' sheets quoting sparse
 //! figures are halved (the H100's 1,979 bf16 TFLOPS "with sparsity" is 9.89e14 dense).
 
+mod device;
 mod evidence;
 mod field;
 mod presets;
 
+pub use self::device::preset_for_device;
 pub use self::evidence::{Evidence, Tier};
 pub use self::field::ChipField;
 

@@ -44,6 +44,7 @@
 //! ([`CollectiveResult::latency_bound`]); the array size where they are equal is
 //! [`CollectiveResult::knee_bytes`] (solved exactly: both terms are linear in `V`).
 
+mod derived_networks;
 pub mod formulas;
 pub mod network_presets;
 pub mod plot;

@@ -159,12 +159,24 @@ pub struct NetworkPreset {
 
 /// The network preset of a chip preset id.
 pub fn network_preset(id: &str) -> Option<&'static NetworkPreset> {
-    NETWORKS.iter().find(|p| p.id == id)
+    network_presets().iter().find(|p| p.id == id)
 }
 
 /// Every network preset, in catalog order.
+///
+/// The hand-written entries first; a catalog chip without one gets its network read from its
+/// own preset fields (`super::derived_networks`).
 pub fn network_presets() -> &'static [NetworkPreset] {
-    &NETWORKS
+    static ALL: std::sync::OnceLock<Vec<NetworkPreset>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = NETWORKS.to_vec();
+        for id in crate::chip::preset_ids() {
+            if !NETWORKS.iter().any(|p| p.id == id) {
+                all.extend(super::derived_networks::derive(id));
+            }
+        }
+        all
+    })
 }
 
 fn missing(id: &str, what: &str, field: &str) -> Error {

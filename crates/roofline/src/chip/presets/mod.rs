@@ -120,8 +120,59 @@ pub(crate) struct PresetDef {
 }
 
 /// The catalog, in its published order (new chips are appended: ids in links never move).
-pub(crate) static PRESETS: [&PresetDef; 11] = [
-    &TPU_V4P, &TPU_V5E, &TPU_V5P, &TPU_V6E, &TPU7X, &A100, &H100, &H200, &B200, &MI300X, &L4,
+pub(crate) static PRESETS: [&PresetDef; 21] = [
+    &TPU_V4P,
+    &TPU_V5E,
+    &TPU_V5P,
+    &TPU_V6E,
+    &TPU7X,
+    &A100,
+    &H100,
+    &H200,
+    &B200,
+    &MI300X,
+    &L4,
+    // The chips of 2026 (issue 23).
+    &H800,
+    &H20,
+    &B300,
+    &MI325X,
+    &MI355X,
+    &TRN2,
+    &TRN3,
+    &GAUDI3,
+    &RTX_5090,
+    &RTX_PRO_6000,
+];
+
+/// Device names as profilers report them (nvidia-smi, Nsight, `torch.cuda.get_device_name`,
+/// ROCm, JAX's `device_kind`), per preset: each pattern is a run of whole words matched
+/// case-insensitively, and the longest matching pattern wins (`TPU v5 lite` before `TPU v5`).
+/// A pattern names the family; the preset holds its named variant's figures (an
+/// "A100-PCIE-40GB" maps to `a100`, the SXM 80GB). GB200 and GB300 are not matched: they are
+/// Grace superchips whose GPUs run a higher power and clock bin than `b200` / `b300`.
+pub(crate) static DEVICE_NAMES: &[(&str, &[&str])] = &[
+    ("tpu-v4p", &["tpu v4", "tpu v4p"]),
+    ("tpu-v5e", &["tpu v5 lite", "tpu v5e", "tpu v5litepod"]),
+    ("tpu-v5p", &["tpu v5", "tpu v5p"]),
+    ("tpu-v6e", &["tpu v6 lite", "tpu v6e", "trillium"]),
+    ("tpu7x", &["tpu7x", "tpu 7x", "ironwood"]),
+    ("a100", &["a100"]),
+    ("h100", &["h100"]),
+    ("h200", &["h200"]),
+    ("b200", &["b200"]),
+    ("mi300x", &["mi300x"]),
+    ("l4", &["l4"]),
+    ("h800", &["h800"]),
+    ("h20", &["h20"]),
+    ("b300", &["b300"]),
+    ("mi325x", &["mi325x"]),
+    ("mi355x", &["mi355x"]),
+    ("trn2", &["trainium2", "trn2"]),
+    ("trn3", &["trainium3", "trn3"]),
+    ("gaudi3", &["gaudi 3", "gaudi3", "hl 325l"]),
+    ("rtx-5090", &["rtx 5090"]),
+    ("rtx-pro-6000", &["rtx pro 6000"]),
 ];
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {

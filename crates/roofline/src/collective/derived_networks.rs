@@ -1,0 +1,54 @@
+//! Network presets of the catalog chips that have no hand-written entry in
+//! [`super::network_presets`] (the chips added in issue 23): read from the chip preset's own
+//! fields and source notes, so the two never disagree.
+
+use super::network_presets::{Fabric, NetworkPreset, Sourced, WrapRule};
+use crate::chip::{Chip, ChipField, Interconnect};
+
+const EGRESS_NOTE: &str =
+    "the chip preset's ici × links (per-link bandwidth times link count; see their notes)";
+const NO_EGRESS: &str = "the chip preset lacks ici or links: no scale-up egress";
+const NO_TORUS: &str = "not a torus: no ICI torus in the chip preset";
+const NO_POD: &str = "no torus: the chip preset has no torus dimensions";
+
+fn sourced(chip: &Chip, f: ChipField) -> Sourced {
+    Sourced {
+        value: chip.get(f),
+        source: chip.source(f),
+    }
+}
+
+/// The network preset of a catalog chip, from its fields: switched when its interconnect is a
+/// switch, a mesh when point-to-point with a node size, no scale-up network otherwise.
+pub(crate) fn derive(id: &'static str) -> Option<NetworkPreset> {
+    let chip = crate::chip::preset(id)?;
+    let egress = chip.egress();
+    let fabric = match (chip.interconnect, chip.node) {
+        (_, None) => Fabric::None,
+        (Interconnect::Switch, Some(_)) => Fabric::Switch,
+        (Interconnect::PointToPoint, Some(_)) => Fabric::Mesh,
+    };
+    Some(NetworkPreset {
+        id,
+        fabric,
+        ici_link: sourced(&chip, ChipField::Ici),
+        ici_links: sourced(&chip, ChipField::Links),
+        torus_dims: sourced(&chip, ChipField::Torus),
+        pod: (&[], NO_POD),
+        wrap: (WrapRule::None, NO_TORUS),
+        dcn: sourced(&chip, ChipField::Dcn),
+        nvlink_egress: Sourced {
+            value: egress,
+            source: if egress.is_some() {
+                EGRESS_NOTE
+            } else {
+                NO_EGRESS
+            },
+        },
+        node_size: sourced(&chip, ChipField::Node),
+        nic: sourced(&chip, ChipField::Dcn),
+        leaf_nodes: sourced(&chip, ChipField::Leaf),
+        hop_latency: sourced(&chip, ChipField::HopLat),
+        net_latency: sourced(&chip, ChipField::NetLat),
+    })
+}
