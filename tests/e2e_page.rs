@@ -392,3 +392,36 @@ async fn field_value(b: &Browser, css: &str) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// Issue 24, point 4: choosing a swept field starts it from that field's scale (an array size
+/// from 1 B to 1 TB, not the 1..511 left from the batch), sampled log-spaced on a log x axis;
+/// a log x axis samples log-spaced points and a linear one linear points. The link writes both
+/// (`:log`, `log=x`), so links that say nothing keep their meaning.
+#[tokio::test(flavor = "current_thread")]
+async fn a_swept_field_brings_its_scale_and_log_axes_log_points() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=collective:bytes=33554432,n=4,topology=line")
+        .await;
+    choose(&b, "sweep", "bytes").await;
+    let search = b.settled_search().await;
+    assert!(
+        search.contains("sweep=bytes:1..1e12:log") && search.contains("log=x"),
+        "{search}"
+    );
+    let from_to = b
+        .js("return [document.querySelector('input[name=sweep-from]').value, document.querySelector('input[name=sweep-to]').value, document.querySelector('input[name=log-x]').checked]")
+        .await;
+    assert_eq!(from_to, serde_json::json!(["1", "1e12", true]));
+    b.click("input[name='log-x']").await;
+    let search = b.settled_search().await;
+    assert!(
+        search.contains("sweep=bytes:1..1e12")
+            && !search.contains(":log")
+            && !search.contains("log=x"),
+        "{search}"
+    );
+    b.click("input[name='log-x']").await;
+    assert!(b.settled_search().await.contains(":log"));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

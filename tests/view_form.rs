@@ -121,3 +121,32 @@ fn chip_field_notes_carry_their_evidence() {
     assert_eq!((e.tier, e.disputed), (None, false));
     assert!(e.text.contains("edited by the user"), "{}", e.text);
 }
+
+/// Choosing a swept field starts from that field's own scale (issue 24, point 4): a collective's
+/// array size over its slider's 1 B to 1 TB (not the batch's 1..511 left over), a batch over
+/// 1 to 2^20, a dot product's N over the top 12 decades of its 1..1e15, and a field without a
+/// slider two decades either side of its value (custom FLOPs 1e12: 1e10 to 1e14).
+#[test]
+fn a_chosen_sweep_field_starts_from_its_own_scale() {
+    assert_eq!(
+        view::sweep_range_for(spec("collective", "bytes"), Some(1e9)),
+        (1.0, 1e12)
+    );
+    assert_eq!(
+        view::sweep_range_for(spec("matmul", "b"), Some(1.0)),
+        (1.0, 1_048_576.0)
+    );
+    assert_eq!(
+        view::sweep_range_for(spec("dot", "n"), Some(4096.0)),
+        (1e3, 1e15)
+    );
+    assert_eq!(
+        view::sweep_range_for(spec("custom", "flops"), Some(1e12)),
+        (1e10, 1e14)
+    );
+    // A value of 0 (no FLOPs): a range from 1 up.
+    assert_eq!(
+        view::sweep_range_for(spec("custom", "flops"), Some(0.0)),
+        (1.0, 1000.0)
+    );
+}

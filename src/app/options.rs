@@ -9,7 +9,7 @@ use roofline::units::{format_exact, parse_quantity};
 
 use super::field::Field;
 use super::{ctx, AppError};
-use crate::view::sweepable_fields;
+use crate::view::{self, sweepable_fields};
 
 /// The options panel: every field follows the scenario.
 #[component]
@@ -65,7 +65,28 @@ pub fn OptionsPanel() -> impl IntoView {
                 "not a numeric field of these operations",
             ));
         }
-        c.set(|s| &mut s.sweep.field, t);
+        // A new field starts from its own scale, sampled log-spaced on a log x axis (the
+        // link writes the range and `:log`).
+        let range = c.scenario.with_untracked(|s| {
+            s.ops.iter().find_map(|o| {
+                o.field(&t)
+                    .map(|spec| view::sweep_range_for(spec, o.get_num(&t)))
+            })
+        });
+        c.scenario.maybe_update(|s| {
+            if s.sweep.field == t {
+                return false;
+            }
+            let before = (s.sweep.clone(), s.axes);
+            s.sweep.field = t;
+            if let Some((from, to)) = range {
+                s.sweep.from = from;
+                s.sweep.to = to;
+                s.sweep.log = true;
+                s.axes.log_x = true;
+            }
+            (s.sweep.clone(), s.axes) != before
+        });
         Ok(())
     });
     let bound = move |which: &'static str| {

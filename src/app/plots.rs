@@ -180,7 +180,17 @@ pub fn PlotsPanel() -> impl IntoView {
                     </Show>
                     <label class="small"><input type="checkbox" name="log-x"
                         prop:checked=move || axes.get().log_x
-                        on:change=move |ev| c.set(|s| &mut s.axes.log_x, event_target_checked(&ev))/>" log x"</label>
+                        on:change=move |ev| {
+                            // A log x axis samples log-spaced points, a linear one linear points
+                            // (linear points on a log axis drew a false ramp); the link keeps both.
+                            let on = event_target_checked(&ev);
+                            c.scenario.maybe_update(|s| {
+                                let before = (s.axes.log_x, s.sweep.log);
+                                s.axes.log_x = on;
+                                s.sweep.log = on;
+                                before != (on, on)
+                            });
+                        }/>" log x"</label>
                     <label class="small"><input type="checkbox" name="log-y"
                         prop:checked=move || axes.get().log_y
                         on:change=move |ev| c.set(|s| &mut s.axes.log_y, event_target_checked(&ev))/>" log y"</label>

@@ -165,3 +165,28 @@ pub fn chip_slider(f: ChipField) -> Option<Slider> {
         _ => None,
     }
 }
+
+/// The range a sweep of field `spec` starts from when the field is chosen (issue 24, point 4:
+/// switching the swept field kept the old range, 1..511 bytes for an array size): its slider's
+/// range, else two decades either side of the value it has now, within the field's own range and
+/// the sweep's 12 decades; sampled log-spaced, as every such range spans decades. `(from, to,
+/// log)`.
+pub fn sweep_range_for(spec: &FieldSpec, now: Option<f64>) -> (f64, f64) {
+    let (lo, hi) = match spec.slider {
+        Some(SliderScale::Pow2 { max }) => (1.0, max),
+        Some(SliderScale::Decades { min, max }) => (min, max),
+        None => match now.filter(|v| v.is_finite() && *v > 0.0) {
+            Some(v) => (v / 100.0, v * 100.0),
+            None => (1.0, 1000.0),
+        },
+    };
+    let lo = lo.max(spec.min).max(f64::MIN_POSITIVE);
+    let hi = hi.min(spec.max);
+    // At most 12 decades, keeping the top (the sizes people reach for are the large ones).
+    let lo = lo.max(hi / 1e12);
+    if lo < hi {
+        (lo, hi)
+    } else {
+        (spec.min.max(1.0), spec.max.max(spec.min.max(1.0) * 10.0))
+    }
+}

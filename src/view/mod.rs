@@ -30,7 +30,10 @@ pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use evidence::{chip_field_note, FieldNote};
 pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
-pub use form::{chip_slider, is_folded_chip_field, op_more_open, op_slider, Slider, SLIDER_STEPS};
+pub use form::{
+    chip_slider, is_folded_chip_field, op_more_open, op_slider, sweep_range_for, Slider,
+    SLIDER_STEPS,
+};
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
