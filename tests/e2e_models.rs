@@ -266,3 +266,26 @@ async fn the_config_box_and_serving_row_fit_a_phone() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 24, point 2, in the page: LLaMA 3-70B in bf16 on one H100 (141 GB of weights against
+/// 80 GB) gets no throughput in the key line and `none` for the serving row's tokens/s and
+/// cost-like figures, each with its reason, while the row keeps its bound.
+#[tokio::test(flavor = "current_thread")]
+async fn a_model_that_does_not_fit_gets_no_headline_figure() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=llm:preset=llama3-70b,b=1,ctx=2048")
+        .await;
+    let key = b
+        .js("return document.querySelector('[data-keyline]').textContent")
+        .await;
+    let key = key.as_str().unwrap_or_default();
+    assert!(key.contains("does not fit in HBM"), "{key}");
+    assert!(!key.contains("tokens/s"), "{key}");
+    let cells = b
+        .js("return ['tokens_per_s', 'tokens_per_s_chip', 'requests_per_s'].map(m => document.querySelector(`tr[data-op='0.serving'] [data-metric='${m}']`).dataset.value)")
+        .await;
+    assert_eq!(cells, serde_json::json!(["none", "none", "none"]));
+    assert!(num(&b.row_metrics("0", 0).await, "t_lower") > 0.0);
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

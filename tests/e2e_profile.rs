@@ -461,3 +461,74 @@ async fn an_llm_step_against_its_kernels_by_kind_of_work() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 23: an export that names no device, only its compute capability (an Nsight Compute
+/// details page as the RTX 5090 exports are written: Device "0", CC "12.0"), is offered the
+/// presets of that capability; choosing the RTX 5090 places its kernels on the RTX 5090's
+/// roofline and the link says so. A kernel measured above its roof is said, with where to look,
+/// and its row is marked: 1e12 FLOPs in 0.5 ms on the H100's bf16 roof is 2e15 / 9.89e14 =
+/// 2.02× it.
+#[tokio::test(flavor = "current_thread")]
+async fn the_panel_offers_the_exports_chip_and_flags_kernels_above_their_roof() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096").await;
+    let head = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+    let row = |metric: &str, unit: &str, v: &str| {
+        format!("\"0\",\"1\",\"python3.12\",\"127.0.0.1\",\"gemm_bf16\",\"1\",\"7\",\"(256, 1, 1)\",\"(332, 1, 1)\",\"0\",\"12.0\",\"Command line profiler metrics\",\"{metric}\",\"{unit}\",\"{v}\"\n")
+    };
+    let csv = format!(
+        "{head}{}{}{}",
+        row("dram__bytes_read.sum", "Mbyte", "17.50"),
+        row("dram__bytes_write.sum", "Mbyte", "2.50"),
+        row("gpu__time_duration.sum", "usecond", "100.00"),
+    );
+    b.set_input("textarea[name=profile]", &csv).await;
+    wait_rows(&b, 1, "gemm_bf16").await;
+    let offer = b
+        .js("const p = document.querySelector('[data-chip-offer]'); return p ? [p.dataset.chipOffer, p.textContent] : null")
+        .await;
+    assert_eq!(offer[0], "rtx-5090 rtx-pro-6000", "{offer:?}");
+    assert!(
+        offer[1]
+            .as_str()
+            .unwrap()
+            .contains("compute capability 12.0"),
+        "{offer:?}"
+    );
+    b.click("button[data-action='use-chip'][data-chip-id='rtx-5090']")
+        .await;
+    assert!(b.settled_search().await.contains("chip=rtx-5090"));
+    let caption = b
+        .js("return document.querySelector('[data-profile-caption]').textContent")
+        .await;
+    assert!(
+        caption.as_str().unwrap().contains("RTX 5090"),
+        "{caption:?}"
+    );
+    let gone = b
+        .js("return document.querySelector('[data-chip-offer]') === null")
+        .await;
+    assert_eq!(gone, true, "chip 1 is the export's: no offer");
+
+    b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096").await;
+    b.set_input(
+        "textarea[name=profile]",
+        "name,flops,bytes,time\nfp8_gemm,1e12,1e6,0.5ms\ngemm_ok,1e12,1e9,2ms\n",
+    )
+    .await;
+    wait_rows(&b, 2, "").await;
+    let above = b
+        .js("const m = document.querySelector('p[data-above-roof]'); return m ? [m.dataset.aboveRoof, m.textContent, document.querySelectorAll('tr[data-above-roof]').length] : null")
+        .await;
+    assert_eq!(above[0], "1", "{above:?}");
+    assert!(
+        above[1]
+            .as_str()
+            .unwrap()
+            .starts_with("1 kernel runs faster than this roofline allows (up to 2.02× its roof)"),
+        "{above:?}"
+    );
+    assert_eq!(above[2], 1);
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -210,5 +210,16 @@ async fn units_as_people_type_them() {
     b.set_input(hbm, "400 Gbps").await;
     let (msg, invalid) = message(&b, hbm).await;
     assert!(invalid && msg.contains("bits per second"), "{msg:?}");
+    // A peak as people write it (issue 24, point 9): `197 tflops`, `2 PFLOPs`, `2 PF`, over the
+    // HBM left at 820 GB/s: ridges 240.2, 2439.0 and 2439.0.
+    b.set_input(hbm, "820 GB/s").await;
+    let bf16 = "[data-chip='0'] input[name='bf16']";
+    for (text, peak) in [("197 tflops", 1.97e14), ("2 PFLOPs", 2e15), ("2 PF", 2e15)] {
+        b.set_input(bf16, text).await;
+        let (msg, invalid) = message(&b, bf16).await;
+        assert!(!invalid, "{text}: {msg}");
+        let r = num(&b.row_metrics("0", 0).await, "ridge");
+        assert!(close_to(r, peak / 8.2e11, 1e-12), "{text}: ridge {r}");
+    }
     b.close().await;
 }

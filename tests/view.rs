@@ -680,3 +680,78 @@ fn the_cached_roofline_chart_follows_each_edit() {
     assert_eq!(third, view::roofline_chart(&s));
     assert_ne!(third, second);
 }
+
+/// The profile panel offers the preset an export was recorded on (issue 23): by the device it
+/// names, else by its compute capability (an Nsight Compute details page that names no device,
+/// as the RTX 5090 exports do: CC 12.0 is the RTX 5090 or the RTX PRO 6000 Blackwell); nothing
+/// when chip 1 already is one of them, or the export says nothing.
+#[test]
+fn the_profile_panel_offers_the_chip_the_export_names() {
+    use roofline_lab::view::measured::chip_offer;
+    let h100 = roofline::chip::preset("h100").unwrap();
+    let named = roofline::profile::import(
+        "name,flops,bytes,time,device\ngemm,1e12,1e9,2ms,NVIDIA GeForce RTX 5090\n".as_bytes(),
+    )
+    .unwrap();
+    let offer = chip_offer(&named, Some(&h100)).unwrap();
+    assert_eq!(offer.ids, ["rtx-5090"]);
+    assert_eq!(offer.reason, "the export names NVIDIA GeForce RTX 5090");
+    let r5090 = roofline::chip::preset("rtx-5090").unwrap();
+    assert_eq!(chip_offer(&named, Some(&r5090)), None);
+    // A details page in ncu's layout (one row per metric), CC 12.0 and Device "0" only.
+    let head = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+    let row = |metric: &str, unit: &str, v: &str| {
+        format!("\"0\",\"1\",\"python3.12\",\"127.0.0.1\",\"gemm_bf16\",\"1\",\"7\",\"(256, 1, 1)\",\"(332, 1, 1)\",\"0\",\"12.0\",\"Command line profiler metrics\",\"{metric}\",\"{unit}\",\"{v}\"\n")
+    };
+    let csv = format!(
+        "{head}{}{}{}",
+        row("dram__bytes_read.sum", "Mbyte", "17.50"),
+        row("dram__bytes_write.sum", "Mbyte", "2.50"),
+        row("gpu__time_duration.sum", "usecond", "100.00"),
+    );
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    assert_eq!(p.device, None);
+    assert_eq!(p.compute_capability.as_deref(), Some("12.0"));
+    let offer = chip_offer(&p, Some(&h100)).unwrap();
+    assert_eq!(offer.ids, ["rtx-5090", "rtx-pro-6000"]);
+    assert!(
+        offer.reason.contains("compute capability 12.0"),
+        "{}",
+        offer.reason
+    );
+    assert_eq!(chip_offer(&p, Some(&r5090)), None);
+    let plain =
+        roofline::profile::import("name,flops,bytes,time\ngemm,1e12,1e9,2ms\n".as_bytes()).unwrap();
+    assert_eq!(chip_offer(&plain, Some(&h100)), None);
+}
+
+/// The real RTX 5090 Nsight Compute exports in `shared/profiles` (third-party files, read when
+/// present; see SOURCES.md) are offered the RTX 5090 and placed on its roofline: the CUTLASS bf16
+/// GEMM below the RTX 5090's dense bf16 peak with FP32 accumulate (no kernel above its roof).
+#[test]
+fn the_shared_rtx_5090_exports_place_on_the_rtx_5090() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/profiles");
+    let files = [
+        "ncu-details-rtx5090-cutlass-bf16-gemm.csv",
+        "ncu-details-rtx5090-fmha.csv",
+    ];
+    if !dir.join(files[0]).exists() {
+        eprintln!("shared/profiles is absent: skipped");
+        return;
+    }
+    for f in files {
+        let p = roofline::profile::import(&std::fs::read(dir.join(f)).unwrap()).unwrap();
+        let h100 = roofline::chip::preset("h100").unwrap();
+        let offer = roofline_lab::view::measured::chip_offer(&p, Some(&h100)).unwrap();
+        assert_eq!(offer.ids[0], "rtx-5090", "{f}");
+        let s = roofline::url::decode("?chip=rtx-5090").scenario;
+        let (roof, caption) = roofline_lab::view::measured_roofline(&s).unwrap();
+        assert!(caption.contains("RTX 5090"), "{caption}");
+        let t = roofline_lab::view::measured_table(roof, caption, &p);
+        assert!(
+            t.rows.iter().any(|r| r.roof.is_some()),
+            "{f}: nothing placed"
+        );
+        assert_eq!(t.above_roof, None, "{f}: {:?}", t.rows);
+    }
+}

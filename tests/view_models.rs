@@ -250,3 +250,53 @@ fn a_frontier_without_llm_ops_is_empty_and_says_so() {
     let svg = ChartModel::Frontier(chart).to_svg(true, 640, 400).unwrap();
     assert!(svg.contains("Nothing to plot"));
 }
+
+/// Issue 24, point 2: what does not fit gets no headline figure. LLaMA 3-70B in bf16 on one
+/// H100: 2 bytes · 70.55e9 parameters = 141 GB of weights alone against 80 GB, so the key line
+/// says it does not fit instead of a throughput, and the serving row keeps its time bounds but
+/// shows `none`, with the reason, for tokens/s, cost and the like. On a B200 (192 GB) at B = 64
+/// the op row fits at its ctx 2048 while B = 64 does not at P + G = 2560: both are shown, each
+/// labelled with the context it is judged at, never a ✓ beside "does not fit".
+#[test]
+fn what_does_not_fit_gets_no_headline_figure() {
+    let s = scenario("chip=h100&op=llm:preset=llama3-70b,b=1,ctx=2048");
+    let line = view::key_line(&s);
+    assert!(line.contains("does not fit in HBM ("), "{line}");
+    assert!(!line.contains("tokens/s"), "{line}");
+    let rows = view::result_rows(&s);
+    let serving = rows[0].serving.as_deref().unwrap();
+    for m in [
+        "tokens_per_s",
+        "tokens_per_s_chip",
+        "requests_per_s",
+        "prefill_decode_ratio",
+    ] {
+        let c = cell(serving, m);
+        assert_eq!(c.value, "none", "{m}");
+        assert!(
+            c.title
+                .starts_with("does not fit: B = 1 sequences at P + G = 2560"),
+            "{m}: {}",
+            c.title
+        );
+    }
+    assert!(num(serving, "tpot") > 0.0, "the time bound stays");
+    let b200 = scenario("chip=b200&op=llm:preset=llama3-70b,b=64,ctx=2048");
+    let rows = view::result_rows(&b200);
+    let fits = cell(&rows[0], "fits");
+    assert_eq!(fits.value, "true");
+    assert!(
+        fits.text.starts_with('✓') && fits.text.ends_with("at ctx 2048"),
+        "{}",
+        fits.text
+    );
+    let serving = rows[0].serving.as_deref().unwrap();
+    let max_b = cell(serving, "max_batch");
+    assert!(
+        max_b.text.contains("at P + G = 2560 (B = 64 does not fit)"),
+        "{}",
+        max_b.text
+    );
+    assert!(!max_b.text.contains('✓'));
+    assert_eq!(cell(serving, "tokens_per_s").value, "none");
+}

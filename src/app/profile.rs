@@ -285,6 +285,7 @@ pub fn ProfilePanel() -> impl IntoView {
             </div>
             <Show when=has_profile>
                 <p data-profile-summary="true">{summary}</p>
+                <ChipOffer/>
                 <ul class="notes" data-profile-notes="true">
                     {move || c.profile.with(|p| p.as_ref().map(|p| p.notes.clone()).unwrap_or_default()).into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
                 </ul>
@@ -294,7 +295,60 @@ pub fn ProfilePanel() -> impl IntoView {
     }
 }
 
-/// The fit controls, the kernels' table and the groups' table.
+/// The presets the profile says it was recorded on, when chip 1 is none of them
+/// ([`view::chip_offer`]): one button each puts that preset in chip 1's place, the chip the
+/// kernels are placed against.
+#[component]
+fn ChipOffer() -> impl IntoView {
+    let c = ctx();
+    let offer = Memo::new(move |_| {
+        c.profile.with(|p| {
+            let p = p.as_ref()?;
+            c.scenario.with(|s| view::chip_offer(p, s.chips.first()))
+        })
+    });
+    let use_chip = move |id: &'static str| {
+        let Some(chip) = roofline::chip::preset(id) else {
+            return;
+        };
+        c.scenario.maybe_update(|s| match s.chips.first_mut() {
+            Some(first) if *first != chip => {
+                *first = chip;
+                true
+            }
+            None => {
+                s.chips.push(chip);
+                true
+            }
+            _ => false,
+        });
+    };
+    move || {
+        offer.get().map(|o| {
+            let ids = o.ids.join(" ");
+            let buttons = o
+                .ids
+                .iter()
+                .map(|&id| {
+                    let name = roofline::chip::preset(id).map(|ch| ch.name).unwrap_or_default();
+                    view! {
+                        <button class="small" data-action="use-chip" data-chip-id=id on:click=move |_| use_chip(id)>
+                            {format!("Place on {name}")}
+                        </button>
+                    }
+                })
+                .collect_view();
+            view! {
+                <p class="hint" data-chip-offer=ids>
+                    {format!("{}: ", o.reason)}
+                    {buttons}
+                </p>
+            }
+        })
+    }
+}
+
+/// The fit controls, the kernels' table and the groups' table./// The fit controls, the kernels' table and the groups' table.
 #[component]
 fn MeasuredTables(
     /// The last fit (its calibration and summary) or its message.

@@ -318,3 +318,49 @@ pub fn add_measured(chart: &mut RooflineChart, rows: &[MeasuredRow], limit: usiz
             .take(limit),
     );
 }
+
+/// The presets a profile says it was recorded on, offered by the panel when chip 1 is not one
+/// of them: the preset whose name the export's device matches (`NVIDIA GeForce RTX 5090` →
+/// `rtx-5090`), else, for an export that names no device, the presets of the compute
+/// capability it gives (CC 12.0: RTX 5090 or RTX PRO 6000 Blackwell). Empty when the profile
+/// says nothing, or chip 1 already is one of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChipOffer {
+    /// Preset ids, best match first.
+    pub ids: Vec<&'static str>,
+    /// What in the export points to them (`the export names NVIDIA GeForce RTX 5090`).
+    pub reason: String,
+}
+
+/// Presets per NVIDIA compute capability (CUDA's table of compute capabilities), for an
+/// export that names no device.
+const CC_PRESETS: &[(&str, &[&str])] = &[
+    ("8.0", &["a100"]),
+    ("8.9", &["l4"]),
+    ("9.0", &["h100", "h200", "h800", "h20"]),
+    ("10.0", &["b200"]),
+    ("10.3", &["b300"]),
+    ("12.0", &["rtx-5090", "rtx-pro-6000"]),
+];
+
+/// The presets `p` was recorded on that chip 1 (`current`) is not (see [`ChipOffer`]).
+pub fn chip_offer(p: &Profile, current: Option<&roofline::chip::Chip>) -> Option<ChipOffer> {
+    let (ids, reason): (Vec<&'static str>, String) = if let Some(d) = p.device.as_deref() {
+        let id = roofline::chip::preset_for_device(d)?;
+        (vec![id], format!("the export names {d}"))
+    } else {
+        let cc = p.compute_capability.as_deref()?;
+        let (_, ids) = CC_PRESETS.iter().find(|(c, _)| *c == cc)?;
+        (
+            ids.to_vec(),
+            format!("the export names no device, but compute capability {cc}"),
+        )
+    };
+    let ids: Vec<&'static str> = ids
+        .into_iter()
+        .filter(|id| roofline::chip::preset(id).is_some())
+        .collect();
+    let here = current.and_then(|c| c.preset_id.as_deref());
+    (!ids.is_empty() && !here.is_some_and(|h| ids.contains(&h)))
+        .then_some(ChipOffer { ids, reason })
+}

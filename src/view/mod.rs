@@ -34,8 +34,9 @@ pub use form::{chip_slider, is_folded_chip_field, op_more_open, op_slider, Slide
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
-    add_measured, fit_profile, fit_summary, group_cells, measured_groups, measured_roofline,
-    measured_rows, measured_table, AboveRoof, MeasuredRow, MeasuredTable,
+    add_measured, chip_offer, fit_profile, fit_summary, group_cells, measured_groups,
+    measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer, MeasuredRow,
+    MeasuredTable,
 };
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use names::{op_name, pretty, OP_KINDS};

@@ -158,11 +158,17 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             title: "never compute-bound by growing the batch".into(),
         }),
     }
+    // Where the operation has a context, the fit is judged at it (a serving row judges its own
+    // at P + G, and says so).
+    let at =
+        a.op.get_num("ctx")
+            .map(|c| format!(" at ctx {}", format_exact(c)))
+            .unwrap_or_default();
     out.push(Cell {
         metric: "fits",
         value: a.fits.to_string(),
         text: format!(
-            "{} {} / {}",
+            "{} {} / {}{at}",
             if a.fits { "✓" } else { "✗" },
             pretty(a.memory, Unit::Bytes),
             pretty(a.capacity, Unit::Bytes)
@@ -446,7 +452,14 @@ fn key_line_words(s: &Scenario, i: usize, j: usize, detail: KeyLineDetail) -> St
     match analyze(op, chip, &s.options) {
         Ok(a) => {
             let mut t = format!(": {}-bound", a.bound.as_str());
-            if op.kind_id() == "llm" {
+            if !a.fits {
+                // A bound still, but no throughput for a setup that cannot run.
+                t.push_str(&format!(
+                    ", does not fit in HBM ({} of {})",
+                    pretty(a.memory, Unit::Bytes),
+                    pretty(a.capacity, Unit::Bytes)
+                ));
+            } else if op.kind_id() == "llm" {
                 t.push_str(&llm_step_words(op, a.t_lower));
             }
             if let Some(c) = &a.critical {

@@ -44,8 +44,51 @@ fn labelled(metric: &'static str, label: &str, v: f64, text: String, title: &str
     }
 }
 
-/// The serving figures as cells, in reading order.
+/// Why a serving figure is `none` for a batch that does not fit at its final context: its
+/// throughput, cost and energy would be those of a setup that cannot run.
+fn does_not_fit(s: &Serving) -> String {
+    format!(
+        "does not fit: B = {} sequences at P + G = {} need more HBM than the chips have (at most \
+         {} fit); no throughput, cost or energy for a setup that cannot run",
+        format_exact(s.batch),
+        format_exact(s.prompt + s.output),
+        format_exact(s.max_batch)
+    )
+}
+
+/// The serving figures as cells, in reading order. A batch that does not fit at P + G keeps
+/// its time bounds (TTFT, TPOT) and shows `none`, with the reason, for every figure that
+/// would claim it runs: tokens/s, requests/s, cost, energy, the prefill:decode ratio.
 pub fn serving_cells(s: &Serving) -> Vec<Cell> {
+    let mut out = serving_cells_as_if_it_fit(s);
+    if !s.fits {
+        let why = does_not_fit(s);
+        for c in out.iter_mut().filter(|c| {
+            matches!(
+                c.metric,
+                "tokens_per_s"
+                    | "tokens_per_s_chip"
+                    | "tokens_per_s_seq"
+                    | "requests_per_s"
+                    | "cost_per_mtok"
+                    | "joules_per_token"
+                    | "prefill_decode_ratio"
+            )
+        }) {
+            *c = Cell {
+                metric: c.metric,
+                value: "none".into(),
+                text: "—".into(),
+                class: "bound-memory",
+                title: why.clone(),
+            };
+        }
+    }
+    out
+}
+
+/// The serving figures as cells, whether or not the batch fits.
+fn serving_cells_as_if_it_fit(s: &Serving) -> Vec<Cell> {
     let mut out = vec![
         labelled(
             "params",
@@ -125,9 +168,14 @@ pub fn serving_cells(s: &Serving) -> Vec<Cell> {
         format_exact(s.max_batch),
         "the largest batch whose weights (every expert) and KV caches at P + G fit in HBM",
     );
+    fit.text.push_str(&format!(
+        " at P + G = {}",
+        format_exact(s.prompt + s.output)
+    ));
     if !s.fits {
         fit.class = "bound-memory";
-        fit.text.push_str(" (B does not fit)");
+        fit.text
+            .push_str(&format!(" (B = {} does not fit)", format_exact(s.batch)));
     }
     out.push(fit);
     out.push(labelled(

@@ -768,3 +768,29 @@ fn capacities_in_the_vendors_units() {
     assert_eq!(preset("tpu-v5e").unwrap().hbm_cap, 17_179_869_184.0);
     assert_eq!(preset("h100").unwrap().hbm_cap, 8e10);
 }
+
+/// Issue 24, point 9: a peak field takes a rate of FLOPs the way people write it, "FLOPs"
+/// included, as the README promises (`197 tflops`, `2 PFLOPs`, `2 PF`): the field's unit decides.
+/// A unit of another kind is still refused.
+#[test]
+fn peak_fields_take_flops_written_as_people_write_them() {
+    let mut c = preset("h100").unwrap();
+    for (text, want) in [
+        ("197 tflops", 1.97e14),
+        ("2 PFLOPs", 2e15),
+        ("2 PF", 2e15),
+        ("989 TFLOP/s", 9.89e14),
+        ("1979 TFLOPS", 1.979e15),
+    ] {
+        c.set_str(ChipField::Bf16, text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(c.bf16, Some(want), "{text}");
+    }
+    let e = c.set_str(ChipField::Bf16, "2 TB").unwrap_err().to_string();
+    assert!(e.contains("does not fit"), "{e}");
+    let e = c
+        .set_str(ChipField::Hbm, "3 tflops")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not fit"), "{e}");
+}

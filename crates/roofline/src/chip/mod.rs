@@ -376,7 +376,11 @@ impl Chip {
             other => other,
         })?;
         if let (Some(given), Some(want)) = (unit, field.unit()) {
-            if given != want && want != Unit::Count {
+            // People write a rate of FLOPs as "FLOPs" (`197 tflops`, `2 PFLOPs`, `2 PF`): in a
+            // peak field, whose unit is a rate, the field's unit decides. Count fields elsewhere
+            // (an op's `flops=`) keep reading counts.
+            let rate_written_as_count = given == Unit::Flops && want == Unit::FlopRate;
+            if given != want && want != Unit::Count && !rate_written_as_count {
                 return Err(Error::invalid(
                     field.as_str(),
                     t,
