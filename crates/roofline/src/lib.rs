@@ -33,6 +33,8 @@
 //!   forms, the best FSDP × TP split, days and cost of a token budget ([`analyze_train`]).
 //! * [`profile`]: measured profiles (plain CSV, Nsight Compute CSV, PyTorch traces) imported
 //!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
+//! * [`validation`]: published measurements as scenarios (the top layer), the bare roofline's
+//!   ratio to them and a calibration fitted on them, held out by source ([`validation::report`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -77,6 +79,7 @@ pub mod sweep;
 pub mod train;
 pub mod units;
 pub mod url;
+pub mod validation;
 pub mod workload;
 
 pub use analysis::{analyze, Analysis, CollectiveTimes, CommTerm, ComputeInfo, PartTime};

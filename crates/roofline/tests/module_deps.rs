@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "serving",
     "scenario",
     "url",
+    "validation",
 ];
 
 fn src_dir() -> PathBuf {

@@ -1,0 +1,173 @@
+//! Training steps: pure data, every figure quoted.
+//!
+//! A published TFLOP/s per chip becomes a step time with the source's own FLOP count where it is
+//! known (MaxText: 6·N per token, N counting the logits matmul, plus attention 12·L·S·H·d_h per
+//! token, not halved for causal before its PR #1988); Meta's count is not published, so its
+//! rows use 6·N (a time a few per cent short); a published tokens/s gives the step directly.
+//! Every link sets every mesh axis (the `train` kind defaults to dp 32 × fsdp 64 × tp 4).
+
+use super::{Compared, Family, Point, Tier, Work};
+
+const LLAMA3: &str = "Llama Team, \"The Llama 3 Herd of Models\" (arXiv 2407.21783), Table 4, read through the transcription at https://aarnphm.xyz/thoughts/Llama-3 (the same rows at https://glennklockwood.com/garden/llama-3.1)";
+const MAXTEXT: &str = "https://github.com/AI-Hypercomputer/maxtext README.md \"Runtime Performance Results\" and MaxText/configs/";
+
+const TRAIN: Point = Point {
+    id: "",
+    work: Work::Training,
+    family: Family::Tpu,
+    link: "",
+    measured: "",
+    measured_s: 0.0,
+    derivation: "",
+    conditions: "",
+    source: MAXTEXT,
+    source_key: "maxtext-readme",
+    quote: "",
+    tier: Tier::VendorPublished,
+    notes: "",
+    compared: Compared::TLower,
+    expressible: Ok(()),
+};
+
+/// MaxText's FLOPs per token of a dense MHA model: `6·N` with `N = L·(4·D·A + m·D·F) + V·D`
+/// (A the attention width H·d_h, m = 3 gated or 2) plus attention `12·L·S·A`.
+const fn maxtext_flops_per_token(
+    l: f64,
+    d: f64,
+    a: f64,
+    f: f64,
+    gated: bool,
+    v: f64,
+    s: f64,
+) -> f64 {
+    let m = if gated { 3.0 } else { 2.0 };
+    let n = l * (4.0 * d * a + m * d * f) + v * d;
+    6.0 * n + 12.0 * l * s * a
+}
+
+pub(super) static POINTS: &[Point] = &[
+    Point {
+        id: "llama3-405b-h100-8k-gpus-training",
+        family: Family::Hopper,
+        link: "?chip=h100&op=train:preset=llama3.1-405b,batch=16777216,seq=8192,dp=64,fsdp=1,tp=8,pp=16,mb=32,remat=none",
+        measured: "430 TFLOPs/GPU, BF16 MFU 43%",
+        measured_s: 6.0 * 405e9 * 16777216.0 / (8192.0 * 430e12),
+        derivation: "6·N·tokens / (GPUs · achieved) = 6 · 405e9 · 16,777,216 / (8,192 · 4.30e14) = 11.6 s per step (6N; Meta's count includes attention, so the real step is a few per cent longer)",
+        conditions: "8,192× H100 SXM5 80GB (700 W), Meta Grand Teton, RoCE 400 Gb/s; Llama 3 405B pre-training, BF16; TP 8 × CP 1 × PP 16 × DP 64, seq 8,192, batch per DP 32 sequences, 16M tokens per step",
+        source: LLAMA3,
+        source_key: "llama3-paper",
+        quote: "GPUs TP CP PP DP Seq. Len. Batch size/DP Tokens/Batch TFLOPs/GPU BF16 MFU — 8,192 8 1 16 64 8,192 32 16M 430 43%",
+        tier: Tier::Paper,
+        notes: "read through mirrors (two transcriptions agree), not the PDF; Meta's interleaved schedule and selective recomputation are not modelled (remat=none linked)",
+        ..TRAIN
+    },
+    Point {
+        id: "llama3-405b-h100-16k-gpus-cp16-131k-training",
+        family: Family::Hopper,
+        link: "?chip=h100&op=train:preset=llama3.1-405b,batch=16777216,seq=131072,dp=8,fsdp=1,tp=8,pp=16,mb=16,remat=none",
+        measured: "380 TFLOPs/GPU, BF16 MFU 38%",
+        measured_s: 6.0 * 405e9 * 16777216.0 / (16384.0 * 380e12),
+        derivation: "6 · 405e9 · 16,777,216 / (16,384 · 3.80e14) = 6.5 s with 6N (attention at 131k is comparable to 6N, so the real step is much longer)",
+        conditions: "16,384× H100 SXM5; Llama 3 405B long-context stage: TP 8 × CP 16 × PP 16 × DP 8, seq 131,072, batch per DP 16, 16M tokens per step, BF16",
+        source: LLAMA3,
+        source_key: "llama3-paper",
+        quote: "16,384 8 16 16 8 131,072 16 16M 380 38%",
+        tier: Tier::Paper,
+        notes: "at 131k attention FLOPs per token ≈ 1.6e12 against 6N = 2.4e12",
+        expressible: Err("context parallelism (CP 16): the train kind has no context-parallel axis"),
+        ..TRAIN
+    },
+    Point {
+        id: "maxtext-v5p-32b-128chips-training",
+        link: "?chip=tpu-v5p&op=train:layers=32,dmodel=8192,ffn=28672,heads=64,kv_heads=64,head_dim=128,vocab=32000,gated=yes,batch=917504,seq=2048,dp=1,fsdp=16,tp=4,pp=1,remat=matmuls",
+        measured: "3.28e+02 TFLOP/chip/sec, MFU 67.76%",
+        measured_s: maxtext_flops_per_token(32.0, 8192.0, 8192.0, 28672.0, true, 32000.0, 2048.0)
+            * 917504.0
+            / (64.0 * 328e12),
+        derivation: "N = 32·(4·8192² + 3·8192·28672) + 32000·8192 = 31.40e9; per token 6N + 12·32·2048·8192 = 194.8e9 FLOP; 64 chips × 7 × 2048 = 917,504 tokens → 1.787e17 / (64 · 3.28e14) = 8.5 s",
+        conditions: "TPU v5p-128 = 64 chips (4×4×4); MaxText (JAX), BF16, synthetic data, per_device_batch_size 7, seq 2048, remat_policy minimal, FSDP 16 × TP 4, flash attention, 1 slice; global_parameter_scale 32 → 32 layers, d 8192, 64 heads × 128, ffn 28,672 (SwiGLU), vocab 32,000",
+        quote: "| 32B | v5p-128 | 3.28e+02 | 67.76% |; configs/v5p/32b.sh: \"per_device_batch_size=7 … remat_policy=minimal global_parameter_scale=32 ici_fsdp_parallelism=-1 ici_tensor_parallelism=4 max_target_length=2048\"",
+        notes: "remat minimal ≈ the app's matmuls checkpointing (closest option)",
+        ..TRAIN
+    },
+    Point {
+        id: "maxtext-v5e-16b-256chips-training",
+        link: "?chip=tpu-v5e&op=train:layers=32,dmodel=4096,ffn=28672,heads=64,kv_heads=64,head_dim=128,vocab=32000,gated=yes,batch=3145728,seq=2048,dp=1,fsdp=256,tp=1,pp=1,remat=block",
+        measured: "120 TFLOP/sec/chip, 16B MFU 61.10%",
+        measured_s: maxtext_flops_per_token(32.0, 4096.0, 8192.0, 28672.0, true, 32000.0, 2048.0)
+            * 3145728.0
+            / (256.0 * 120e12),
+        derivation: "N = 32·(4·4096·8192 + 3·4096·28672) + 32000·4096 = 15.70e9; per token 6N + 12·32·2048·8192 = 100.6e9 FLOP; 256 × 6 × 2048 = 3,145,728 tokens → 3.165e17 / (256 · 1.2e14) = 10.3 s",
+        conditions: "1× TPU v5e-256 slice = 256 chips (16×16); MaxText, BF16, per_device_batch_size 6, seq 2048, remat_policy full, FSDP over the slice, flash attention, synthetic data; global_parameter_scale 16 → 32 layers, d 4096, 64 heads × 128, ffn 28,672, vocab 32,000",
+        quote: "| 1x v5e-256  | 120                | 61.10%  | …; configs/v5e/16b.sh: \"per_device_batch_size=6 enable_checkpointing=false remat_policy=full global_parameter_scale=16 max_target_length=2048\"",
+        notes: "remat full ↔ the app's block",
+        ..TRAIN
+    },
+    Point {
+        id: "maxtext-v5e-16b-32slices-training",
+        link: "?chip=tpu-v5e&op=train:layers=32,dmodel=4096,ffn=28672,heads=64,kv_heads=64,head_dim=128,vocab=32000,gated=yes,batch=100663296,seq=2048,dp=32,fsdp=256,tp=1,pp=1,remat=block",
+        measured: "108 TFLOP/sec/chip, 54.65% MFU",
+        measured_s: maxtext_flops_per_token(32.0, 4096.0, 8192.0, 28672.0, true, 32000.0, 2048.0)
+            * 100663296.0
+            / (8192.0 * 108e12),
+        derivation: "100.6e9 FLOP per token × 8192 · 6 · 2048 = 100,663,296 tokens → 1.013e19 / (8192 · 1.08e14) = 11.4 s",
+        conditions: "32× TPU v5e-256 = 8,192 chips, DCN between slices; as maxtext-v5e-16b-256chips-training, data parallel across slices",
+        quote: "| 32x v5e-256 | 108                | 54.65%  | …",
+        notes: "tests the DCN gradient all-reduce term (120 → 108 TFLOP/s per chip from 1 to 32 slices)",
+        ..TRAIN
+    },
+    Point {
+        id: "maxtext-v5p-1160b-6144chips-training",
+        link: "?chip=tpu-v5p&op=train:layers=128,dmodel=49152,ffn=57344,heads=128,kv_heads=128,head_dim=128,vocab=32000,gated=no,batch=25165824,seq=2048,dp=3,fsdp=128,tp=16,pp=1,remat=block",
+        measured: "3.04e+02 TFLOP/chip/sec, MFU 66.23%",
+        measured_s: (6.0 * 1.16e12 + 12.0 * 128.0 * 2048.0 * 16384.0) * 25165824.0 / (6144.0 * 304e12),
+        derivation: "per token 6 · 1.16e12 (the README's 1160B) + 12·128·2048·16384 = 7.01e12 FLOP; 6,144 × 2 × 2048 = 25,165,824 tokens → 1.764e20 / (6144 · 3.04e14) = 94 s",
+        conditions: "TPU v5p-12288 = 6,144 chips; MaxText, BF16, synthetic data, per_device_batch_size 2, seq 2048, remat full, ICI FSDP × TP 16 per slice, data parallel across slices over DCN (3 slices of v5p-4096 linked); global_parameter_scale 512 with base_emb_dim 6144",
+        quote: "| 1160B | v5p-12288 | 3.04e+02 | 66.23% |; configs/v5p/v5p-12288.sh: \"per_device_batch_size=2 … remat_policy=full global_parameter_scale=512 ici_fsdp_parallelism=-1 ici_tensor_parallelism=16 max_target_length=2048\"",
+        notes: "the shape is uncertain: the scales give 128 layers, d 49,152, 128 heads × 128, ffn 57,344 — 1.14T ungated (linked) or 1.5T gated",
+        ..TRAIN
+    },
+    Point {
+        id: "maxtext-v6e-llama3.1-70b-256chips-training",
+        link: "?chip=tpu-v6e&op=train:preset=llama3.1-70b,seq=8192,batch=2097152,dp=1,fsdp=256,tp=1,pp=1,remat=block",
+        measured: "MFU 50.33%, Approx tokens/sec/device 960",
+        measured_s: 1.0 / 960.0,
+        derivation: "per token per chip: 1 / 960 = 1.04 ms (the step needs the global batch, not read)",
+        conditions: "256× TPU v6e (Trillium); MaxText \"Gold\" recipe, Llama 3.1 70B, BF16, SL 8192; sharding and batch in the linked recipe (not read)",
+        source: "https://maxtext.readthedocs.io/en/latest/reference/models/tiering.html (read via a proxy copy)",
+        source_key: "maxtext-tiering-docs",
+        quote: "Trillium (v6e) … Gold … Llama 3.1 70B … 256 Chips, BF16, SL=8192 … 50.33% … 960",
+        notes: "the link's batch (256 sequences) is a placeholder",
+        expressible: Err("the global batch and sharding are in a recipe that was not read"),
+        ..TRAIN
+    },
+    Point {
+        id: "palm-540b-tpuv4-6144-training",
+        link: "?chip=tpu-v4p&op=train:layers=118,dmodel=18432,ffn=73728,heads=48,kv_heads=1,head_dim=256,vocab=256000,gated=yes,batch=4194304,seq=2048,dp=512,fsdp=1,tp=12,pp=1,remat=block",
+        measured: "MFU 46.2% (HFU 57.8%), 238.3K tokens/sec at batch size 2048",
+        measured_s: 2048.0 * 2048.0 / 238.3e3,
+        derivation: "2,048 sequences × 2,048 tokens = 4,194,304 tokens / 238,300 tokens/s = 17.6 s per step",
+        conditions: "6,144× TPU v4 (two pods of 3,072); PaLM 540B (118 layers, 48 heads × 256, d 18,432, SwiGLU, multi-query attention, parallel block), seq 2048, BF16, Pathways; per pod data × model parallelism (12-way model × 256-way data as recalled, unverified), data parallel across pods over DCN",
+        source: "Chowdhery et al., \"PaLM: Scaling Language Modeling with Pathways\" (arXiv 2204.02311), Table 3, read via secondary transcriptions",
+        source_key: "palm-paper",
+        quote: "| PaLM | 540B | 6144 TPU v4 | 46.2% |; \"Average training throughput: 238.3K tokens/sec at batch size 2048 (the final batch size)\"",
+        tier: Tier::Paper,
+        notes: "the parallel block (same FLOPs, fused) and 2D weight sharding map only roughly onto dp × tp; HFU/MFU = 1.25 says part of the forward was recomputed (block linked: 8N)",
+        ..TRAIN
+    },
+    Point {
+        id: "flashattn-gpt3-2.7b-8xa100-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=32,dmodel=2560,ffn=10240,gated=no,heads=20,kv_heads=20,head_dim=128,vocab=50257,batch=1048576,seq=2048,dp=8,fsdp=1,tp=1,pp=1,remat=none",
+        measured: "85k tokens/sec (GPT3-2.7B, 8 GPUs)",
+        measured_s: 1048576.0 / 85e3,
+        derivation: "1M = 2^20 tokens per step / 85,000 tokens/s = 12.3 s",
+        conditions: "8× A100 80GB SXM4 (400 W), one node with NVLink; flash-attention training scripts, GPT-3 2.7B with head dim 128 (32 layers, d 2560, 20 heads, ffn 10,240 ungated, vocab 50,257), seq 2048, BF16, FlashAttention + fused kernels, no activation checkpointing, data parallel",
+        source: "https://github.com/Dao-AILab/flash-attention training/README.md",
+        source_key: "flashattention-training-readme",
+        quote: "We measure the wallclock training speed on one node with 8 x A100 80GB SXM4 80GB (400W) with NVLink. … | GPT3-2.7B | 1M                  | 85k                      |              3.27 |",
+        tier: Tier::Paper,
+        notes: "the config's exact sharding was not read (plain data parallelism linked)",
+        ..TRAIN
+    },
+];
