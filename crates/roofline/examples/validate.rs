@@ -3,7 +3,9 @@
 //! calibrated expectation; then every point's row and the points whose bound sits above the
 //! measurement.
 //!
-//! `cargo run -p roofline --release --example validate --locked` (or `./dev validate`).
+//! `cargo run -p roofline --release --example validate --locked` (or `./dev validate`);
+//! with `--write`, it also rewrites `src/validation/fitted.rs`, the stored ratios the page
+//! fits its expectations on (tests/validation.rs checks they match a fresh evaluation).
 
 use roofline::units::{format_quantity, Unit};
 use roofline::validation::{report, Summary, MIN_POINTS};
@@ -49,7 +51,29 @@ fn header(first: &str) {
     );
 }
 
+/// Writes the stored ratios (`src/validation/fitted.rs`).
+fn write_fitted() {
+    let mut out = String::from(
+        "//! Each expressed point's measured / predicted ratio, as `super::evaluated_ratios` gives\n\
+         //! it: stored so the page fits expectations without analysing the set's scenarios on\n\
+         //! load. Written by `./dev validate --write`; `tests/validation.rs` checks it equals a fresh\n\
+         //! evaluation, bit for bit.\n\n\
+         /// `(point id, measured / predicted)`.\n\
+         pub(super) const RATIOS: &[(&str, f64)] = &[\n",
+    );
+    for (id, r) in roofline::validation::evaluated_ratios() {
+        out.push_str(&format!("    ({id:?}, {r:?}),\n"));
+    }
+    out.push_str("];\n");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/validation/fitted.rs");
+    std::fs::write(path, out).expect("write src/validation/fitted.rs");
+    eprintln!("wrote {path}");
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--write") {
+        write_fitted();
+    }
     let r = report();
     println!(
         "Roofline Lab validation set {} — {} points; fit: median measured/predicted per kind (per family where it has ≥ {MIN_POINTS} points), held out by source",

@@ -50,7 +50,7 @@ fn the_set_spans_families_and_every_kind_of_work() {
     let families: BTreeSet<Family> = ps.iter().map(|p| p.family).collect();
     assert!(families.len() >= 5, "{families:?}");
     for w in Work::ALL {
-        assert!(ps.iter().any(|p| p.work == w), "no {} point", w.id());
+        assert!(ps.iter().any(|p| p.work == w), "no {} point", w.as_str());
     }
 }
 
@@ -202,4 +202,59 @@ fn the_band_is_the_spread_of_held_out_residuals() {
     assert!((e.lo - lo).abs() < 1e-12, "{} vs {lo}", e.lo);
     assert!((e.hi - hi).abs() < 1e-12, "{} vs {hi}", e.hi);
     assert!(e.lo < e.t && e.t < e.hi);
+}
+
+/// The ratios the page fits on are the set's, freshly evaluated: every expressed point's link
+/// analysed again gives its stored ratio bit for bit (`./dev validate --write` rewrites them).
+#[test]
+fn the_stored_ratios_are_a_fresh_evaluation() {
+    let fresh = roofline::validation::evaluated_ratios();
+    let stored = roofline::validation::stored_ratios();
+    assert_eq!(fresh.len(), stored.len(), "run ./dev validate --write");
+    for ((a, x), (b, y)) in fresh.iter().zip(stored) {
+        assert_eq!(
+            (a, x.to_bits()),
+            (b, y.to_bits()),
+            "{a}: {x} against stored {y}"
+        );
+    }
+}
+
+/// An expectation for a page's row: the fit for the op's kind of work on the chip's family,
+/// naming its points and the set's version; never a number without evidence. A 8192³ fp8 GEMM
+/// on an H800 (Hopper) gets one; a custom op (no kind of work the set measures), an L4 (no
+/// generation in the set) get the reason instead.
+#[test]
+fn a_rows_expectation_or_why_there_is_none() {
+    use roofline::validation::{expectation_for, family_of, Family, SET_VERSION};
+    let decode = |q: &str| roofline::url::decode(q).scenario;
+    let s = decode("?chip=h800&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16");
+    let (op, chip) = (&s.ops[0], &s.chips[0]);
+    assert_eq!(family_of(chip), Some(Family::Hopper));
+    let t = roofline::analysis::t_lower(op, chip, &roofline::Options::default()).unwrap();
+    let e = expectation_for(op, chip, t).unwrap();
+    assert!(e.t > t, "an expectation above the bound: {} vs {t}", e.t);
+    assert!(e.lo <= e.t && e.t <= e.hi);
+    assert!(e.based_on.len() >= 4);
+    assert_eq!(e.set_version, SET_VERSION);
+    let custom = decode("?chip=h100&op=custom");
+    let why = expectation_for(&custom.ops[0], &custom.chips[0], 1e-3).unwrap_err();
+    assert!(why.contains("measures no operation of this kind"), "{why}");
+    let l4 = decode("?chip=l4&op=matmul");
+    let why = expectation_for(&l4.ops[0], &l4.chips[0], 1e-3).unwrap_err();
+    assert!(why.contains("no measurements on L4"), "{why}");
+    // Every preset either has a family or is knowingly left without one.
+    for id in roofline::chip::preset_ids() {
+        let fam = family_of(&roofline::chip::preset(id).unwrap());
+        let without = [
+            "l4",
+            "mi355x",
+            "trn2",
+            "trn3",
+            "gaudi3",
+            "rtx-5090",
+            "rtx-pro-6000",
+        ];
+        assert_eq!(fam.is_none(), without.contains(&id), "{id}");
+    }
 }

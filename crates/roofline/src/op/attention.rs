@@ -1,4 +1,4 @@
-use super::behavior::{n, OpBehavior};
+use super::behavior::{n, OpBehavior, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -136,6 +136,9 @@ impl OpBehavior for Attention {
             ));
         }
         Ok(())
+    }
+    fn workload(&self) -> Option<Workload> {
+        Some(Workload::Attention)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let mut c = Cost::at_peak(self.flops(), self.x, chip)?;

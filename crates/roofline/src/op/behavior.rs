@@ -85,10 +85,37 @@ pub(crate) trait OpBehavior {
     ) -> Option<Result<crate::collective::CollectiveResult, Error>> {
         None
     }
+    /// What a measurement of this operation times (`None`: nothing the validation set
+    /// measures, such as a custom op given by its totals).
+    fn workload(&self) -> Option<Workload> {
+        None
+    }
     /// A training kind's run on `chip` (its config with the chip's peak, memory and
     /// network), analysed by [`crate::train`] (`None` for every other kind).
     fn train(&self, _chip: &Chip) -> Option<Result<crate::train::TrainConfig, Error>> {
         None
+    }
+}
+
+id_enum! {
+    /// What a measurement of an operation times, as the validation set groups measurements
+    /// (`crate::validation`): each kind says which it is, if any.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+    pub enum Workload {
+        /// A dense matrix multiplication (GEMM) kernel.
+        Gemm = "gemm",
+        /// A fused attention kernel.
+        Attention = "attention",
+        /// A memory-bandwidth kernel (STREAM-like, elementwise).
+        Memory = "memory",
+        /// An LLM decode step (serving throughput, time per output token).
+        Decode = "decode",
+        /// An LLM prefill (time to first token).
+        Prefill = "prefill",
+        /// A training step.
+        Training = "training",
+        /// A collective (all-reduce, all-gather, all-to-all).
+        Collective = "collective",
     }
 }
 

@@ -1,4 +1,4 @@
-use super::behavior::{frac_str, n, OpBehavior};
+use super::behavior::{frac_str, n, OpBehavior, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -67,6 +67,9 @@ impl OpBehavior for Bmm {
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
+    }
+    fn workload(&self) -> Option<Workload> {
+        Some(Workload::Gemm)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let (b, d, f) = (self.b, self.d, self.f);

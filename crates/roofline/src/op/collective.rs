@@ -2,7 +2,7 @@
 //! point-to-point send) of an array of `bytes` (the book's V) over `n` chips of a topology,
 //! timed by [`crate::collective`] from the chip's network fields.
 
-use super::behavior::{n, OpBehavior};
+use super::behavior::{n, OpBehavior, Workload};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::formulas::{cluster_binding_level, coefficients};
 use crate::collective::topology::{parse_axes, parse_levels, TorusAxis};
@@ -523,6 +523,9 @@ impl OpBehavior for Collective {
             "in-network reduction (node or cluster): an AllReduce costs V/W instead of 2·V·(n−1)/(n·W)",
             "yes or no",
         ),
+    }
+    fn workload(&self) -> Option<Workload> {
+        Some(Workload::Collective)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let net = self.network(chip)?;

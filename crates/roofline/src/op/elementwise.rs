@@ -1,4 +1,4 @@
-use super::behavior::{n, vector_or_peak, OpBehavior};
+use super::behavior::{n, vector_or_peak, OpBehavior, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -64,6 +64,9 @@ impl OpBehavior for Elementwise {
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
+    }
+    fn workload(&self) -> Option<Workload> {
+        Some(Workload::Memory)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let s = self.t.bytes();

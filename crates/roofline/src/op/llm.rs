@@ -3,7 +3,7 @@
 //! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
-use super::behavior::{n, Composite, OpBehavior};
+use super::behavior::{n, Composite, OpBehavior, Workload};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
@@ -939,6 +939,12 @@ impl OpBehavior for Llm {
     }
     fn check_consistency(&self) -> Result<(), Error> {
         self.check_arch()
+    }
+    fn workload(&self) -> Option<Workload> {
+        Some(match self.phase {
+            Phase::Prefill => Workload::Prefill,
+            Phase::Decode | Phase::Verify => Workload::Decode,
+        })
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         self.composite_parts().summed_cost(chip)

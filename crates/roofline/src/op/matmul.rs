@@ -1,4 +1,4 @@
-use super::behavior::{coef_str, n, OpBehavior};
+use super::behavior::{coef_str, n, OpBehavior, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -376,6 +376,9 @@ impl OpBehavior for Matmul {
     }
     fn is_affine(&self, key: &str) -> bool {
         key != "shards"
+    }
+    fn workload(&self) -> Option<Workload> {
+        Some(Workload::Gemm)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let (bl, dl, fl) = self.local_dims();

@@ -53,7 +53,7 @@ mod train;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use attention::Attention;
-pub use behavior::{Part, Work};
+pub use behavior::{Part, Work, Workload};
 pub use bmm::Bmm;
 pub use collective::{AxisSpec, Collective, LevelSpec};
 pub use custom::Custom;
@@ -238,6 +238,12 @@ impl Op {
     /// Checks every field (see [`OpKind::validate`]).
     pub fn validate(&self) -> Result<(), Error> {
         self.kind.validate()
+    }
+
+    /// What a measurement of this operation times (a GEMM, a decode step, ...), if the
+    /// validation set measures such work.
+    pub fn workload(&self) -> Option<Workload> {
+        self.kind.behavior().workload()
     }
 }
 

@@ -8,7 +8,7 @@
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
 //! critical batch per chip.
 
-use super::behavior::{n, OpBehavior};
+use super::behavior::{n, OpBehavior, Workload};
 use super::llm::PRESET_IDS;
 use crate::arch::{Arch, MAX_DIM};
 use crate::chip::{Chip, Interconnect};
@@ -259,6 +259,9 @@ impl OpBehavior for Train {
 
     /// The step's hardware FLOPs per chip at the chip's peak, and its HBM traffic; the
     /// analysis itself goes through [`OpBehavior::train`].
+    fn workload(&self) -> Option<Workload> {
+        Some(Workload::Training)
+    }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let cfg = self.config_on(chip)?;
         let a = analyze_train(&cfg)?;

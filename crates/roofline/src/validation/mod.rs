@@ -29,6 +29,7 @@
 
 mod attention;
 mod collective;
+mod fitted;
 mod gemm;
 mod serving_points;
 mod training;
@@ -44,50 +45,9 @@ pub const SET_VERSION: &str = "2026-11-25.1";
 /// Fewest points behind a fit (and fewest held-out residuals behind its band).
 pub const MIN_POINTS: usize = 4;
 
-/// The kind of work a measurement times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Work {
-    /// A dense matrix multiplication (GEMM) kernel.
-    Gemm,
-    /// A fused attention kernel.
-    Attention,
-    /// A memory-bandwidth kernel (STREAM).
-    Memory,
-    /// LLM decoding (serving throughput or a decode step).
-    Decode,
-    /// LLM prefill (first-token latency, prefill-heavy serving).
-    Prefill,
-    /// A training step.
-    Training,
-    /// A collective (all-reduce, all-to-all).
-    Collective,
-}
-
-impl Work {
-    /// Every kind of work, in report order.
-    pub const ALL: [Work; 7] = [
-        Work::Gemm,
-        Work::Attention,
-        Work::Memory,
-        Work::Decode,
-        Work::Prefill,
-        Work::Training,
-        Work::Collective,
-    ];
-
-    /// The kind's id (`gemm`, `attention`, ...).
-    pub fn id(self) -> &'static str {
-        match self {
-            Work::Gemm => "gemm",
-            Work::Attention => "attention",
-            Work::Memory => "memory",
-            Work::Decode => "decode",
-            Work::Prefill => "prefill",
-            Work::Training => "training",
-            Work::Collective => "collective",
-        }
-    }
-}
+/// The kind of work a measurement times: each operation kind says which it is
+/// ([`crate::op::Op::workload`]).
+pub use crate::op::Workload as Work;
 
 /// A chip family: chips whose measured efficiency is pooled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -343,7 +303,7 @@ pub fn fit(
         let all: Vec<&Obs> = obs.iter().filter(kept).collect();
         let why = format!(
             "every family's {} points ({} has {} of its own, fewer than {MIN_POINTS})",
-            work.id(),
+            work.as_str(),
             family.id(),
             own.len()
         );
@@ -441,9 +401,95 @@ fn observations(rows: &[Row]) -> Vec<Obs> {
         .collect()
 }
 
+/// The set as the page fits it: each point with its stored ratio ([`fitted::RATIOS`], checked
+/// against a fresh evaluation by `tests/validation.rs`), so an expectation costs no analysis of
+/// the set's scenarios.
 fn all_observations() -> &'static [Obs] {
     static OBS: OnceLock<Vec<Obs>> = OnceLock::new();
-    OBS.get_or_init(|| observations(&evaluate()))
+    OBS.get_or_init(|| {
+        points()
+            .into_iter()
+            .filter_map(|p| {
+                let ratio = fitted::RATIOS.iter().find(|(id, _)| *id == p.id)?.1;
+                Some(Obs {
+                    id: p.id,
+                    source: p.source_key,
+                    work: p.work,
+                    family: p.family,
+                    ratio,
+                })
+            })
+            .collect()
+    })
+}
+
+/// Every expressed point's ratio measured / predicted, freshly evaluated (each link analysed):
+/// what [`fitted::RATIOS`] must equal, and what `./dev validate --write` writes there.
+pub fn evaluated_ratios() -> Vec<(&'static str, f64)> {
+    evaluate()
+        .iter()
+        .filter_map(|r| Some((r.point.id, r.ratio?)))
+        .collect()
+}
+
+/// The stored ratios, as [`evaluated_ratios`] gives them when they were written.
+pub fn stored_ratios() -> &'static [(&'static str, f64)] {
+    fitted::RATIOS
+}
+
+/// Chip families by preset id: the chips whose measurements are pooled. A preset not listed
+/// (L4, RTX parts, MI355X, Trainium, Gaudi) has no generation in the set to borrow from.
+const FAMILIES: &[(&str, Family)] = &[
+    ("tpu-v4p", Family::Tpu),
+    ("tpu-v5e", Family::Tpu),
+    ("tpu-v5p", Family::Tpu),
+    ("tpu-v6e", Family::Tpu),
+    ("tpu7x", Family::Tpu),
+    ("a100", Family::Ampere),
+    ("h100", Family::Hopper),
+    ("h200", Family::Hopper),
+    ("h800", Family::Hopper),
+    ("h20", Family::Hopper),
+    ("b200", Family::Blackwell),
+    ("b300", Family::Blackwell),
+    ("mi300x", Family::Cdna3),
+    ("mi325x", Family::Cdna3),
+];
+
+/// The family of a chip (from its preset, edited or not); `None` for a chip the set has no
+/// generation for, or one built from scratch.
+pub fn family_of(chip: &crate::chip::Chip) -> Option<Family> {
+    let id = chip.preset_id.as_deref()?;
+    FAMILIES.iter().find(|(p, _)| *p == id).map(|(_, f)| *f)
+}
+
+/// The expected time of `op` on `chip` whose bare roofline bound is `t_lower` (no derate, no
+/// calibration): the set's fit for the op's kind of work on the chip's family, or why there is
+/// none (never a number without evidence).
+pub fn expectation_for(
+    op: &crate::op::Op,
+    chip: &crate::chip::Chip,
+    t_lower: f64,
+) -> Result<Expectation, String> {
+    let work = op.workload().ok_or_else(|| {
+        format!("the validation set ({SET_VERSION}) measures no operation of this kind")
+    })?;
+    let family = family_of(chip).ok_or_else(|| {
+        format!(
+            "the validation set ({SET_VERSION}) has no measurements on {} or its generation",
+            chip.name
+        )
+    })?;
+    if !(t_lower.is_finite() && t_lower > 0.0) {
+        return Err("no bound to scale".into());
+    }
+    fit(all_observations(), work, family, t_lower, None).ok_or_else(|| {
+        format!(
+            "fewer than {MIN_POINTS} {} measurements back an expectation in the validation set \
+             ({SET_VERSION})",
+            work.as_str()
+        )
+    })
 }
 
 /// The expectation for a bare roofline figure `t_lower` of `work` on `family`, fitted on the
@@ -534,7 +580,7 @@ pub fn report() -> Report {
     let group = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> { rows.iter().filter(|r| f(r)).collect() };
     let by_work = Work::ALL
         .iter()
-        .map(|w| summary(w.id(), &group(&|r| r.point.work == *w)))
+        .map(|w| summary(w.as_str(), &group(&|r| r.point.work == *w)))
         .collect();
     let by_family = Family::ALL
         .iter()
