@@ -91,6 +91,7 @@ fn first_load_sweep() -> SweepChart {
                 })
                 .collect(),
             series_idx: idx,
+            scatter: false,
         }
     };
     SweepChart {
@@ -490,6 +491,7 @@ fn sweep_degenerate_inputs_never_panic() {
                     label: "one".into(),
                     points: vec![(3.0, 5.0)],
                     series_idx: 0,
+                    scatter: false,
                 }],
                 log_x,
                 log_y,
@@ -511,11 +513,13 @@ fn sweep_degenerate_inputs_never_panic() {
                             label: "mixed".into(),
                             points: vec![(1.0, 1.0), (a, b), (2.0, 4.0), (b, a), (a, a)],
                             series_idx: 3,
+                            scatter: false,
                         },
                         ChartSeries {
                             label: "only specials".into(),
                             points: vec![(a, b), (b, a)],
                             series_idx: 99,
+                            scatter: false,
                         },
                     ];
                     m.hlines = vec![HLine {
@@ -540,6 +544,7 @@ fn sweep_degenerate_inputs_never_panic() {
             label: "huge".into(),
             points: vec![(1e-300, 1e-300), (1.0, 1.0), (1e300, 1e300)],
             series_idx: 0,
+            scatter: false,
         }],
         log_x: true,
         log_y: true,

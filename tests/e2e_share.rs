@@ -471,3 +471,53 @@ async fn the_sweep_axes_are_in_the_link_and_survive_an_edit_and_a_reload() {
     assert!(errors.is_empty(), "console errors: {errors:#?}");
     b.close().await;
 }
+
+/// Issue 25 in the page: `plot=validation` opens the validation view, a plot and one row per
+/// published measurement (`tr[data-validation-id]`) with its `measured`, `t_lower`, `t_expected`
+/// and `ratio` cells and a link that opens its scenario; the summaries per kind and family are
+/// above it. Every result row carries `t_expected` (a GEMM on an H100) or `none` with why.
+#[tokio::test(flavor = "current_thread")]
+async fn the_validation_view_and_the_expected_time_of_every_row() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16&plot=validation")
+        .await;
+    b.wait_for("tr[data-validation-id]").await;
+    let v = b
+        .js(r#"const rows = [...document.querySelectorAll('tr[data-validation-id]')];
+            const r = rows.find(r => r.dataset.validationId === 'deepgemm-h800-m4096-n7168-k16384-fp8');
+            const m = {};
+            r.querySelectorAll('[data-metric]').forEach(e => m[e.dataset.metric] = e.dataset.value);
+            return [rows.length, m, r.querySelector('a').getAttribute('href'),
+                    document.querySelectorAll('[data-validation-summary] li').length,
+                    !!document.querySelector('[data-validation] canvas')];"#)
+        .await;
+    assert!(v[0].as_u64().unwrap() >= 40, "{v:?}");
+    let m = &v[1];
+    let measured: f64 = m["measured"].as_str().unwrap().parse().unwrap();
+    let t_lower: f64 = m["t_lower"].as_str().unwrap().parse().unwrap();
+    let ratio: f64 = m["ratio"].as_str().unwrap().parse().unwrap();
+    // DeepGEMM's 1358 TFLOPS on 2·4096·7168·16384 FLOPs: 708 µs.
+    assert!(
+        close_to(measured, 2.0 * 4096.0 * 7168.0 * 16384.0 / 1358e12, 1e-9),
+        "{m:?}"
+    );
+    assert!(close_to(ratio, measured / t_lower, 1e-12), "{m:?}");
+    assert!(m["t_expected"].as_str().is_some());
+    let href = v[2].as_str().unwrap();
+    assert!(href.starts_with("?chip=h800&op=matmul:"), "{href}");
+    assert!(
+        v[3].as_u64().unwrap() >= 13,
+        "overall, 7 kinds, 5 families: {v:?}"
+    );
+    assert_eq!(v[4], true);
+    assert!(b.settled_search().await.contains("plot=validation"));
+    // The result row of the page's own GEMM: an expected time above its bound.
+    let row = b.row_metrics("0", 0).await;
+    assert!(num(&row, "t_expected") > num(&row, "t_lower"), "{row:?}");
+    // Following a point's link opens its scenario.
+    b.open(&format!("/{href}")).await;
+    let row = b.row_metrics("0", 0).await;
+    assert!(close_to(num(&row, "t_lower"), t_lower, 1e-12), "{row:?}");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -755,3 +755,93 @@ fn the_shared_rtx_5090_exports_place_on_the_rtx_5090() {
         assert_eq!(t.above_roof, None, "{f}: {:?}", t.rows);
     }
 }
+
+/// Every result row says what to expect (issue 25): `t_expected` with its p10–p90 band where the
+/// validation set has evidence for the op's kind of work on the chip's generation, the bare bound
+/// times the fitted ratio; a user's derate or calibration does not move it; where there is no
+/// evidence, `none` with the reason.
+#[test]
+fn result_rows_carry_the_expected_time_or_why_not() {
+    let rows = |q: &str| view::result_rows(&roofline::url::decode(q).scenario);
+    let get =
+        |r: &view::ResultRow, m: &str| r.cells.iter().find(|c| c.metric == m).cloned().unwrap();
+    let q = "?chip=h100&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16";
+    let r = &rows(q)[0];
+    let t_lower: f64 = get(r, "t_lower").value.parse().unwrap();
+    let s = roofline::url::decode(q).scenario;
+    let e = roofline::validation::expectation_for(&s.ops[0], &s.chips[0], t_lower).unwrap();
+    let t: f64 = get(r, "t_expected").value.parse().unwrap();
+    assert_eq!(t, e.t);
+    assert_eq!(t, t_lower * e.r);
+    let (lo, hi): (f64, f64) = (
+        get(r, "t_expected_lo").value.parse().unwrap(),
+        get(r, "t_expected_hi").value.parse().unwrap(),
+    );
+    assert!(lo <= t && t <= hi, "{lo} {t} {hi}");
+    assert!(get(r, "t_expected")
+        .title
+        .contains("validation set 2026-11-25.1"));
+    // The column follows T_upper.
+    let order: Vec<&str> = r.cells.iter().map(|c| c.metric).collect();
+    let at = order.iter().position(|m| *m == "t_upper").unwrap();
+    assert_eq!(
+        &order[at + 1..at + 4],
+        ["t_expected", "t_expected_lo", "t_expected_hi"]
+    );
+    // A derate halves nothing here: the expectation is the bare bound's.
+    let derated = &rows(&format!("{q}&derate=0.5"))[0];
+    assert_eq!(get(derated, "t_expected").value, get(r, "t_expected").value);
+    assert_ne!(get(derated, "t_lower").value, get(r, "t_lower").value);
+    // No evidence: none, and why.
+    let custom = &rows("?chip=h100&op=custom")[0];
+    assert_eq!(get(custom, "t_expected").value, "none");
+    assert!(get(custom, "t_expected")
+        .title
+        .contains("measures no operation of this kind"));
+    let l4 = &rows("?chip=l4&op=matmul")[0];
+    assert_eq!(get(l4, "t_expected").value, "none");
+}
+
+/// The validation view's models (issue 25): one scatter series per kind of work with every
+/// predicted point, and the y = x line spanning them; each row's cells are the contract's
+/// (`measured` in seconds, `t_lower`, `t_expected` held out, `ratio` = measured / t_lower), and a
+/// point the app cannot express says why instead of a number.
+#[test]
+fn the_validation_view_plots_and_tabulates_the_set() {
+    use roofline_lab::view::validation::{validation_cells, validation_chart, validation_report};
+    let r = validation_report();
+    assert!(r.rows.len() >= 40);
+    let chart = validation_chart(&r);
+    assert!(chart.log_x && chart.log_y);
+    let scatter: usize = chart
+        .series
+        .iter()
+        .filter(|s| s.scatter)
+        .map(|s| s.points.len())
+        .sum();
+    let predicted = r.rows.iter().filter(|row| row.predicted.is_ok()).count();
+    assert_eq!(scatter, predicted);
+    let line = chart.series.iter().find(|s| !s.scatter).unwrap();
+    assert!(line.points.iter().all(|(x, y)| x == y), "y = x");
+    for row in &r.rows {
+        let cells = validation_cells(row);
+        let metrics: Vec<&str> = cells.iter().map(|c| c.metric).collect();
+        assert_eq!(
+            metrics,
+            ["measured", "t_lower", "t_expected", "ratio"],
+            "{}",
+            row.point.id
+        );
+        let v = |m: &str| cells.iter().find(|c| c.metric == m).unwrap().value.clone();
+        match &row.predicted {
+            Ok(t) => {
+                let ratio: f64 = v("ratio").parse().unwrap();
+                assert_eq!(ratio, row.point.measured_s / t);
+            }
+            Err(why) => {
+                assert_eq!(v("t_lower"), "none");
+                assert!(!why.is_empty());
+            }
+        }
+    }
+}

@@ -17,6 +17,7 @@ mod recipes;
 mod results;
 mod share;
 mod text_measure;
+mod validation;
 
 use leptos::prelude::*;
 use roofline::chip::Chip;

@@ -169,6 +169,7 @@ pub fn PlotsPanel() -> impl IntoView {
                     <Show when=move || has_llm.get() || plot.get().shows_frontier()>
                         {tab(PlotKind::Frontier, "Serving frontier")}
                     </Show>
+                    {tab(PlotKind::Validation, "Validation")}
                 </div>
                 <span class="spacer"></span>
                 <Show when=move || plot.get().shows_sweep()>
@@ -207,6 +208,9 @@ pub fn PlotsPanel() -> impl IntoView {
             <Show when=move || plot.get().shows_frontier()>
                 <ChartCanvas model=frontier dark=c.dark/>
                 <DataTable model=frontier/>
+            </Show>
+            <Show when=move || plot.get().shows_validation()>
+                <super::validation::ValidationView/>
             </Show>
             <p class="keyline" data-keyline="true">{move || key_line.get()}</p>
         </section>

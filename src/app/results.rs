@@ -9,7 +9,7 @@ use super::ctx;
 use crate::view::{self, Cell, ResultRow};
 
 /// Column headers, in the order of [`ResultRow::cells`]: (metric, header).
-const HEAD: [(&str, &str); 13] = [
+const HEAD: [(&str, &str); 16] = [
     ("flops", "FLOPs"),
     ("bytes", "bytes"),
     ("intensity", "intensity"),
@@ -17,6 +17,9 @@ const HEAD: [(&str, &str); 13] = [
     ("t_comms", "T_comms"),
     ("t_lower", "T_lower"),
     ("t_upper", "T_upper"),
+    ("t_expected", "expected"),
+    ("t_expected_lo", "expected p10"),
+    ("t_expected_hi", "expected p90"),
     ("bound", "bound"),
     ("achieved", "achieved"),
     ("fraction", "% peak"),
@@ -45,6 +48,8 @@ fn is_extra(metric: &str) -> bool {
             | "t_math"
             | "t_comms"
             | "t_upper"
+            | "t_expected_lo"
+            | "t_expected_hi"
             | "ridge"
             | "latency_bound"
             | "parts_bound"

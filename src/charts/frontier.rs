@@ -65,6 +65,7 @@ impl FrontierChart {
                     label: c.label.clone(),
                     points: fit,
                     series_idx: c.series_idx,
+                    scatter: false,
                 });
             }
             if oom.len() > usize::from(last_fit.is_some()) {
@@ -72,6 +73,7 @@ impl FrontierChart {
                     label: format!("{} (out of memory)", c.label),
                     points: oom,
                     series_idx: c.series_idx,
+                    scatter: false,
                 });
             }
             if let Some(p) = last_fit {

@@ -103,6 +103,8 @@ pub struct ChartSeries {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub series_idx: usize,
+    /// Markers at the points, no line between them (measured points, not a curve).
+    pub scatter: bool,
 }
 
 /// A horizontal reference line (e.g. a chip's peak FLOP/s).

@@ -188,6 +188,17 @@ pub fn draw<DB: DrawingBackend>(
     for s in &model.series {
         let color = rgba(theme.color(s.series_idx));
         let pts: Vec<Option<Pt>> = s.points.iter().map(|&(x, y)| axes.to_px(x, y)).collect();
+        if s.scatter {
+            for q in pts.iter().flatten().filter(|q| plot.contains(q.0, q.1)) {
+                p.dot(*q, 3.5, Some(color), None)?;
+                occ.add_point(*q);
+            }
+            legend.push(LegendEntry {
+                label: s.label.clone(),
+                swatch: Swatch::Dot { color },
+            });
+            continue;
+        }
         let runs = p.line_clipped(&pts, &plot, color, 2.2, None)?;
         // A lone point (or isolated samples) still deserves a mark.
         let visible: Vec<Pt> = pts

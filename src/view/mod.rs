@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod chart;
 pub mod evidence;
+pub mod expected;
 pub mod export;
 pub mod form;
 pub mod frontier;
@@ -25,6 +26,7 @@ pub mod serving;
 pub mod sweep;
 pub mod train;
 pub mod train_plot;
+pub mod validation;
 
 pub use cache::PairCache;
 pub use chart::ChartModel;

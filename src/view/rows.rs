@@ -9,6 +9,7 @@ use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
+use super::expected::{expected_cells, insert_expected};
 use super::names::{dim_word, op_name, pretty, series_name};
 
 /// One figure of a result row: `data-metric`, raw `data-value` (base units) and display text.
@@ -284,10 +285,20 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
 impl ResultRow {
     /// The worked derivation, one step per line (empty when the analysis failed).
     pub fn derivation(&self) -> Vec<String> {
-        self.analysis
+        let mut lines = self
+            .analysis
             .as_ref()
             .map(|a| a.derivation())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        // What to expect beside the bound (issue 25): the points and the set it rests on.
+        if let Some(c) = self.cells.iter().find(|c| c.metric == "t_expected") {
+            lines.push(if c.value == "none" {
+                format!("No expected time: {}.", c.title)
+            } else {
+                format!("Measured runs: {}.", c.title)
+            });
+        }
+        lines
     }
 }
 
@@ -327,7 +338,11 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         _ => analyze(op, chip, &s.options),
     };
     let (mut cells, analysis, error) = match analysis {
-        Ok(a) => (cells(&a), Some(Box::new(a)), None),
+        Ok(a) => {
+            let mut c = cells(&a);
+            insert_expected(&mut c, expected_cells(op, chip, &s.options, a.t_lower));
+            (c, Some(Box::new(a)), None)
+        }
         Err(e) => (Vec::new(), None, Some(e.to_string())),
     };
     let mut parts = Vec::new();
@@ -337,6 +352,10 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         cells.extend(workload_cells(&w));
         for (k, (part, a)) in w.parts.into_iter().enumerate() {
             let mut c = self::cells(&a);
+            insert_expected(
+                &mut c,
+                expected_cells(&part.op, chip, &s.options, a.t_lower),
+            );
             c.push(Cell {
                 metric: "repeat",
                 value: format_exact(part.repeat),

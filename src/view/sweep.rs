@@ -233,6 +233,7 @@ pub fn sweep_chart_cached(
                 label: series_name(s, op, &chip.name),
                 points: series.points.iter().map(|p| (p.x, y_of(p))).collect(),
                 series_idx: idx,
+                scatter: false,
             });
             if metric == SweepMetric::Fraction && op.kind_id() == "llm" {
                 part_series(&mut chart, s, op, chip, series, idx);
@@ -257,6 +258,7 @@ pub fn sweep_chart_cached(
                         label: format!("{label} · {term}"),
                         points: series.points.iter().map(|p| (p.x, of(p))).collect(),
                         series_idx: idx + 1 + k,
+                        scatter: false,
                     });
                 }
             }
@@ -422,6 +424,7 @@ fn part_series(
                 label: format!("{} · {}", op_name(op), GROUPS[k]),
                 points,
                 series_idx: idx + 1 + k,
+                scatter: false,
             });
         }
     }

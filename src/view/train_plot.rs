@@ -159,6 +159,7 @@ pub fn train_chart(
                     label,
                     points,
                     series_idx: (j * n_ops + i) * CURVES + k,
+                    scatter: false,
                 });
             }
         }

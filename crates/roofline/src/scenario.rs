@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 id_enum! {
     /// Which plot the app draws (`plot=` in links; ids `sweep`, `roofline`, `both`,
-    /// `frontier`).
+    /// `frontier`, `validation`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
     pub enum PlotKind {
         /// Achieved FLOPs/s against the swept field (the book's question 3 plot).
@@ -24,6 +24,9 @@ id_enum! {
         /// The serving frontier of `llm` operations: tokens/s per chip against time per output
         /// token over the batch (issue 13; added to version 1, absent from older links).
         Frontier = "frontier",
+        /// The validation set: published measurements against the roofline's predictions of
+        /// their scenarios (issue 25; added to version 1, absent from older links).
+        Validation = "validation",
     }
 }
 
@@ -41,6 +44,11 @@ impl PlotKind {
     /// Whether the serving frontier is shown.
     pub fn shows_frontier(self) -> bool {
         self == PlotKind::Frontier
+    }
+
+    /// Whether the validation view is shown.
+    pub fn shows_validation(self) -> bool {
+        self == PlotKind::Validation
     }
 }
 

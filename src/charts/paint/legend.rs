@@ -14,6 +14,8 @@ pub(crate) enum Swatch {
         width: f64,
         dashed: bool,
     },
+    /// A marker of a scatter series (measured points).
+    Dot { color: RGBAColor },
 }
 
 #[derive(Clone, Debug)]
@@ -150,6 +152,9 @@ fn draw_swatch<DB: DrawingBackend>(
             } else {
                 p.polyline(&pts, color, width)?;
             }
+        }
+        Swatch::Dot { color } => {
+            p.dot((x0 + w / 2.0, mid), 3.5, Some(color), None)?;
         }
     }
     Ok(())
