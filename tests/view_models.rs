@@ -300,3 +300,35 @@ fn what_does_not_fit_gets_no_headline_figure() {
     assert!(!max_b.text.contains('✓'));
     assert_eq!(cell(serving, "tokens_per_s").value, "none");
 }
+
+/// A serving row says what to expect (issue 25): TPOT and TTFT times the set's decode and
+/// prefill ratios on the chip's generation (Llama 3.1 8B on an H100: Hopper), tokens/s from the
+/// expected TPOT; on an L4 (no generation in the set) none, with the reason.
+#[test]
+fn a_serving_row_carries_expected_tpot_ttft_and_tokens() {
+    let s = scenario(
+        "chip=h100&op=llm:preset=llama3.1-8b,b=64,prompt=128,output=2048,w=fp8,x=fp8,kv=fp8",
+    );
+    let rows = view::result_rows(&s);
+    let serving = rows[0].serving.as_deref().unwrap();
+    let tpot = num(serving, "tpot");
+    let e = num(serving, "tpot_expected");
+    let mut decode = s.ops[0].clone();
+    decode.set("phase", "decode").unwrap();
+    let want = roofline::validation::expectation_for(&decode, &s.chips[0], tpot).unwrap();
+    assert_eq!(e, want.t);
+    close(
+        num(serving, "tokens_per_s_expected"),
+        64.0 / e,
+        1e-12,
+        "B / expected TPOT",
+    );
+    assert!(num(serving, "ttft_expected") > num(serving, "ttft"));
+    let l4 = scenario("chip=l4&op=llm:preset=llama3.1-8b,b=1");
+    let rows = view::result_rows(&l4);
+    let serving = rows[0].serving.as_deref().unwrap();
+    assert_eq!(cell(serving, "tpot_expected").value, "none");
+    assert!(cell(serving, "tpot_expected")
+        .title
+        .contains("no measurements on L4"));
+}

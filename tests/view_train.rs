@@ -137,3 +137,18 @@ fn other_sweeps_are_unchanged() {
     let s = scenario("chip=tpu-v5p&op=train&op=matmul");
     assert!(view::train_chart(&s, SweepMetric::Achieved, false, false).is_none());
 }
+
+/// A training row says what to expect (issue 25): its step time times the set's training ratio
+/// (the TPU pool for a v5p), and from it the MFU and the budget's days, by hand: MFU × T_lower /
+/// t_expected and days × t_expected / T_lower.
+#[test]
+fn a_training_row_expects_its_mfu_and_days() {
+    let s = scenario("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.4");
+    let rows = view::result_rows(&s);
+    let r = &rows[0];
+    let (t, e) = (value(r, "t_lower"), value(r, "t_expected"));
+    assert!(e > t, "{e} vs {t}");
+    let close = |a: f64, b: f64| assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    close(value(r, "mfu_expected"), value(r, "mfu") * t / e);
+    close(value(r, "days_expected"), value(r, "days") * e / t);
+}

@@ -94,3 +94,136 @@ pub fn insert_expected(cells: &mut Vec<Cell>, expected: Vec<Cell>) {
         .map_or(cells.len(), |i| i + 1);
     cells.splice(at..at, expected);
 }
+
+/// A serving row's expectations (issue 25): `tpot_expected` from the set's decode runs,
+/// `ttft_expected` from its prefill runs, each times the bare serving figure, and
+/// `tokens_per_s_expected` = B / `tpot_expected` (`none` where the batch does not fit). `none`
+/// with the reason where the set has no evidence.
+pub fn serving_expected_cells(op: &Op, chip: &Chip, opts: &Options) -> Vec<Cell> {
+    use roofline::serving::serving;
+    let bare = Options {
+        convention: opts.convention,
+        ..Options::default()
+    };
+    let Ok(Some(v)) = serving(op, chip, &bare) else {
+        return Vec::new();
+    };
+    let phase = |p: &str| {
+        let mut o = op.clone();
+        o.set("phase", p).ok().map(|_| o)
+    };
+    let expect = |p: &str, t: f64| -> Result<Expectation, String> {
+        let o = phase(p).ok_or_else(|| format!("no {p} phase"))?;
+        expectation_for(&o, chip, t)
+    };
+    let cell =
+        |metric: &'static str, label: &str, e: &Result<Expectation, String>, bare: f64| match e {
+            Ok(e) => Cell {
+                metric,
+                value: format_exact(e.t),
+                text: format!(
+                    "{label} ≈ {} ({}–{})",
+                    pretty(e.t, Unit::Seconds),
+                    pretty(e.lo, Unit::Seconds),
+                    pretty(e.hi, Unit::Seconds)
+                ),
+                class: "",
+                title: expectation_words(e, bare),
+            },
+            Err(why) => Cell {
+                metric,
+                value: "none".into(),
+                text: "—".into(),
+                class: "",
+                title: why.clone(),
+            },
+        };
+    let tpot = expect("decode", v.tpot);
+    let ttft = expect("prefill", v.ttft);
+    let mut out = vec![
+        cell("tpot_expected", "expected TPOT", &tpot, v.tpot),
+        cell("ttft_expected", "expected TTFT", &ttft, v.ttft),
+    ];
+    out.push(match (&tpot, v.fits) {
+        (Ok(e), true) => Cell {
+            metric: "tokens_per_s_expected",
+            value: format_exact(v.batch / e.t),
+            text: format!(
+                "≈ {} tok/s expected",
+                roofline::units::format_sig(v.batch / e.t, 3)
+            ),
+            class: "",
+            title: format!(
+                "B / expected TPOT: {} / {}",
+                format_exact(v.batch),
+                pretty(e.t, Unit::Seconds)
+            ),
+        },
+        (Err(why), _) => Cell {
+            metric: "tokens_per_s_expected",
+            value: "none".into(),
+            text: "—".into(),
+            class: "",
+            title: why.clone(),
+        },
+        (Ok(_), false) => Cell {
+            metric: "tokens_per_s_expected",
+            value: "none".into(),
+            text: "—".into(),
+            class: "bound-memory",
+            title: "the batch does not fit at P + G: no throughput".into(),
+        },
+    });
+    out
+}
+
+/// A training row's expectations from its expected step time (issue 25): `mfu_expected` =
+/// MFU × T_lower / t_expected and `days_expected` = days × t_expected / T_lower (the budget at
+/// the expected step time); `none` with the reason where there is no expected time. Rows
+/// without an MFU or a budget get neither.
+pub fn add_training_expected(cells: &mut Vec<Cell>) {
+    let get = |m: &str| cells.iter().find(|c| c.metric == m).cloned();
+    let (Some(mfu), Some(t_lower), Some(exp)) = (get("mfu"), get("t_lower"), get("t_expected"))
+    else {
+        return;
+    };
+    let num = |c: &Cell| c.value.parse::<f64>().ok();
+    let days = get("days");
+    let mut add = |metric: &'static str, v: Option<f64>, text: &dyn Fn(f64) -> String| {
+        cells.push(match v {
+            Some(v) if v.is_finite() => Cell {
+                metric,
+                value: format_exact(v),
+                text: text(v),
+                class: "",
+                title: format!("from the expected step time: {}", exp.title),
+            },
+            _ => Cell {
+                metric,
+                value: "none".into(),
+                text: "—".into(),
+                class: "",
+                title: exp.title.clone(),
+            },
+        });
+    };
+    let ratio = match (num(&t_lower), num(&exp)) {
+        (Some(t), Some(e)) if e > 0.0 => Some(t / e),
+        _ => None,
+    };
+    add(
+        "mfu_expected",
+        ratio.zip(num(&mfu)).map(|(r, m)| m * r),
+        &|v| {
+            format!(
+                "≈ {}% MFU expected",
+                roofline::units::format_sig(100.0 * v, 3)
+            )
+        },
+    );
+    if let Some(d) = days.as_ref().and_then(num) {
+        add("days_expected", ratio.map(|r| d / r), &|v| {
+            format!("≈ {} days expected", roofline::units::format_sig(v, 3))
+        });
+    }
+}

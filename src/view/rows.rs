@@ -9,7 +9,7 @@ use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
-use super::expected::{expected_cells, insert_expected};
+use super::expected::{add_training_expected, expected_cells, insert_expected};
 use super::names::{dim_word, op_name, pretty, series_name};
 
 /// One figure of a result row: `data-metric`, raw `data-value` (base units) and display text.
@@ -341,6 +341,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         Ok(a) => {
             let mut c = cells(&a);
             insert_expected(&mut c, expected_cells(op, chip, &s.options, a.t_lower));
+            add_training_expected(&mut c);
             (c, Some(Box::new(a)), None)
         }
         Err(e) => (Vec::new(), None, Some(e.to_string())),

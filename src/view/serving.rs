@@ -331,6 +331,9 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
                     bound,
                 ));
                 cells.extend(speculative_cells(speculative(op, chip, &s.options)));
+                cells.extend(super::expected::serving_expected_cells(
+                    op, chip, &s.options,
+                ));
                 cells
             },
             None,
