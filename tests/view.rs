@@ -420,7 +420,8 @@ fn measured_rows_groups_fit_and_markers() {
             "roof",
             "roof_fraction",
             "bound",
-            "time_lost"
+            "time_lost",
+            "expected"
         ]
     );
     assert_eq!(cells[0].1, "1e-3");
@@ -844,4 +845,39 @@ fn the_validation_view_plots_and_tabulates_the_set() {
             }
         }
     }
+}
+
+/// The profile panel shows each kernel's expected time beside its measured one (issue 25): its
+/// roofline bound times the validation set's ratio for its kind of work (by name group) on chip
+/// 1's generation; a kernel no group matches, or a chip without a generation in the set, gets
+/// none. By hand on the H100: `gemm_a` (1e12 FLOPs, 1e9 bytes) is bound at 1e12 / 9.89e14.
+#[test]
+fn measured_kernels_carry_their_expected_time() {
+    use roofline_lab::view::measured::{add_expected, measured_roofline, measured_table};
+    let csv = "name,flops,bytes,time\ngemm_a,1e12,1e9,2ms\nmystery_kernel,1e9,1e9,1ms\n";
+    let p = roofline::profile::import(csv.as_bytes()).unwrap();
+    let s = roofline::url::decode("?chip=h100").scenario;
+    let (roof, caption) = measured_roofline(&s).unwrap();
+    let mut t = measured_table(roof, caption, &p);
+    add_expected(&mut t, &s.chips[0]);
+    let gemm = t.rows.iter().find(|r| r.name == "gemm_a").unwrap();
+    let bound = 1e12 / 9.89e14;
+    let e = roofline::validation::expected(
+        roofline::op::Workload::Gemm,
+        roofline::validation::Family::Hopper,
+        bound,
+    )
+    .unwrap();
+    assert!((gemm.expected.unwrap() - e.t).abs() <= 1e-12 * e.t);
+    assert!(gemm
+        .cells()
+        .iter()
+        .any(|c| c.0 == "expected" && c.2.starts_with('≈')));
+    let mystery = t.rows.iter().find(|r| r.name == "mystery_kernel").unwrap();
+    assert_eq!(mystery.expected, None);
+    let l4 = roofline::url::decode("?chip=l4").scenario;
+    let (roof, caption) = measured_roofline(&l4).unwrap();
+    let mut t = measured_table(roof, caption, &p);
+    add_expected(&mut t, &l4.chips[0]);
+    assert!(t.rows.iter().all(|r| r.expected.is_none()));
 }

@@ -43,11 +43,17 @@ pub fn measured_memo(
     let roof = Memo::new(move |_| {
         scenario.with(|s| view::measured_roofline(s).map_err(|e| AppError::from(e).to_string()))
     });
+    let chip = Memo::new(move |_| scenario.with(|s| s.chips.first().cloned()));
     Memo::new(move |_| {
         let p = profile.get()?;
         Some(roof.with(|r| {
-            r.clone()
-                .map(|(roof, caption)| Arc::new(view::measured_table(roof, caption, &p)))
+            r.clone().map(|(roof, caption)| {
+                let mut t = view::measured_table(roof, caption, &p);
+                if let Some(chip) = chip.get() {
+                    view::add_expected(&mut t, &chip);
+                }
+                Arc::new(t)
+            })
         }))
     })
 }
@@ -405,7 +411,7 @@ fn MeasuredTables(
     }
 }
 
-const ROW_HEAD: [&str; 9] = [
+const ROW_HEAD: [&str; 10] = [
     "time",
     "FLOPs",
     "bytes",
@@ -415,6 +421,7 @@ const ROW_HEAD: [&str; 9] = [
     "% of roof",
     "bound",
     "time lost",
+    "expected",
 ];
 
 const GROUP_HEAD: [&str; 8] = [

@@ -43,6 +43,47 @@ pub fn measured_roofline(s: &Scenario) -> Result<(Roofline, String), Error> {
     Ok((roof, caption))
 }
 
+/// What a kernel of a name group times, as the validation set groups its measurements: GEMMs
+/// and attention kernels as such, communication as collectives, every other group (norms,
+/// softmax, copies, elementwise) as memory-bound kernels; kernels no group matches are not
+/// guessed at.
+fn workload_of_group(group: &str) -> Option<roofline::op::Workload> {
+    use roofline::op::Workload;
+    Some(match group {
+        "gemm" => Workload::Gemm,
+        "attention" => Workload::Attention,
+        "communication" => Workload::Collective,
+        "norm" | "softmax" | "reduce" | "copy" | "elementwise" => Workload::Memory,
+        _ => return None,
+    })
+}
+
+/// The expected time of each placed kernel (issue 25): its roofline bound times what the
+/// validation set measured for its kind of work (by its name group) on chip 1's generation;
+/// `None` where the set has no evidence (the table shows `none`).
+pub fn add_expected(t: &mut MeasuredTable, chip: &roofline::chip::Chip) {
+    let Some(family) = roofline::validation::family_of(chip) else {
+        return;
+    };
+    let groups = default_groups();
+    let group_of = |name: &str| {
+        groups
+            .iter()
+            .find(|g| g.pattern.matches(name))
+            .map(|g| g.name.as_str())
+    };
+    for r in &mut t.rows {
+        let (Some(time), Some(frac)) = (Some(r.time), r.roof_fraction) else {
+            continue;
+        };
+        let bound = time * frac;
+        r.expected = group_of(&r.name)
+            .and_then(workload_of_group)
+            .and_then(|w| roofline::validation::expected(w, family, bound))
+            .map(|e| e.t);
+    }
+}
+
 /// One row of the measured table. FLOP and byte figures are `None` for a kernel the export
 /// gave no FLOPs or bytes for (listed by its time, not placed).
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +107,9 @@ pub struct MeasuredRow {
     pub bound: Option<&'static str>,
     /// `time − lower bound`, seconds.
     pub time_lost: Option<f64>,
+    /// What the validation set expects of such a kernel on this chip's generation, seconds
+    /// ([`add_expected`]); `None` without evidence.
+    pub expected: Option<f64>,
 }
 
 /// The rows, biggest time lost first (kernels that cannot be placed last, by time).
@@ -91,6 +135,7 @@ pub fn measured_rows(kernels: &[Kernel], roof: &Roofline) -> Vec<MeasuredRow> {
                     roofline::profile::Bound::Memory => "memory",
                 }),
                 time_lost: p.map(|p| p.time_lost),
+                expected: None,
             }
         })
         .collect()
@@ -139,6 +184,14 @@ impl MeasuredRow {
                 self.bound.unwrap_or("—").to_string(),
             ),
             num("time_lost", self.time_lost, Unit::Seconds),
+            (
+                "expected",
+                self.expected
+                    .map(format_exact)
+                    .unwrap_or_else(|| "none".into()),
+                self.expected
+                    .map_or_else(|| "—".into(), |e| format!("≈ {}", pretty(e, Unit::Seconds))),
+            ),
         ]
     }
 }

@@ -39,7 +39,7 @@ pub use form::{
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
-    add_measured, chip_offer, fit_profile, fit_summary, group_cells, measured_groups,
+    add_expected, add_measured, chip_offer, fit_profile, fit_summary, group_cells, measured_groups,
     measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer, MeasuredRow,
     MeasuredTable,
 };

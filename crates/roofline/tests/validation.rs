@@ -178,6 +178,8 @@ fn a_family_with_too_few_points_borrows_the_kinds_pool_and_says_so() {
     assert_eq!(e.r, 1.1, "median of 1.5, 1.5, 1.1, 1.1, 1.1");
     assert!(e.borrowed_from.as_deref().unwrap().contains("hopper has 2"));
     assert_eq!(e.based_on.len(), 5);
+    // A family with no point of the kind borrows nothing: no expectation.
+    assert!(fit(&set, Work::Gemm, Family::Tpu, 1.0, None).is_none());
     // Another kind of work is never pooled in, and three points are not evidence.
     assert!(fit(&set, Work::Memory, Family::Hopper, 1.0, None).is_none());
     assert!(fit(&set[..3], Work::Gemm, Family::Hopper, 1.0, None).is_none());

@@ -15,9 +15,10 @@
 //! them with their notes.
 //!
 //! **The calibration** ([`fit`]): for a kind of work and a chip family, the pool is the set's
-//! points of that kind and family when there are at least [`MIN_POINTS`] of them, else every
-//! family's points of that kind (the expectation says it borrowed); fewer than [`MIN_POINTS`]
-//! in the pool gives no expectation. `r` is the pool's median ratio and `t_expected = t_lower ×
+//! points of that kind and family when there are at least [`MIN_POINTS`] of them, else, when
+//! the family has at least one, every family's points of that kind (the expectation says it
+//! borrowed); a family with none of the kind, or fewer than [`MIN_POINTS`] in the pool, gives
+//! no expectation. `r` is the pool's median ratio and `t_expected = t_lower ×
 //! r`. The band `[lo, hi]` is `t_expected` times the 10th and 90th percentiles of the pool's
 //! held-out residuals (each pool point's ratio over the median of the pool without its
 //! source; in a pool of one source, without the point itself); fewer than [`MIN_POINTS`]
@@ -297,6 +298,11 @@ pub fn fit(
         .filter(kept)
         .filter(|o| o.family == family)
         .collect();
+    // A generation with no measurement of the kind has nothing to stand on: no expectation
+    // (a TPU's GEMM is not expected from GPUs' GEMMs).
+    if own.is_empty() {
+        return None;
+    }
     let (pool, borrowed_from) = if own.len() >= MIN_POINTS {
         (own, None)
     } else {
