@@ -172,7 +172,8 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             "{} {} / {}{at}",
             if a.fits { "✓" } else { "✗" },
             pretty(a.memory, Unit::Bytes),
-            pretty(a.capacity, Unit::Bytes)
+            // The capacity as the vendor writes it (16 GiB, 80 GB).
+            roofline::units::format_field(a.capacity, Unit::Bytes)
         ),
         class: if a.fits {
             "bound-compute"
