@@ -19,6 +19,10 @@ use std::collections::HashMap;
 use e2e_harness::{close_to, num, Browser};
 use roofline::profile::Calibration;
 
+/// An Nsight Compute details page written like the RTX 5090 exports (CC 12.0, Device "0", no
+/// device name): 17.5 MB read, 2.5 MB written, 100 µs, no FLOPs.
+const NCU_CC12: &str = include_str!("fixtures/ncu-details-cc12-no-device.csv");
+
 const P: f64 = 9.89e14;
 const W: f64 = 3.35e12;
 
@@ -472,17 +476,9 @@ async fn an_llm_step_against_its_kernels_by_kind_of_work() {
 async fn the_panel_offers_the_exports_chip_and_flags_kernels_above_their_roof() {
     let b = Browser::start().await;
     b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096").await;
-    let head = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
-    let row = |metric: &str, unit: &str, v: &str| {
-        format!("\"0\",\"1\",\"python3.12\",\"127.0.0.1\",\"gemm_bf16\",\"1\",\"7\",\"(256, 1, 1)\",\"(332, 1, 1)\",\"0\",\"12.0\",\"Command line profiler metrics\",\"{metric}\",\"{unit}\",\"{v}\"\n")
-    };
-    let csv = format!(
-        "{head}{}{}{}",
-        row("dram__bytes_read.sum", "Mbyte", "17.50"),
-        row("dram__bytes_write.sum", "Mbyte", "2.50"),
-        row("gpu__time_duration.sum", "usecond", "100.00"),
-    );
-    b.set_input("textarea[name=profile]", &csv).await;
+    // A details page in ncu's layout (one row per metric), CC 12.0 and Device "0" only.
+    let csv = NCU_CC12;
+    b.set_input("textarea[name=profile]", csv).await;
     wait_rows(&b, 1, "gemm_bf16").await;
     let offer = b
         .js("const p = document.querySelector('[data-chip-offer]'); return p ? [p.dataset.chipOffer, p.textContent] : null")

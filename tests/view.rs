@@ -5,6 +5,10 @@
 use roofline::scenario::Scenario;
 use roofline_lab::view::{self, ChartModel, SweepMetric};
 
+/// An Nsight Compute details page written like the RTX 5090 exports (CC 12.0, Device "0", no
+/// device name): 17.5 MB read, 2.5 MB written, 100 µs, no FLOPs.
+const NCU_CC12: &str = include_str!("fixtures/ncu-details-cc12-no-device.csv");
+
 fn value(row: &view::ResultRow, metric: &str) -> String {
     row.cells
         .iter()
@@ -700,16 +704,7 @@ fn the_profile_panel_offers_the_chip_the_export_names() {
     let r5090 = roofline::chip::preset("rtx-5090").unwrap();
     assert_eq!(chip_offer(&named, Some(&r5090)), None);
     // A details page in ncu's layout (one row per metric), CC 12.0 and Device "0" only.
-    let head = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
-    let row = |metric: &str, unit: &str, v: &str| {
-        format!("\"0\",\"1\",\"python3.12\",\"127.0.0.1\",\"gemm_bf16\",\"1\",\"7\",\"(256, 1, 1)\",\"(332, 1, 1)\",\"0\",\"12.0\",\"Command line profiler metrics\",\"{metric}\",\"{unit}\",\"{v}\"\n")
-    };
-    let csv = format!(
-        "{head}{}{}{}",
-        row("dram__bytes_read.sum", "Mbyte", "17.50"),
-        row("dram__bytes_write.sum", "Mbyte", "2.50"),
-        row("gpu__time_duration.sum", "usecond", "100.00"),
-    );
+    let csv = NCU_CC12;
     let p = roofline::profile::import(csv.as_bytes()).unwrap();
     assert_eq!(p.device, None);
     assert_eq!(p.compute_capability.as_deref(), Some("12.0"));

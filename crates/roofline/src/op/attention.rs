@@ -1,4 +1,4 @@
-use super::behavior::{n, OpBehavior, Workload};
+use super::behavior::{check_kv_heads, n, OpBehavior, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -115,16 +115,7 @@ impl OpBehavior for Attention {
             || (key == "sq" && !self.causal)
     }
     fn check_consistency(&self) -> Result<(), Error> {
-        if self.heads % self.kv_heads != 0.0 {
-            return Err(Error::invalid(
-                "kv_heads",
-                n(self.kv_heads),
-                format!(
-                    "must divide the {} query heads (each KV head serves a whole group of query heads)",
-                    n(self.heads)
-                ),
-            ));
-        }
+        check_kv_heads(self.heads, self.kv_heads)?;
         if self.causal && self.sq > self.skv {
             return Err(Error::invalid(
                 "sq",

@@ -188,6 +188,22 @@ impl Composite {
     }
 }
 
+/// Grouped-query attention's rule, shared by the kinds with heads: each KV head serves a whole
+/// group of query heads, so `kv_heads` divides `heads` (the error names `kv_heads`).
+pub(crate) fn check_kv_heads(heads: f64, kv_heads: f64) -> Result<(), Error> {
+    if heads % kv_heads == 0.0 {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "kv_heads",
+        n(kv_heads),
+        format!(
+            "must divide the {} query heads (each KV head serves a whole group of query heads)",
+            n(heads)
+        ),
+    ))
+}
+
 /// The vector unit if the chip has one, else the dtype's peak.
 pub(crate) fn vector_or_peak(chip: &Chip, t: DType) -> Result<(ExecUnit, f64), Error> {
     match chip.vpu {

@@ -3,7 +3,7 @@
 //! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
-use super::behavior::{n, Composite, OpBehavior, Workload};
+use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Workload};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
@@ -661,15 +661,8 @@ impl Llm {
         }
         // Grouped-query attention: each KV head serves a whole group of query heads (MLA has
         // no KV heads: its cache is the latent).
-        if self.kv_rank <= 0.0 && self.heads % self.kv_heads != 0.0 {
-            return Err(Error::invalid(
-                "kv_heads",
-                n(self.kv_heads),
-                format!(
-                    "must divide the {} query heads (each KV head serves a whole group of query heads)",
-                    n(self.heads)
-                ),
-            ));
+        if self.kv_rank <= 0.0 {
+            check_kv_heads(self.heads, self.kv_heads)?;
         }
         // Tensor parallelism splits the query heads across the chips (KV heads fewer than the
         // chips are replicated).
