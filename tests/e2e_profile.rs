@@ -475,6 +475,7 @@ async fn an_llm_step_against_its_kernels_by_kind_of_work() {
 #[tokio::test(flavor = "current_thread")]
 async fn the_panel_offers_the_exports_chip_and_flags_kernels_above_their_roof() {
     let b = Browser::start().await;
+    b.viewport(Some((1400, 1000))).await;
     b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096").await;
     // A details page in ncu's layout (one row per metric), CC 12.0 and Device "0" only.
     let csv = NCU_CC12;
@@ -484,6 +485,9 @@ async fn the_panel_offers_the_exports_chip_and_flags_kernels_above_their_roof() 
         .js("const p = document.querySelector('[data-chip-offer]'); return p ? [p.dataset.chipOffer, p.textContent] : null")
         .await;
     assert_eq!(offer[0], "rtx-5090 rtx-pro-6000", "{offer:?}");
+    b.js("document.querySelector('[data-chip-offer]').scrollIntoView()")
+        .await;
+    b.screenshot("profile-offer-1400x1000").await;
     assert!(
         offer[1]
             .as_str()

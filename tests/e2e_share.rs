@@ -479,6 +479,7 @@ async fn the_sweep_axes_are_in_the_link_and_survive_an_edit_and_a_reload() {
 #[tokio::test(flavor = "current_thread")]
 async fn the_validation_view_and_the_expected_time_of_every_row() {
     let b = Browser::start().await;
+    b.viewport(Some((1400, 1000))).await;
     b.open("/?chip=h100&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16&plot=validation")
         .await;
     b.wait_for("tr[data-validation-id]").await;
@@ -510,6 +511,7 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
         "overall, 7 kinds, 5 families: {v:?}"
     );
     assert_eq!(v[4], true);
+    b.screenshot("validation-1400x1000").await;
     assert!(b.settled_search().await.contains("plot=validation"));
     // The result row of the page's own GEMM: an expected time above its bound.
     let row = b.row_metrics("0", 0).await;
