@@ -425,3 +425,40 @@ async fn a_swept_field_brings_its_scale_and_log_axes_log_points() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 24, point 1: a link with a calibration shows a marker saying every time includes it,
+/// and one click removes it from the page and the link.
+#[tokio::test(flavor = "current_thread")]
+async fn a_calibration_is_marked_and_removable() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096&cal=0.8:0.9:5us")
+        .await;
+    let marker = b
+        .js("const m = document.querySelector('[data-calibrated]'); return m ? [m.dataset.calibrated, m.textContent] : null")
+        .await;
+    assert_eq!(marker[0], "0.8:0.9:5e-6", "{marker:?}");
+    assert!(
+        marker[1]
+            .as_str()
+            .unwrap()
+            .contains("in every time on this page"),
+        "{marker:?}"
+    );
+    let key = b
+        .js("return document.querySelector('[data-keyline]').textContent")
+        .await;
+    assert!(
+        key.as_str()
+            .unwrap()
+            .contains("[calibrated: cal=0.8:0.9:5e-6"),
+        "{key:?}"
+    );
+    b.click("button[data-action='remove-calibration']").await;
+    assert!(!b.settled_search().await.contains("cal="));
+    let gone = b
+        .js("return document.querySelector('[data-calibrated]') === null")
+        .await;
+    assert_eq!(gone, true);
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

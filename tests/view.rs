@@ -876,3 +876,19 @@ fn measured_kernels_carry_their_expected_time() {
     add_expected(&mut t, &l4.chips[0]);
     assert!(t.rows.iter().all(|r| r.expected.is_none()));
 }
+
+/// A calibrated page says so in its key line, in the page and in embeds alike (issue 24, point
+/// 1): a shared link with `cal=` can no longer change every time silently.
+#[test]
+fn a_calibrated_key_line_says_so() {
+    let plain = view::key_line(&roofline::url::decode("?chip=h100&op=matmul").scenario);
+    assert!(!plain.contains("calibrated"), "{plain}");
+    let s = roofline::url::decode("?chip=h100&op=matmul&cal=0.8:0.9:5us").scenario;
+    let line = view::key_line(&s);
+    assert!(
+        line.ends_with("[calibrated: cal=0.8:0.9:5e-6, fitted to measured kernels, in every time]"),
+        "{line}"
+    );
+    let compact = view::key_line_with(&s, view::KeyLineDetail::Compact);
+    assert!(compact.contains("[calibrated: cal="), "{compact}");
+}

@@ -213,6 +213,7 @@ pub fn PlotsPanel() -> impl IntoView {
                 <super::validation::ValidationView/>
             </Show>
             <p class="keyline" data-keyline="true">{move || key_line.get()}</p>
+            <CalibrationMarker/>
         </section>
     }
 }
@@ -265,5 +266,31 @@ pub fn DataTable(
                 </For>
             </tbody>
         </table></div>
+    }
+}
+
+/// While a calibration is on (`cal=`, from the profile panel's Fit and Apply, or a link), a
+/// marker says so and removes it in one click: every time on the page includes it.
+#[component]
+fn CalibrationMarker() -> impl IntoView {
+    let c = ctx();
+    let cal = Memo::new(move |_| c.scenario.with(|s| s.options.cal));
+    let remove = move |_| {
+        c.set(
+            |s| &mut s.options.cal,
+            roofline::analysis::Calibration::NONE,
+        )
+    };
+    move || {
+        let cal = cal.get();
+        (cal != roofline::analysis::Calibration::NONE).then(|| {
+            let text = cal.format();
+            view! {
+                <p class="calibrated" role="status" data-calibrated=text.clone()>
+                    {format!("Calibrated: cal={text} (compute and memory efficiency, overhead per launch, fitted to measured kernels) is in every time on this page and in its link. ")}
+                    <button class="small" data-action="remove-calibration" on:click=remove>"remove calibration"</button>
+                </p>
+            }
+        })
     }
 }

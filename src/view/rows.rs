@@ -463,7 +463,17 @@ pub fn key_line_cached(s: &Scenario, detail: KeyLineDetail, cache: &mut KeyLineC
         .map(|c| c.name.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    format!("{chips} — {}", parts.join("; "))
+    // A calibrated page says so wherever its numbers are read (issue 24: a fitted calibration
+    // changed every time with nothing saying it was on).
+    let cal = if s.options.cal == roofline::analysis::Calibration::NONE {
+        String::new()
+    } else {
+        format!(
+            " [calibrated: cal={}, fitted to measured kernels, in every time]",
+            s.options.cal.format()
+        )
+    };
+    format!("{chips} — {}{cal}", parts.join("; "))
 }
 
 /// The key line's words for operation `i` on chip `j`, after its series name: `: memory-bound,

@@ -286,14 +286,33 @@ impl Problem {
     }
 }
 
+/// Fewest distinct kernel shapes (FLOPs and bytes per launch) a fit of three parameters
+/// accepts.
+pub const MIN_SHAPES: usize = 3;
+
+/// How many distinct shapes (FLOPs and bytes per launch, each to 1e-6 relative) the points
+/// span: launches of one shape give one equation, whatever their number.
+fn distinct_shapes(pts: &[Point]) -> usize {
+    let same = |x: f64, y: f64| x == y || (x - y).abs() <= 1e-6 * x.abs().max(y.abs());
+    let mut seen: Vec<(f64, f64)> = Vec::new();
+    for p in pts {
+        if !seen.iter().any(|&(a, b)| same(a, p.a) && same(b, p.b)) {
+            seen.push((p.a, p.b));
+        }
+    }
+    seen.len()
+}
+
 /// Fits `c`, `m` and `o` to the kernels that can be placed (see the module docs): weighted
 /// least squares on `ln t` per launch, each record weighing its launch count. The search is
 /// deterministic: a grid over `ln c`, `ln m` and the overhead, then a compass search (axis and
 /// diagonal steps, halved until below 1e-9) from the best grid point; ties keep the values
 /// nearest the plain roofline (`c`, `m` near 1, `o` near 0), so a term the data do not
-/// constrain stays put. With fewer records than terms the fit is not unique.
+/// constrain stays put.
 ///
-/// Errors when no record has FLOPs, bytes and a time.
+/// Errors when no record has FLOPs, bytes and a time, and refuses what the data cannot
+/// determine: kernels of fewer than [`MIN_SHAPES`] distinct shapes, or a fitted
+/// overhead per launch longer than the median kernel.
 pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
     let (peak, bw) = (roofline.peak(), roofline.bandwidth());
     let mut pts = Vec::new();
@@ -320,6 +339,22 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
         return Err(Error::Parse {
             input: "calibration".into(),
             reason: "no kernel has FLOPs, bytes and a time to fit".into(),
+        });
+    }
+    // Three parameters (c, m, o) need three equations: kernels of one shape (the A100 CUTLASS
+    // export's seven launches) fit any split of their time between efficiency and overhead
+    // equally well, and a fit would pick one at random (51.9 ms of "overhead").
+    let shapes = distinct_shapes(&pts);
+    if shapes < MIN_SHAPES {
+        return Err(Error::Parse {
+            input: "calibration".into(),
+            reason: format!(
+                "{} kernels of {shapes} distinct shape{} (FLOPs and bytes) cannot determine \
+                 compute efficiency, memory efficiency and overhead apart: profile kernels of at \
+                 least {MIN_SHAPES} different sizes or intensities",
+                pts.len(),
+                if shapes == 1 { "" } else { "s" }
+            ),
         });
     }
     let used = pts.len();
@@ -410,6 +445,19 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
         }
     }
     let cal = prob.cal(best);
+    // An overhead per launch longer than the typical kernel it is added to explains nothing:
+    // the data did not determine it.
+    if cal.overhead > tau {
+        return Err(Error::Parse {
+            input: "calibration".into(),
+            reason: format!(
+                "the fitted overhead per launch, {}, is longer than the median kernel it would be \
+                 added to ({}): these kernels cannot determine it; profile more kinds of kernel",
+                crate::units::format_quantity(cal.overhead, crate::units::Unit::Seconds),
+                crate::units::format_quantity(tau, crate::units::Unit::Seconds)
+            ),
+        });
+    }
 
     // Reports.
     let total = |c: &Calibration| -> f64 {
