@@ -384,6 +384,38 @@ async fn a_dot_products_n_slider_spans_its_whole_range() {
     b.close().await;
 }
 
+/// Issue 24, point 10: a field and its slider are one tab stop. On the field, Up steps to the
+/// next power of two and Page Up doubles, as the slider would (Left and Right stay with the
+/// caret); Tab from D goes to F's field, not to D's slider.
+#[tokio::test(flavor = "current_thread")]
+async fn a_field_and_its_slider_are_one_tab_stop() {
+    let b = Browser::start().await;
+    b.open("/?chip=tpu-v5e&op=matmul:d=4096,f=4096,x=bf16,w=int8")
+        .await;
+    let d = "[data-op='0'] input[name='d']";
+    b.js(&format!("document.querySelector({d:?}).focus()"))
+        .await;
+    press(&b, "\u{e013}").await; // ArrowUp
+    assert_eq!(field_value(&b, d).await, "8192");
+    press(&b, "\u{e00e}").await; // PageUp
+    assert_eq!(field_value(&b, d).await, "16384");
+    press(&b, "\u{e015}").await; // ArrowDown
+    assert_eq!(field_value(&b, d).await, "8192");
+    assert!(b.settled_search().await.contains("d=8192"));
+    let slider_tab = b
+        .js(&format!(
+            "return document.querySelector({:?}).tabIndex",
+            format!("{d} ~ input.slider")
+        ))
+        .await;
+    assert_eq!(slider_tab, -1);
+    press(&b, "\u{e004}").await; // Tab
+    let next = b.js("return document.activeElement.name").await;
+    assert_eq!(next, "f", "Tab from D reaches F's field");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
 /// The text of the input `css`.
 async fn field_value(b: &Browser, css: &str) -> String {
     b.js(&format!("return document.querySelector({css:?}).value"))

@@ -107,6 +107,23 @@ pub fn Field(
             }
         }
     };
+    // The slider and its field are one tab stop (issue 24: every slider was a tab stop of its
+    // own): on the field, Up/Down and Page Up/Down step as the slider does; Left/Right stay with
+    // the caret.
+    let field_key = move |ev: leptos::ev::KeyboardEvent| {
+        let Some(sl) = slider else { return };
+        let (up, page) = match ev.key().as_str() {
+            "ArrowUp" => (true, false),
+            "ArrowDown" => (false, false),
+            "PageUp" => (true, true),
+            "PageDown" => (false, true),
+            _ => return,
+        };
+        if let Ok(v) = value.with_untracked(|t| roofline::units::parse_quantity(t)) {
+            ev.prevent_default();
+            slide_to(sl.step(v, up, page));
+        }
+    };
     let slider_name = label.clone();
     let slider_view = slider.map(|sl| {
         let position = move || {
@@ -127,6 +144,7 @@ pub fn Field(
         };
         view! {
             <input type="range" class="slider" min="0" max=SLIDER_STEPS.to_string() step="1"
+                tabindex="-1"
                 aria-label=format!("{slider_name} (slider)")
                 aria-valuetext=move || value.get()
                 prop:value=move || position().to_string()
@@ -167,6 +185,7 @@ pub fn Field(
                 aria-describedby=msg_id.clone()
                 on:input=move |ev| type_text(event_target_value(&ev))
                 on:change=move |_| end_edit()
+                on:keydown=field_key
             />
         }
         .into_any()
