@@ -205,6 +205,24 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
                 c.section
             ),
         });
+        out.push(match c.busbw {
+            Some(bw) => Cell {
+                metric: "busbw",
+                value: format_exact(bw),
+                text: format!("busbw {}", pretty(bw, Unit::ByteRate)),
+                class: "",
+                title: "bus bandwidth, nccl-tests' convention: V·2(n−1)/n / t for an AllReduce, \
+                        V·(n−1)/n / t for an AllGather, ReduceScatter or AllToAll"
+                    .into(),
+            },
+            None => Cell {
+                metric: "busbw",
+                value: "none".into(),
+                text: "—".into(),
+                class: "",
+                title: "nothing to communicate".into(),
+            },
+        });
     }
     if let Some(t) = &a.train {
         out.extend(super::train::train_cells(t));

@@ -2199,3 +2199,21 @@ fn product_matmul_topology() {
     }
     assert!(ring.derivation().join("\n").contains("2·⌊n/2⌋/n·2·B·F"));
 }
+
+/// Issue 24, point 7: a collective's bus bandwidth in nccl-tests' convention. gpus.md quiz 2
+/// question 3's AllGather of 536,870,912 bytes over an 8-GPU H100 node (no latency) takes
+/// (7/8)·V / 450e9 s, so busbw = V·(7/8) / t = 450 GB/s, the GPU's egress; an AllReduce of the
+/// same array, 2·(7/8)·V / 450e9 s, has busbw V·2·(7/8) / t = 450 GB/s too: what nccl-tests'
+/// busbw is made to show, the link speed whatever n.
+#[test]
+fn bus_bandwidth_follows_nccl_tests() {
+    for kind in ["allgather", "allreduce"] {
+        let d = roofline::url::decode(&format!(
+            "?chip=h100:hop_lat=none&op=collective:kind={kind},bytes=536870912,n=8,topology=node"
+        ));
+        let s = d.scenario;
+        let a = roofline::analyze(&s.ops[0], &s.chips[0], &roofline::Options::default()).unwrap();
+        let bw = a.collective.unwrap().busbw.unwrap();
+        assert!((bw - 450e9).abs() <= 1e-6 * 450e9, "{kind}: {bw}");
+    }
+}

@@ -154,6 +154,11 @@ pub struct CollectiveTimes {
     /// The array size where the terms are equal, bytes (smaller arrays are latency-bound).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knee_bytes: Option<f64>,
+    /// The bus bandwidth (nccl-tests' convention: `V·2(n−1)/n / t` for an AllReduce,
+    /// `V·(n−1)/n / t` for an AllGather or ReduceScatter), bytes/s; `None` when nothing takes
+    /// time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busbw: Option<f64>,
     /// The bandwidth formula, in the book's notation.
     pub formula: String,
     /// The book's file and section.
@@ -165,6 +170,7 @@ pub struct CollectiveTimes {
 impl From<crate::collective::CollectiveResult> for CollectiveTimes {
     fn from(r: crate::collective::CollectiveResult) -> Self {
         CollectiveTimes {
+            busbw: r.bus_bandwidth(),
             t_bandwidth: r.t_bandwidth,
             t_latency: r.t_latency,
             hops: r.hops,

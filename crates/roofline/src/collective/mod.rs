@@ -220,6 +220,22 @@ pub struct CollectiveResult {
 }
 
 impl CollectiveResult {
+    /// The bus bandwidth of nccl-tests' convention (its PERFORMANCE.md): `V / t` times
+    /// `2(n−1)/n` for an AllReduce, `(n−1)/n` for an AllGather, ReduceScatter or AllToAll, 1 for
+    /// a send: comparable with the link's speed whatever `n`, and with what nccl-tests prints.
+    /// `None` when nothing takes time.
+    pub fn bus_bandwidth(&self) -> Option<f64> {
+        let n = self.chips;
+        let factor = match self.kind {
+            CollectiveKind::AllReduce => 2.0 * (n - 1.0) / n,
+            CollectiveKind::AllGather
+            | CollectiveKind::ReduceScatter
+            | CollectiveKind::AllToAll => (n - 1.0) / n,
+            CollectiveKind::Send => 1.0,
+        };
+        (self.t_total > 0.0 && n >= 1.0).then(|| self.bytes * factor / self.t_total)
+    }
+
     /// The effective bandwidth `V / t_bandwidth` (the book's "collective bandwidth"), `None`
     /// when nothing is communicated.
     pub fn effective_bandwidth(&self) -> Option<f64> {
