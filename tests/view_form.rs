@@ -150,3 +150,31 @@ fn a_chosen_sweep_field_starts_from_its_own_scale() {
         (1.0, 1000.0)
     );
 }
+
+/// Issue 24, point 8: the training card folds what most people leave alone (the architecture a
+/// preset sets, optimizer, schedule, dtypes, torus axes, price) behind "more fields", which
+/// opens for the user's own choices, not for what a preset sets.
+#[test]
+fn the_training_card_folds_what_a_preset_or_default_sets() {
+    let op = |q: &str| roofline::url::decode(q).scenario.ops[0].clone();
+    let t = roofline::op::Op::default_for("train").unwrap();
+    let shown: Vec<&str> = t
+        .fields()
+        .iter()
+        .filter(|f| !f.folds)
+        .map(|f| f.key)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "preset", "batch", "seq", "dp", "fsdp", "tp", "pp", "mb", "ep", "remat", "tokens",
+            "mfu"
+        ]
+    );
+    assert!(!view::op_more_open(&op("?op=train")));
+    assert!(!view::op_more_open(&op("?op=train:preset=mixtral-8x7b")));
+    assert!(view::op_more_open(&op("?op=train:opt=sgd")));
+    assert!(view::op_more_open(&op(
+        "?op=train:preset=mixtral-8x7b,layers=16"
+    )));
+}

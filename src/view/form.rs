@@ -6,37 +6,28 @@ use roofline::chip::{Chip, ChipField};
 use roofline::field::{FieldSpec, SliderScale};
 use roofline::op::Op;
 
-/// The `llm` fields of speculative decoding, the latency bound and expert parallelism, behind
-/// "more fields", which opens when one of them is set.
-const LLM_CHOICE_KEYS: &[&str] = &["draft", "spec_k", "accept", "tpot_max", "ep"];
-
-/// Whether an operation's "more fields" should be open: when one of them is set away from its
-/// kind's default (a link that sets tiles shows them), or a matmul is sharded (its split, link
-/// and topology then matter).
+/// Whether an operation's "more fields" should be open: when one of them is set away from what
+/// the op's own preset gives (a link that sets tiles, a draft model or an optimizer shows them;
+/// an architecture a preset sets does not), or the op is sharded (its split, link and topology
+/// then matter).
 pub fn op_more_open(op: &Op) -> bool {
-    let Ok(default) = Op::default_for(op.kind_id()) else {
+    let Ok(mut base) = Op::default_for(op.kind_id()) else {
         return false;
     };
-    if op.kind_id() == "matmul" && op.get_num("shards").is_some_and(|n| n > 1.0) {
-        return true;
-    }
-    // Speculative decoding, a latency bound and expert parallelism are the user's own
-    // choices: show them.
-    if op.kind_id() == "llm" && LLM_CHOICE_KEYS.iter().any(|k| op.get(k) != default.get(k)) {
-        return true;
-    }
-    // An LLM preset sets its architecture: those are not the user's changes.
-    if op.kind_id() == "llm"
-        && op
-            .get("preset")
-            .is_some_and(|p| !p.is_empty() && p != "none")
+    if let Some(p) = op
+        .get("preset")
+        .filter(|p| !p.is_empty() && p != "none" && p != "custom")
     {
-        return false;
+        // What the preset sets is not the user's change.
+        let _ = base.set("preset", &p);
+    }
+    if op.get_num("shards").is_some_and(|n| n > 1.0) {
+        return true;
     }
     op.fields()
         .iter()
         .filter(|f| f.folds)
-        .any(|f| op.get(f.key) != default.get(f.key))
+        .any(|f| op.get(f.key) != base.get(f.key))
 }
 
 /// Whether a chip field folds behind "more": a field the chip does not have (a TPU's fp8 or
