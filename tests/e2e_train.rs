@@ -115,8 +115,7 @@ async fn the_books_44_days_from_a_link_with_plot_derivation_and_exports() {
 
 /// Issue 24, point 8: the training card shows its 12 main fields (and the op's label) and folds
 /// the other 22 (the architecture a preset sets, optimizer, schedule, dtypes, torus axes, price)
-/// behind "more
-/// fields", closed by default and open for a link that sets one of them.
+/// behind "more fields", closed by default and open for a link that sets one of them.
 #[tokio::test(flavor = "current_thread")]
 async fn the_training_card_folds_what_most_people_leave_alone() {
     let b = Browser::start().await;
