@@ -494,3 +494,30 @@ async fn a_calibration_is_marked_and_removable() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 24, point 6: worked examples beyond chapter 1, grouped by the book's part, each one
+/// click with the book's answer beside ours: sharding.md's AllGather pop quiz (560 µs in the
+/// book, 559 µs here) and applied-training.md's 44 days.
+#[tokio::test(flavor = "current_thread")]
+async fn worked_examples_of_the_later_parts_answer_like_the_book() {
+    let b = Browser::start().await;
+    b.open("/").await;
+    let parts = b
+        .js("return [...document.querySelectorAll('.recipe-part')].map(e => e.dataset.part)")
+        .await;
+    assert_eq!(parts.as_array().unwrap().len(), 4, "{parts:?}");
+    for (id, book, ours) in [
+        ("allgather-pop-quiz", "560us", "T = 559 µs"),
+        ("44-days", "about 44 days", "44.68 days"),
+    ] {
+        b.click(&format!("button[data-recipe='{id}']")).await;
+        let answer = b
+            .js("const a = document.querySelector('[data-recipe-answer]'); return a ? a.textContent : ''")
+            .await;
+        let text = answer.as_str().unwrap_or_default();
+        assert!(text.contains(book) && text.contains(ours), "{id}: {text}");
+    }
+    assert!(b.settled_search().await.contains("op=train"));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

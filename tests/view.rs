@@ -145,6 +145,19 @@ fn every_recipe_loads_cleanly_and_answers_like_the_chapter() {
             "1e12" => "1.01 ms",
             "typical" => "dot product 0.5",
             "llama3-8b-decode" => "H100 SXM: 4.5",
+            // sharding.md Pop Quiz 2: 3·8.4e6/4.5e10 = 560 µs (exactly 3/4·33,554,432 / 4.5e10).
+            "allgather-pop-quiz" => "T = 559 µs (bandwidth-bound)",
+            // gpus.md: 536,870,912·(7/8)/450e9 = 1.04 ms, plus 7 hops of 0.6 µs are below it.
+            "h100-node-allgather" => "T = 1.04 ms",
+            // n > D·W/(2C) = 12.85: the exact crossover at 14 (an odd ring moves (n−1)/n).
+            "sharded-matmul-chips" => "shards = 14",
+            "44-days" => "44.68 days",
+            "llama-max-batch" => "max B 42",
+            // The book's "P = 3G" comes from its 910 ms prefill and 19 ms decode step at B = 43
+            // "(let's call that 32)"; the bounds here at B = 32 give 2.38 : 1 (the core's unit
+            // test checks the book's own figures give 3).
+            "p-3g" => "prefill:decode 2.38 : 1",
+            "speculative" => "TPOT spec",
             _ => "",
         };
         if r.id == "q1-int8" {

@@ -23,14 +23,18 @@ pub fn RecipesPanel() -> impl IntoView {
     };
     view! {
         <section class="panel" aria-labelledby="recipes-h">
-            <h2 id="recipes-h"><collapse::Collapse what="Worked examples"/>"Worked examples from the chapter"</h2>
+            <h2 id="recipes-h"><collapse::Collapse what="Worked examples"/>"Worked examples from the book"</h2>
             <div class="recipes">
                 {recipes()
                     .into_iter()
                     .enumerate()
                     .map(|(i, r)| {
                         let scenario = r.scenario.clone();
+                        // A heading where the book's part changes.
+                        let heading = (i == 0 || recipes().get(i - 1).is_some_and(|p| p.part != r.part))
+                            .then(|| view! { <div class="recipe-part" data-part=r.part>{r.part}</div> });
                         view! {
+                            {heading}
                             <button class="small" data-recipe=r.id title=r.summary
                                 on:click=move |_| { load_as_new_entry(scenario.clone()); set_active.set(Some(i)); show_the_plot(); }>
                                 {r.title}

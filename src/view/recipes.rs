@@ -12,6 +12,8 @@ use super::names::{dim_word, op_name, pretty};
 pub struct Recipe {
     /// Stable id (`data-recipe`).
     pub id: &'static str,
+    /// The book's part it comes from (`Part 1: rooflines`): the page groups examples by part.
+    pub part: &'static str,
     /// Button text.
     pub title: &'static str,
     /// What it shows.
@@ -144,10 +146,186 @@ fn ours_steps(s: &Scenario) -> String {
     })
 }
 
+/// The parts of the book the examples come from, in order.
+pub const PART1: &str = "Part 1: rooflines";
+/// Parts 3 and 12: collectives and sharded matmuls.
+pub const PART3: &str = "Parts 3 and 12: collectives, sharded matmuls";
+/// Parts 5 and 6: training.
+pub const PART5: &str = "Parts 5 and 6: training";
+/// Parts 7 and 8: serving.
+pub const PART7: &str = "Parts 7 and 8: serving";
+
+/// A collective's time and whether latency or bandwidth bound it.
+fn ours_collective(s: &Scenario) -> String {
+    let Some(a) = first(s) else {
+        return "—".into();
+    };
+    let how = a.collective.as_ref().map_or("", |c| {
+        if c.latency_bound {
+            "latency-bound"
+        } else {
+            "bandwidth-bound"
+        }
+    });
+    format!("T = {} ({how})", pretty(a.t_lower, Unit::Seconds))
+}
+
+/// The sweep plot's crossovers, as it labels them (`shards = 14 ...`).
+fn ours_crossovers(s: &Scenario) -> String {
+    let m = super::sweep::sweep_chart(s, s.axes.y, s.axes.log_x, s.axes.log_y);
+    let labels: Vec<String> = m.crossovers.iter().map(|c| c.label.clone()).collect();
+    if labels.is_empty() {
+        "no crossover in the swept range".into()
+    } else {
+        labels.join("; ")
+    }
+}
+
+/// A training step's days at the assumed MFU.
+fn ours_days(s: &Scenario) -> String {
+    let Some(a) = first(s) else {
+        return "—".into();
+    };
+    let Some(t) = a.train.as_ref() else {
+        return "—".into();
+    };
+    match t.budget.and_then(|b| b.days_at_mfu_6n) {
+        Some(d) => format!(
+            "{} days at the assumed MFU (6·N·tokens / (chips · peak · MFU)); {} days at the roofline's own step",
+            format_sig(d, 4),
+            t.budget.map_or("—".into(), |b| format_sig(b.days, 4))
+        ),
+        None => "—".into(),
+    }
+}
+
+/// A serving row's figure by its metric.
+fn serving_figure(s: &Scenario, metric: &str) -> Option<String> {
+    let rows = super::rows::result_rows(s);
+    let serving = rows.first()?.serving.as_deref()?;
+    Some(
+        serving
+            .cells
+            .iter()
+            .find(|c| c.metric == metric)?
+            .text
+            .clone(),
+    )
+}
+
+fn ours_max_batch(s: &Scenario) -> String {
+    [serving_figure(s, "max_batch"), serving_figure(s, "tpot")]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn ours_ratio(s: &Scenario) -> String {
+    serving_figure(s, "prefill_decode_ratio").unwrap_or_else(|| "—".into())
+}
+
+fn ours_spec(s: &Scenario) -> String {
+    [
+        serving_figure(s, "tpot"),
+        serving_figure(s, "tpot_spec"),
+        serving_figure(s, "spec_speedup"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("; ")
+}
+
 /// The chapter's worked examples.
 pub fn recipes() -> Vec<Recipe> {
+    let mut v = chapter_one();
+    v.extend(later_parts());
+    v
+}
+
+/// Parts 3 to 8: collectives, sharded matmuls, training, serving.
+fn later_parts() -> Vec<Recipe> {
     vec![
         Recipe {
+            part: PART3,
+            id: "allgather-pop-quiz",
+            title: "AllGather pop quiz",
+            summary: "sharding.md Pop Quiz 2: AllGather of bf16[2048, 8192] over the 4-chip axis of a TPU v5e mesh, no wraparound",
+            chapter: "\"3 hops for data from the edges to reach the other edge, so in theory we have more like T = 3 * 8.4e6 / 4.5e10 = 560us\" (an actual profile shows 680 µs).",
+            scenario: scenario_from("chip=tpu-v5e&op=collective:bytes=33554432,n=4,topology=line&plot=roofline"),
+            ours: ours_collective,
+        },
+        Recipe {
+            part: PART3,
+            id: "h100-node-allgather",
+            title: "AllGather in an H100 node",
+            summary: "gpus.md: an AllGather of 536 MB over the 8 GPUs of an H100 node at 450 GB/s egress",
+            chapter: "\"536e6 * (8 - 1) / (8 * 450e9) = 1.04ms\" (\"in practice it takes about 1.5ms\").",
+            scenario: scenario_from("chip=h100&op=collective:bytes=536870912,n=8,topology=node&plot=roofline"),
+            ours: ours_collective,
+        },
+        Recipe {
+            part: PART3,
+            id: "sharded-matmul-chips",
+            title: "Sharded matmul: chips",
+            summary: "sharding.md question 4: D-sharded matmul on a v5p ring, T_math against T_comms over the chip count",
+            chapter: "Communication binds when n > D·W_ici / (2C) = 12.85 (B = 4096, D = 65536, F = 16384).",
+            scenario: scenario_from(
+                "chip=tpu-v5p&op=matmul:b=4096,d=65536,f=16384,shards=4,split=d,topology=ring&sweep=shards:2..64&y=time&log=xy",
+            ),
+            ours: ours_crossovers,
+        },
+        Recipe {
+            part: PART5,
+            id: "44-days",
+            title: "LLaMA 3-70B: 44 days",
+            summary: "applied-training.md: 15T tokens on 8960 TPU v5p at 40% MFU",
+            chapter: "\"T = 6.3e24 / (8960 * 4.59e14 * 0.4) = 3.8e6 seconds. This is about 44 days!\"",
+            scenario: scenario_from("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.4"),
+            ours: ours_days,
+        },
+        Recipe {
+            part: PART7,
+            id: "llama-max-batch",
+            title: "LLaMA 3-70B max batch",
+            summary: "applied-inference.md: int8 LLaMA 3-70B on a TPU v5e 4x2 at 8k context, with the book's 16 GB per chip",
+            chapter: "\"num KV caches @ 8k\": 43 on a 4x2 in int8; \"16GB / 8.2e11 = 19ms / step\" at that batch.",
+            scenario: scenario_from(
+                "chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,prompt=7680,output=512,b=42",
+            ),
+            ours: ours_max_batch,
+        },
+        Recipe {
+            part: PART7,
+            id: "p-3g",
+            title: "Prefill : decode = 3",
+            summary: "applied-inference.md: prefill servers per decode server for disaggregated serving",
+            chapter: "\"910ms per prefill step and 19ms per decode step at batch size 43 (let's call that 32) ... P = 3G\".",
+            scenario: scenario_from(
+                "chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,prompt=7680,output=512,b=32",
+            ),
+            ours: ours_ratio,
+        },
+        Recipe {
+            part: PART7,
+            id: "speculative",
+            title: "Speculative decoding",
+            summary: "inference.md: a Llama-3 8B draft proposing 4 tokens for LLaMA 3-70B, accepted 80% of the time",
+            chapter: "Expected tokens per verify step (1 − α^(k+1)) / (1 − α) = 3.36 at α = 0.8, k = 4: faster when the draft's k steps and one verify cost less than 3.36 target steps.",
+            scenario: scenario_from(
+                "chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,b=32,prompt=7680,output=512,draft=llama3-8b,spec_k=4,accept=0.8",
+            ),
+            ours: ours_spec,
+        },
+    ]
+}
+
+/// Part 1's worked examples (the first chapter).
+fn chapter_one() -> Vec<Recipe> {
+    vec![
+        Recipe {
+            part: PART1,
             id: "dot",
             title: "Dot product",
             summary: "x·y: bf16[N]·bf16[N] → bf16[1]: intensity (2N−1)/(4N+2) → 1/2",
@@ -156,6 +334,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_intensity,
         },
         Recipe {
+            part: PART1,
             id: "v5e-critical",
             title: "v5e critical batch",
             summary: "bf16 matmul on TPU v5e: compute-bound when B > 240",
@@ -164,6 +343,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_critical,
         },
         Recipe {
+            part: PART1,
             id: "q1-int8",
             title: "Q1: int8 matmul",
             summary: "int8 X, W and Z with HBM 8.1e11 B/s and 3.94e14 int8 OPs/s",
@@ -174,6 +354,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_critical,
         },
         Recipe {
+            part: PART1,
             id: "q2-w8a16",
             title: "Q2: int8 weights, bf16 acts",
             summary: "bf16[B,D] × int8[D,F] → bf16[B,F], computing in bf16",
@@ -184,6 +365,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_critical,
         },
         Recipe {
+            part: PART1,
             id: "q3-plot",
             title: "Q3: D=F=4096 vs 1024",
             summary: "The chapter's plot: achieved FLOPs/s against B, exact bytes 2BD + DF + 2BF",
@@ -192,6 +374,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_all_critical,
         },
         Recipe {
+            part: PART1,
             id: "q4-bmm",
             title: "Q4: per-example weights",
             summary: "int8[B,D] · int8[B,D,F] → int8[B,F]",
@@ -200,6 +383,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_intensity,
         },
         Recipe {
+            part: PART1,
             id: "q5-h100",
             title: "Q5: H100 critical batch",
             summary: "dense bf16 9.89e14 FLOPs/s (half the sparse 1.979e15), 3.35e12 B/s",
@@ -208,6 +392,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_critical,
         },
         Recipe {
+            part: PART1,
             id: "network",
             title: "2-chip network roofline",
             summary: "X·Y split along D over 2 TPU v5e; partial sums cross ICI at 4.5e10 B/s",
@@ -218,6 +403,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_critical,
         },
         Recipe {
+            part: PART1,
             id: "pcie",
             title: "Weights over PCIe",
             summary: "TPU v6e reading bf16 weights from host memory at 1.6e10 B/s",
@@ -228,6 +414,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_critical,
         },
         Recipe {
+            part: PART1,
             id: "1e12",
             title: "1e12 FLOPs: H100 vs v6e",
             summary: "T_math = FLOPs / peak: 1.01 ms on H100, 1.1 ms on a v6e at 9.1e14",
@@ -236,6 +423,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_times,
         },
         Recipe {
+            part: PART1,
             id: "typical",
             title: "Typical intensities",
             summary: "The notes' table: dot product, LayerNorm, matmul at B = 32, 256, 1024 on TPU v5e",
@@ -248,6 +436,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_intensities,
         },
         Recipe {
+            part: PART1,
             id: "llama3-8b-decode",
             title: "Llama-3 8B decode",
             summary: "One decode step of Llama-3 8B in bf16 on H100 and TPU v5e, part by part",
@@ -256,6 +445,7 @@ pub fn recipes() -> Vec<Recipe> {
             ours: ours_steps,
         },
         Recipe {
+            part: PART1,
             id: "resnet50",
             title: "ResNet-50: MLSys·im vs per-input activations",
             summary: "Aggregate model on A100: weights only (MLSys·im's view) against weights + activations",
