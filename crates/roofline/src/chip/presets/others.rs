@@ -17,7 +17,8 @@ pub(super) static MI300X: PresetDef = PresetDef {
     fp4: none("CDNA 3 has no fp4 mode: no fp4 peak"),
     vpu: sheet(1.634e14, "AMD Instinct MI300X datasheet: FP32 vector 163.4 TFLOPS"),
     hbm: sheet(5.3e12, "AMD Instinct MI300X datasheet: 5.3 TB/s HBM3"),
-    hbm_cap: sheet(192e9, "AMD Instinct MI300X datasheet: 192 GB HBM3; read as 192e9 decimal bytes"),
+    hbm_cap: sheet(192e9, "AMD Instinct MI300X datasheet: 192 GB HBM3; read as 192e9 decimal bytes as the datasheet writes it (physically binary: 8 stacks of 24 GiB)")
+        .range(192e9, 206_158_430_208.0, "AMD ROCm docs, \"AMD GPU specifications\": MI300X \"VRAM (GiB) 192\" = 192 × 2^30 bytes, the unit the MI325X and MI355X presets follow"),
     onchip: none("LDS/Infinity Cache bandwidth not published as one chip-wide figure; left empty"),
     onchip_cap: none("on-chip SRAM (LDS, 256 MB Infinity Cache) not modelled as one capacity; left empty"),
     pcie: sheet(6.4e10, "AMD Instinct MI300X datasheet: PCIe Gen5 x16 128 GB/s (both directions) → 6.4e10 bytes/s per direction"),
