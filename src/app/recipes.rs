@@ -28,10 +28,14 @@ pub fn RecipesPanel() -> impl IntoView {
                 {recipes()
                     .into_iter()
                     .enumerate()
-                    .map(|(i, r)| {
-                        let scenario = r.scenario.clone();
+                    .scan(None, |last: &mut Option<&'static str>, (i, r)| {
                         // A heading where the book's part changes.
-                        let heading = (i == 0 || recipes().get(i - 1).is_some_and(|p| p.part != r.part))
+                        let first = last.replace(r.part) != Some(r.part);
+                        Some((i, r, first))
+                    })
+                    .map(|(i, r, first)| {
+                        let scenario = r.scenario.clone();
+                        let heading = first
                             .then(|| view! { <div class="recipe-part" data-part=r.part>{r.part}</div> });
                         view! {
                             {heading}

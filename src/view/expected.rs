@@ -11,8 +11,8 @@ use roofline::op::Op;
 use roofline::units::{format_exact, Unit};
 use roofline::validation::{expectation_for, Expectation};
 
+use super::cell::Cell;
 use super::names::pretty;
-use super::rows::Cell;
 
 /// The bare roofline bound of `op` on `chip` (no derate, no calibration: what the set's ratios
 /// were fitted against); `t_lower` itself when the options are already bare.
@@ -99,14 +99,29 @@ pub fn insert_expected(cells: &mut Vec<Cell>, expected: Vec<Cell>) {
 /// `ttft_expected` from its prefill runs, each times the bare serving figure, and
 /// `tokens_per_s_expected` = B / `tpot_expected` (`none` where the batch does not fit). `none`
 /// with the reason where the set has no evidence.
-pub fn serving_expected_cells(op: &Op, chip: &Chip, opts: &Options) -> Vec<Cell> {
-    use roofline::serving::serving;
+/// `figures` are the row's own serving figures: re-used when the options are already bare, so
+/// an edit times the steps once.
+pub fn serving_expected_cells(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    figures: &roofline::serving::Serving,
+) -> Vec<Cell> {
     let bare = Options {
         convention: opts.convention,
         ..Options::default()
     };
-    let Ok(Some(v)) = serving(op, chip, &bare) else {
-        return Vec::new();
+    let computed;
+    let v = if *opts == bare {
+        figures
+    } else {
+        match roofline::serving::serving(op, chip, &bare) {
+            Ok(Some(v)) => {
+                computed = v;
+                &computed
+            }
+            _ => return Vec::new(),
+        }
     };
     let phase = |p: &str| {
         let mut o = op.clone();

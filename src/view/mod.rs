@@ -9,6 +9,7 @@
 //! chip) between edits).
 
 pub mod cache;
+pub mod cell;
 pub mod chart;
 pub mod evidence;
 pub mod expected;

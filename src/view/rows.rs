@@ -9,23 +9,10 @@ use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
+use super::cell::cell;
+pub use super::cell::Cell;
 use super::expected::{add_training_expected, expected_cells, insert_expected};
 use super::names::{dim_word, op_name, pretty, series_name};
-
-/// One figure of a result row: `data-metric`, raw `data-value` (base units) and display text.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    /// The metric key of the test contract (`flops`, `t_math`, `bound`, ...).
-    pub metric: &'static str,
-    /// The raw value in base units, or a word.
-    pub value: String,
-    /// What people read.
-    pub text: String,
-    /// CSS class.
-    pub class: &'static str,
-    /// Tooltip.
-    pub title: String,
-}
 
 /// A row of the results table.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,16 +38,6 @@ pub struct ResultRow {
     pub parts: Vec<ResultRow>,
     /// The serving row of an `llm` operation (`view::serving`), shown under this one.
     pub serving: Option<Box<ResultRow>>,
-}
-
-fn cell(metric: &'static str, v: f64, text: String) -> Cell {
-    Cell {
-        metric,
-        value: format_exact(v),
-        text,
-        class: "",
-        title: String::new(),
-    }
 }
 
 /// The figures of an analysis, in column order.

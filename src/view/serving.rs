@@ -332,7 +332,7 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
                 ));
                 cells.extend(speculative_cells(speculative(op, chip, &s.options)));
                 cells.extend(super::expected::serving_expected_cells(
-                    op, chip, &s.options,
+                    op, chip, &s.options, &v,
                 ));
                 cells
             },

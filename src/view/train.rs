@@ -6,8 +6,8 @@
 use roofline::train::TrainAnalysis;
 use roofline::units::{format_exact, format_sig, Unit};
 
+use super::cell::Cell;
 use super::names::pretty;
-use super::rows::Cell;
 
 fn cell(metric: &'static str, value: String, text: String, title: String) -> Cell {
     Cell {

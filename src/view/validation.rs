@@ -8,8 +8,8 @@
 use roofline::units::{format_exact, Unit};
 use roofline::validation::{report, Report, Row, Summary, Work};
 
+use super::cell::Cell;
 use super::names::pretty;
-use super::rows::Cell;
 use crate::charts::{ChartSeries, SweepChart};
 
 /// The set's report (every point's scenario analysed: open the view to pay for it).

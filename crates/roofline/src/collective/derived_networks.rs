@@ -1,8 +1,9 @@
 //! Network presets of the catalog chips that have no hand-written entry in
 //! [`super::network_presets`] (the chips added in issue 23): read from the chip preset's own
-//! fields and source notes, so the two never disagree.
+//! fields and source notes, so the two never disagree; and the catalog of every network preset,
+//! the hand-written ones first.
 
-use super::network_presets::{Fabric, NetworkPreset, Sourced, WrapRule};
+use super::network_presets::{Fabric, NetworkPreset, Sourced, WrapRule, NETWORKS};
 use crate::chip::{Chip, ChipField, Interconnect};
 
 const EGRESS_NOTE: &str =
@@ -50,5 +51,27 @@ pub(crate) fn derive(id: &'static str) -> Option<NetworkPreset> {
         leaf_nodes: sourced(&chip, ChipField::Leaf),
         hop_latency: sourced(&chip, ChipField::HopLat),
         net_latency: sourced(&chip, ChipField::NetLat),
+    })
+}
+
+/// The network preset of a chip preset id.
+pub fn network_preset(id: &str) -> Option<&'static NetworkPreset> {
+    network_presets().iter().find(|p| p.id == id)
+}
+
+/// Every network preset, in catalog order.
+///
+/// The hand-written entries first; a catalog chip without one gets its network read from its
+/// own preset fields ([`derive`]).
+pub fn network_presets() -> &'static [NetworkPreset] {
+    static ALL: std::sync::OnceLock<Vec<NetworkPreset>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = NETWORKS.to_vec();
+        for id in crate::chip::preset_ids() {
+            if !NETWORKS.iter().any(|p| p.id == id) {
+                all.extend(derive(id));
+            }
+        }
+        all
     })
 }

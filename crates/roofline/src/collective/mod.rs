@@ -51,8 +51,9 @@ pub mod plot;
 pub mod sharded_matmul;
 pub mod topology;
 
+pub use derived_networks::{network_preset, network_presets};
 pub use formulas::collective_time;
-pub use network_presets::{network_preset, network_presets, NetworkPreset, Sourced, WrapRule};
+pub use network_presets::{NetworkPreset, Sourced, WrapRule};
 pub use sharded_matmul::{
     critical_chips, parallelism, sharded_matmul, Case, CriticalSize, MatmulBound, Operand,
     Parallelism, ParallelismResult, ShardedMatmul, ShardedResult, Step,

@@ -157,28 +157,6 @@ pub struct NetworkPreset {
     pub net_latency: Sourced,
 }
 
-/// The network preset of a chip preset id.
-pub fn network_preset(id: &str) -> Option<&'static NetworkPreset> {
-    network_presets().iter().find(|p| p.id == id)
-}
-
-/// Every network preset, in catalog order.
-///
-/// The hand-written entries first; a catalog chip without one gets its network read from its
-/// own preset fields (`super::derived_networks`).
-pub fn network_presets() -> &'static [NetworkPreset] {
-    static ALL: std::sync::OnceLock<Vec<NetworkPreset>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| {
-        let mut all = NETWORKS.to_vec();
-        for id in crate::chip::preset_ids() {
-            if !NETWORKS.iter().any(|p| p.id == id) {
-                all.extend(super::derived_networks::derive(id));
-            }
-        }
-        all
-    })
-}
-
 fn missing(id: &str, what: &str, field: &str) -> Error {
     Error::MissingResource {
         what: what.into(),
@@ -355,7 +333,7 @@ const NCCL_NET: &str = "NCCL src/graph/tuning.cc (commit b6475625), hwLat[NET][R
 const NO_TORUS: &str = "GPUs are switched, not a torus";
 const GPU_POD: &str = "no torus: GPUs scale out through leaf and spine switches";
 
-static NETWORKS: [NetworkPreset; 11] = [
+pub(super) static NETWORKS: [NetworkPreset; 11] = [
     NetworkPreset {
         id: "tpu-v4p",
         fabric: Fabric::Torus,
@@ -536,12 +514,12 @@ static NETWORKS: [NetworkPreset; 11] = [
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     #[test]
     fn every_catalog_chip_has_a_network_with_sources() {
         for id in crate::preset_ids() {
-            let p = network_preset(id).unwrap_or_else(|| panic!("no network for {id}"));
+            let p = crate::collective::network_preset(id)
+                .unwrap_or_else(|| panic!("no network for {id}"));
             for v in [
                 p.ici_link,
                 p.ici_links,
@@ -561,6 +539,9 @@ mod tests {
             }
             assert!(p.pod.1.len() > 10 && p.wrap.1.len() > 10, "{id}");
         }
-        assert_eq!(network_presets().len(), crate::preset_ids().len());
+        assert_eq!(
+            crate::collective::network_presets().len(),
+            crate::preset_ids().len()
+        );
     }
 }
