@@ -778,10 +778,22 @@ fn result_rows_carry_the_expected_time_or_why_not() {
     let r = &rows(q)[0];
     let t_lower: f64 = get(r, "t_lower").value.parse().unwrap();
     let s = roofline::url::decode(q).scenario;
-    let e = roofline::validation::expectation_for(&s.ops[0], &s.chips[0], t_lower).unwrap();
+    let a = roofline::analysis::analyze(&s.ops[0], &s.chips[0], &s.options).unwrap();
+    let e = roofline::validation::expectation_for(&s.ops[0], &s.chips[0], &a).unwrap();
     let t: f64 = get(r, "t_expected").value.parse().unwrap();
     assert_eq!(t, e.t);
     assert_eq!(t, t_lower * e.r);
+    // An 8192³ fp8 GEMM is compute-bound: r is the fitted compute coefficient alone, and the
+    // title writes the sum out.
+    assert_eq!(
+        e.r,
+        e.model.coef(roofline::validation::Term::Compute).unwrap()
+    );
+    assert!(
+        get(r, "t_expected").title.contains("× 1 compute"),
+        "{}",
+        get(r, "t_expected").title
+    );
     let (lo, hi): (f64, f64) = (
         get(r, "t_expected_lo").value.parse().unwrap(),
         get(r, "t_expected_hi").value.parse().unwrap(),
@@ -789,7 +801,7 @@ fn result_rows_carry_the_expected_time_or_why_not() {
     assert!(lo <= t && t <= hi, "{lo} {t} {hi}");
     assert!(get(r, "t_expected")
         .title
-        .contains("validation set 2026-11-25.1"));
+        .contains("validation set 2026-11-25.2"));
     // The column follows T_upper.
     let order: Vec<&str> = r.cells.iter().map(|c| c.metric).collect();
     let at = order.iter().position(|m| *m == "t_upper").unwrap();
@@ -853,6 +865,28 @@ fn the_validation_view_plots_and_tabulates_the_set() {
             }
         }
     }
+    // The terms: the three fractions in order with their achievable percentage (1 / coef),
+    // the candidates with their units and why they are out.
+    use roofline_lab::view::validation::term_text;
+    let texts: Vec<String> = r.terms.iter().map(term_text).collect();
+    assert_eq!(texts.len(), 7);
+    let compute = &r.terms[0];
+    assert_eq!(compute.term, roofline::validation::Term::Compute);
+    assert!(
+        texts[0].contains(&format!("(at {:.1}%)", 100.0 / compute.coef)),
+        "{}",
+        texts[0]
+    );
+    let launch = r
+        .terms
+        .iter()
+        .position(|t| t.term == roofline::validation::Term::Launch)
+        .unwrap();
+    assert!(texts[launch].contains("µs per launch"), "{}", texts[launch]);
+    assert!(r.terms[launch].kept || texts[launch].contains("left out"));
+    // The shares of the kept terms and what is left add up to the bare residual.
+    let kept: f64 = r.terms.iter().filter(|t| t.kept).map(|t| t.share).sum();
+    assert!(kept > 0.0 && kept < 1.0, "{kept}");
 }
 
 /// The profile panel shows each kernel's expected time beside its measured one (issue 25): its
@@ -873,6 +907,7 @@ fn measured_kernels_carry_their_expected_time() {
     let e = roofline::validation::expected(
         roofline::op::Workload::Gemm,
         roofline::validation::Family::Hopper,
+        roofline::validation::Features::kernel(roofline::resource::Bound::Compute, bound),
         bound,
     )
     .unwrap();

@@ -315,8 +315,19 @@ fn a_serving_row_carries_expected_tpot_ttft_and_tokens() {
     let e = num(serving, "tpot_expected");
     let mut decode = s.ops[0].clone();
     decode.set("phase", "decode").unwrap();
-    let want = roofline::validation::expectation_for(&decode, &s.chips[0], tpot).unwrap();
+    let ttft = num(serving, "ttft");
+    let (_, f) =
+        roofline::validation::serving_features(&s.ops[0], &s.chips[0], ttft, tpot).unwrap();
+    let want = roofline::validation::expectation_with(&decode, &s.chips[0], f, tpot).unwrap();
     assert_eq!(e, want.t);
+    // The decode step at B = 64 and P + G/2 = 1152: its split is the decode step's own, by hand
+    // the same analysis at ctx = 1152.
+    let step = scenario(
+        "chip=h100&op=llm:preset=llama3.1-8b,b=64,ctx=1152,phase=decode,w=fp8,x=fp8,kv=fp8",
+    );
+    let a = roofline::analysis::analyze(&step.ops[0], &step.chips[0], &step.options).unwrap();
+    assert_eq!(f.split, roofline::validation::Split::of(&a));
+    assert_eq!(want.r, want.model.ratio(&f));
     close(
         num(serving, "tokens_per_s_expected"),
         64.0 / e,

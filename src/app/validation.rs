@@ -29,6 +29,12 @@ pub fn ValidationView() -> impl IntoView {
         }
         v
     });
+    let terms = report.with_value(|r| {
+        r.terms
+            .iter()
+            .map(|t| (t.term.id(), t.kept, view::validation::term_text(t)))
+            .collect::<Vec<_>>()
+    });
     let rows = report.with_value(|r| {
         r.rows
             .iter()
@@ -63,6 +69,15 @@ pub fn ValidationView() -> impl IntoView {
             </p>
             <ul class="notes" data-validation-summary="true">
                 {summaries.into_iter().map(|(k, t)| view! { <li data-group=k>{t}</li> }).collect_view()}
+            </ul>
+            <p class="hint">
+                "Expected time = the bound's compute-, memory- and network-bound shares, each at \
+                 the achievable fraction the set shows; the terms, and those the data do not support:"
+            </p>
+            <ul class="notes" data-validation-terms="true">
+                {terms.into_iter().map(|(id, kept, t)| view! {
+                    <li data-term=id data-kept=if kept { "true" } else { "false" }>{t}</li>
+                }).collect_view()}
             </ul>
             <ChartCanvas model=chart dark=c.dark/>
             <div class="table-scroll">

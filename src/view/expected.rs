@@ -5,85 +5,134 @@
 //! number without evidence. A user's own `cal=` and `derate=` do not change it: the fit is
 //! against the bare bound. Pure, tested natively.
 
-use roofline::analysis::Options;
+use roofline::analysis::{Analysis, Options};
 use roofline::chip::Chip;
 use roofline::op::Op;
-use roofline::units::{format_exact, Unit};
-use roofline::validation::{expectation_for, Expectation};
+use roofline::units::{format_exact, format_sig, Unit};
+use roofline::validation::{expectation_for, expectation_with, Expectation, Term, MIN_POINTS};
 
 use super::cell::Cell;
 use super::names::pretty;
 
-/// The bare roofline bound of `op` on `chip` (no derate, no calibration: what the set's ratios
-/// were fitted against); `t_lower` itself when the options are already bare.
-fn bare_t_lower(op: &Op, chip: &Chip, opts: &Options, t_lower: f64) -> Option<f64> {
+/// The bare roofline analysis of `op` on `chip` (no derate, no calibration: what the set's
+/// ratios were fitted against); the row's own analysis when the options are already bare.
+fn bare_analysis<'a>(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    a: &'a Analysis,
+) -> Option<std::borrow::Cow<'a, Analysis>> {
     let bare = Options {
         convention: opts.convention,
         ..Options::default()
     };
     if *opts == bare {
-        Some(t_lower)
+        Some(std::borrow::Cow::Borrowed(a))
     } else {
-        roofline::analysis::t_lower(op, chip, &bare).ok()
+        roofline::analysis::analyze(op, chip, &bare)
+            .ok()
+            .map(std::borrow::Cow::Owned)
     }
+}
+
+/// The model's sum for a figure, term by term: `1.53 × 0.36 compute + 1.29 × 0.64 memory`.
+fn model_words(e: &Expectation) -> String {
+    let f = e.features.split;
+    let mut parts = Vec::new();
+    for (term, share) in [
+        (Term::Compute, f.compute),
+        (Term::Memory, f.memory),
+        (Term::Network, f.network),
+    ] {
+        if share > 0.0 {
+            let a = e.model.coef(term).unwrap_or(1.0);
+            parts.push(format!(
+                "{} × {} {} (at {}% of the {})",
+                format_sig(a, 3),
+                format_sig(share, 3),
+                term.id(),
+                format_sig(100.0 / a, 3),
+                match term {
+                    Term::Compute => "peak",
+                    Term::Memory => "HBM bandwidth",
+                    _ => "link bandwidth",
+                }
+            ));
+        }
+    }
+    parts.join(" + ")
 }
 
 /// How the expectation was made, for its cells' titles and the derivation.
 pub fn expectation_words(e: &Expectation, bare: f64) -> String {
+    let band = match (e.lo, e.hi) {
+        (Some(lo), Some(hi)) => format!(
+            "p10–p90 of the held-out residuals of the {} points of this kind of work ({}): {} to {}",
+            e.based_on.len(),
+            e.based_on.join(", "),
+            pretty(lo, Unit::Seconds),
+            pretty(hi, Unit::Seconds)
+        ),
+        _ => format!(
+            "no band: fewer than {MIN_POINTS} held-out points of this kind of work"
+        ),
+    };
     format!(
-        "expected {} = {:.3} × T_lower {} (the median measured / predicted of {} published \
-         measurements{}: {}), p10–p90 of their held-out residuals {} to {}; validation set {}",
+        "expected {} = {} × T_lower {}, r = {} fitted on {} published measurements{}; {}; \
+         validation set {}",
         pretty(e.t, Unit::Seconds),
-        e.r,
+        format_sig(e.r, 4),
         pretty(bare, Unit::Seconds),
-        e.based_on.len(),
+        model_words(e),
+        e.pooled,
         e.borrowed_from
             .as_deref()
-            .map(|b| format!(", borrowed from {b}"))
+            .map(|b| format!(" ({b})"))
             .unwrap_or_default(),
-        e.based_on.join(", "),
-        pretty(e.lo, Unit::Seconds),
-        pretty(e.hi, Unit::Seconds),
+        band,
         e.set_version
     )
 }
 
-/// The expectation of a row: its cells and, when there is one, the derivation's line.
-pub fn expected_cells(op: &Op, chip: &Chip, opts: &Options, t_lower: f64) -> Vec<Cell> {
-    let e = bare_t_lower(op, chip, opts, t_lower)
-        .ok_or_else(|| "no bare bound".to_string())
-        .and_then(|bare| expectation_for(op, chip, bare).map(|e| (e, bare)));
-    match e {
-        Ok((e, bare)) => {
-            let title = expectation_words(&e, bare);
-            let cell = |metric: &'static str, v: f64, text: String| Cell {
-                metric,
-                value: format_exact(v),
-                text,
-                class: "",
-                title: title.clone(),
-            };
-            vec![
-                cell(
-                    "t_expected",
-                    e.t,
-                    format!("≈ {}", pretty(e.t, Unit::Seconds)),
-                ),
-                cell("t_expected_lo", e.lo, pretty(e.lo, Unit::Seconds)),
-                cell("t_expected_hi", e.hi, pretty(e.hi, Unit::Seconds)),
-            ]
-        }
-        Err(why) => ["t_expected", "t_expected_lo", "t_expected_hi"]
-            .into_iter()
-            .map(|metric| Cell {
-                metric,
-                value: "none".into(),
-                text: "—".into(),
-                class: "",
-                title: why.clone(),
-            })
-            .collect(),
+fn none_cell(metric: &'static str, why: &str) -> Cell {
+    Cell {
+        metric,
+        value: "none".into(),
+        text: "—".into(),
+        class: "",
+        title: why.to_string(),
     }
+}
+
+/// The expectation of a row analysed as `a`: its cells. The band's cells are `none` where
+/// fewer than four held-out points of the kind back it.
+pub fn expected_cells(op: &Op, chip: &Chip, opts: &Options, a: &Analysis) -> Vec<Cell> {
+    let e = bare_analysis(op, chip, opts, a)
+        .ok_or_else(|| "no bare bound".to_string())
+        .and_then(|bare| expectation_for(op, chip, &bare).map(|e| (e, bare.t_lower)));
+    let metrics = ["t_expected", "t_expected_lo", "t_expected_hi"];
+    let (e, bare) = match e {
+        Ok(x) => x,
+        Err(why) => return metrics.into_iter().map(|m| none_cell(m, &why)).collect(),
+    };
+    let title = expectation_words(&e, bare);
+    let cell = |metric: &'static str, v: Option<f64>, text: &dyn Fn(f64) -> String| match v {
+        Some(v) => Cell {
+            metric,
+            value: format_exact(v),
+            text: text(v),
+            class: "",
+            title: title.clone(),
+        },
+        None => none_cell(metric, &title),
+    };
+    vec![
+        cell("t_expected", Some(e.t), &|v| {
+            format!("≈ {}", pretty(v, Unit::Seconds))
+        }),
+        cell("t_expected_lo", e.lo, &|v| pretty(v, Unit::Seconds)),
+        cell("t_expected_hi", e.hi, &|v| pretty(v, Unit::Seconds)),
+    ]
 }
 
 /// Puts a row's expectation cells after its `t_upper` cell (the column order of the table).
@@ -127,31 +176,30 @@ pub fn serving_expected_cells(
         let mut o = op.clone();
         o.set("phase", p).ok().map(|_| o)
     };
+    let features = roofline::validation::serving_features(op, chip, v.ttft, v.tpot);
     let expect = |p: &str, t: f64| -> Result<Expectation, String> {
         let o = phase(p).ok_or_else(|| format!("no {p} phase"))?;
-        expectation_for(&o, chip, t)
+        let (pre, dec) = features.ok_or_else(|| format!("no {p} step to analyse"))?;
+        expectation_with(&o, chip, if p == "decode" { dec } else { pre }, t)
+    };
+    let band = |e: &Expectation| match (e.lo, e.hi) {
+        (Some(lo), Some(hi)) => format!(
+            " ({}–{})",
+            pretty(lo, Unit::Seconds),
+            pretty(hi, Unit::Seconds)
+        ),
+        _ => String::new(),
     };
     let cell =
         |metric: &'static str, label: &str, e: &Result<Expectation, String>, bare: f64| match e {
             Ok(e) => Cell {
                 metric,
                 value: format_exact(e.t),
-                text: format!(
-                    "{label} ≈ {} ({}–{})",
-                    pretty(e.t, Unit::Seconds),
-                    pretty(e.lo, Unit::Seconds),
-                    pretty(e.hi, Unit::Seconds)
-                ),
+                text: format!("{label} ≈ {}{}", pretty(e.t, Unit::Seconds), band(e)),
                 class: "",
                 title: expectation_words(e, bare),
             },
-            Err(why) => Cell {
-                metric,
-                value: "none".into(),
-                text: "—".into(),
-                class: "",
-                title: why.clone(),
-            },
+            Err(why) => none_cell(metric, why),
         };
     let tpot = expect("decode", v.tpot);
     let ttft = expect("prefill", v.ttft);

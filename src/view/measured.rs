@@ -77,9 +77,15 @@ pub fn add_expected(t: &mut MeasuredTable, chip: &roofline::chip::Chip) {
             continue;
         };
         let bound = time * frac;
+        let resource = match (r.bound, group_of(&r.name)) {
+            (_, Some("communication")) => roofline::resource::Bound::Network,
+            (Some("memory"), _) => roofline::resource::Bound::Memory,
+            _ => roofline::resource::Bound::Compute,
+        };
+        let features = roofline::validation::Features::kernel(resource, bound);
         r.expected = group_of(&r.name)
             .and_then(workload_of_group)
-            .and_then(|w| roofline::validation::expected(w, family, bound))
+            .and_then(|w| roofline::validation::expected(w, family, features, bound))
             .map(|e| e.t);
     }
 }

@@ -336,7 +336,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
     let (mut cells, analysis, error) = match analysis {
         Ok(a) => {
             let mut c = cells(&a);
-            insert_expected(&mut c, expected_cells(op, chip, &s.options, a.t_lower));
+            insert_expected(&mut c, expected_cells(op, chip, &s.options, &a));
             add_training_expected(&mut c);
             (c, Some(Box::new(a)), None)
         }
@@ -349,10 +349,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         cells.extend(workload_cells(&w));
         for (k, (part, a)) in w.parts.into_iter().enumerate() {
             let mut c = self::cells(&a);
-            insert_expected(
-                &mut c,
-                expected_cells(&part.op, chip, &s.options, a.t_lower),
-            );
+            insert_expected(&mut c, expected_cells(&part.op, chip, &s.options, &a));
             c.push(Cell {
                 metric: "repeat",
                 value: format_exact(part.repeat),

@@ -6,7 +6,7 @@
 //! above it. Pure, tested natively; computed only while the view is open.
 
 use roofline::units::{format_exact, Unit};
-use roofline::validation::{report, Report, Row, Summary, Work};
+use roofline::validation::{report, Report, Row, Summary, TermReport, Work};
 
 use super::cell::Cell;
 use super::names::pretty;
@@ -85,6 +85,36 @@ pub fn summary_text(s: &Summary) -> String {
             1 => "1 point".to_string(),
             n => format!("{n} points"),
         }
+    )
+}
+
+/// A term's line: `compute (achievable fraction of peak FLOP/s): kept, coefficient 1.526 (at
+/// 65.5%), explains 31.3% of the bare roofline's residual; held out with it: median 22.8%, p90
+/// 52.1%`.
+pub fn term_text(t: &TermReport) -> String {
+    let pct = |v: f64| format!("{:.1}%", 100.0 * v);
+    let at = match t.term {
+        roofline::validation::Term::Compute
+        | roofline::validation::Term::Memory
+        | roofline::validation::Term::Network => format!(" (at {})", pct(1.0 / t.coef)),
+        roofline::validation::Term::Launch => " µs per launch".into(),
+        roofline::validation::Term::Step => " ms per step".into(),
+        _ => " added to the ratio".into(),
+    };
+    format!(
+        "{} ({}): {}, coefficient {:.3}{at}, explains {} of the bare roofline's residual; held \
+         out with it: median {}, p90 {}",
+        t.term.id(),
+        t.term.label(),
+        if t.kept {
+            "kept"
+        } else {
+            "left out (it does not lower both held-out errors)"
+        },
+        t.coef,
+        pct(t.share),
+        pct(t.median),
+        pct(t.p90)
     )
 }
 

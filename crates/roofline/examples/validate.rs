@@ -4,8 +4,9 @@
 //! measurement.
 //!
 //! `cargo run -p roofline --release --example validate --locked` (or `./dev validate`);
-//! with `--write`, it also rewrites `src/validation/fitted.rs`, the stored ratios the page
-//! fits its expectations on (tests/validation.rs checks they match a fresh evaluation).
+//! with `--write`, it also rewrites `src/validation/fitted.rs`, the stored ratios, features and
+//! terms the page fits its expectations on (tests/validation.rs checks they match a fresh
+//! evaluation).
 
 use roofline::units::{format_quantity, Unit};
 use roofline::validation::{report, Summary, MIN_POINTS};
@@ -51,23 +52,59 @@ fn header(first: &str) {
     );
 }
 
-/// Writes the stored ratios (`src/validation/fitted.rs`).
+/// Writes the stored points and terms (`src/validation/fitted.rs`).
 fn write_fitted() {
+    let (points, terms) = roofline::validation::evaluated();
     let mut out = String::from(
-        "//! Each expressed point's measured / predicted ratio, as `super::evaluated_ratios` gives\n\
-         //! it: stored so the page fits expectations without analysing the set's scenarios on\n\
-         //! load. Written by `./dev validate --write`; `tests/validation.rs` checks it equals a fresh\n\
-         //! evaluation, bit for bit.\n\n\
-         /// `(point id, measured / predicted)`.\n\
-         pub(super) const RATIOS: &[(&str, f64)] = &[\n",
+        "//! Each expressed point's measured / predicted ratio and features, and the terms the data\n\
+         //! support, as `super::evaluated` gives them: stored so the page fits expectations without\n\
+         //! analysing the set's scenarios on load. Written by `./dev validate --write`;\n\
+         //! `tests/validation.rs` checks they equal a fresh evaluation, bit for bit.\n\n\
+         use super::{StoredPoint, Term};\n\n\
+         /// `(point id, measured / predicted, [compute, memory, network, launch, step, multi-chip, moe])`.\n\
+         pub(super) const POINTS: &[StoredPoint] = &[\n",
     );
-    for (id, r) in roofline::validation::evaluated_ratios() {
-        out.push_str(&format!("    ({id:?}, {r:?}),\n"));
+    for (id, r, f) in points {
+        out.push_str(&format!("    ({id:?}, {r:?}, {f:?}),\n"));
     }
+    out.push_str("];\n\n/// The model's terms (`super::select_terms`).\npub(super) const TERMS: &[Term] = &[");
+    let t: Vec<String> = terms.iter().map(|t| format!("Term::{t:?}")).collect();
+    out.push_str(&t.join(", "));
     out.push_str("];\n");
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/validation/fitted.rs");
     std::fs::write(path, out).expect("write src/validation/fitted.rs");
     eprintln!("wrote {path}");
+}
+
+fn terms_section(r: &roofline::validation::Report) {
+    println!("Terms (coefficients on the whole set; held-out |err| of the model with the term; share = drop of Σ|ln(measured/expected)| over the bare roofline's):");
+    println!(
+        "{:<11} {:<56} {:>5} {:>9} {:>11} {:>9} {:>7}",
+        "term", "what", "kept", "coef", "median|err|", "p90|err|", "share"
+    );
+    for t in &r.terms {
+        println!(
+            "{:<11} {:<56} {:>5} {:>9.3} {:>11} {:>9} {:>7}",
+            t.term.id(),
+            t.term.label(),
+            if t.kept { "yes" } else { "no" },
+            t.coef,
+            pct(Some(t.median)),
+            pct(Some(t.p90)),
+            pct(Some(t.share))
+        );
+    }
+    let unexplained = 1.0
+        - r.terms
+            .iter()
+            .filter(|t| t.kept)
+            .map(|t| t.share)
+            .sum::<f64>();
+    println!(
+        "unexplained share of the bare residual: {}",
+        pct(Some(unexplained))
+    );
+    println!();
 }
 
 fn main() {
@@ -76,11 +113,12 @@ fn main() {
     }
     let r = report();
     println!(
-        "Roofline Lab validation set {} — {} points; fit: median measured/predicted per kind (per family where it has ≥ {MIN_POINTS} points), held out by source",
+        "Roofline Lab validation set {} — {} points; fit: achievable fractions per resource (+ kept terms), least absolute relative error, held out by source; bands from ≥ {MIN_POINTS} held-out residuals of the kind",
         r.set_version,
         r.rows.len()
     );
     println!();
+    terms_section(&r);
     header("kind");
     for s in &r.by_work {
         summary_line(s);
@@ -106,10 +144,18 @@ fn main() {
             Some(e) => (
                 secs(e.t),
                 pct(row.error),
-                match &e.borrowed_from {
-                    Some(_) => format!("{} pts, r={:.2}, kind pool", e.based_on.len(), e.r),
-                    None => format!("{} pts, r={:.2}, {}", e.based_on.len(), e.r, p.family.id()),
-                },
+                format!(
+                    "r={:.2} on {} pts, band of {} {} pts{}",
+                    e.r,
+                    e.pooled,
+                    e.based_on.len(),
+                    p.work.as_str(),
+                    if e.borrowed_from.is_some() {
+                        ", borrowed"
+                    } else {
+                        ""
+                    }
+                ),
             ),
             None => (
                 "—".into(),

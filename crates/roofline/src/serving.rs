@@ -100,6 +100,20 @@ fn validate(op: &Op, chip: &Chip, opts: &Options) -> Result<(), Error> {
     t_lower(op, chip, opts).map(|_| ())
 }
 
+/// The two steps a serving row times, as ops at whole contexts: the prefill of `B` prompts
+/// (`P` tokens) and a decode step at `B` and ⌈P + G/2⌉; `None` for an op that is not an `llm`.
+/// What an expectation reads to see which resource binds each step (`crate::validation`).
+pub fn serving_steps(op: &Op) -> Option<(Op, Op)> {
+    let OpKind::Llm(l) = &op.kind else {
+        return None;
+    };
+    let mean_ctx = (l.prompt + l.output / 2.0).ceil();
+    Some((
+        with(l, Phase::Prefill, l.prompt, l.b),
+        with(l, Phase::Decode, mean_ctx, l.b),
+    ))
+}
+
 /// `T_lower` of a step of `l` at batch `b` and context `ctx`. The decode step's context is the
 /// mean P + G/2, which an odd G makes fractional where the `ctx` field takes whole numbers: the
 /// step is checked as analyze checks it at the whole context ⌈ctx⌉ (every other value as

@@ -14,21 +14,30 @@
 //! a measured time, a defect of the model or of the scenario: [`Report::below_bound`] lists
 //! them with their notes.
 //!
-//! **The calibration** ([`fit`]): for a kind of work and a chip family, the pool is the set's
-//! points of that kind and family when there are at least [`MIN_POINTS`] of them, else, when
-//! the family has at least one, every family's points of that kind (the expectation says it
-//! borrowed); a family with none of the kind, or fewer than [`MIN_POINTS`] in the pool, gives
-//! no expectation. `r` is the pool's median ratio and `t_expected = t_lower ×
-//! r`. The band `[lo, hi]` is `t_expected` times the 10th and 90th percentiles of the pool's
-//! held-out residuals (each pool point's ratio over the median of the pool without its
-//! source; in a pool of one source, without the point itself); fewer than [`MIN_POINTS`]
-//! residuals gives no expectation either. Held out by
-//! source: a point's own expectation ([`Report`]) is fitted without every point of its source
+//! **The calibration** ([`calibrate`], the model in `fit.rs`). A compared figure's bound is
+//! split by what binds each piece of it ([`Split`]: the shares of `T_lower` in compute-,
+//! memory- and network-bound parts; a kernel is one piece). The model says
+//! `measured / T_lower ≈ a_C·compute + a_M·memory + a_N·network (+ candidate terms)`: each
+//! resource's piece slowed by the inverse of its achievable fraction, pooled over every chip
+//! and kind of work (per-family and per-kind factors were tried and raised the held-out
+//! error). The candidate terms ([`Term::CANDIDATES`]: a fixed overhead per kernel launch and
+//! per model step, communication that does not hide on several chips, MoE load imbalance) are
+//! kept only where they lower both the held-out median and p90 |error| ([`select_terms`]; the
+//! kept list is stored in `fitted.rs` and checked by `tests/validation.rs`). Coefficients are
+//! `≥ 0` and minimise `Σ |model / measured − 1|` (least absolute relative error by iteratively
+//! reweighted least squares: one wild point cannot drag every expectation; deterministic).
+//! `t_expected = T_lower × r`. The band `[lo, hi]` is `t_expected` times the 10th and 90th
+//! percentiles of the held-out residuals of the figure's kind of work (each point's ratio over
+//! the model fitted without its source), shown only where at least [`MIN_POINTS`] back it. A
+//! chip whose generation has no point in the set gets no expectation; one whose generation has
+//! none of the kind says it rests on the other generations' points. Held out by source: a
+//! point's own expectation ([`Report`]) is fitted without every point of its source
 //! ([`Point::source_key`]: the publication or benchmark campaign, so one vendor table is one
 //! source). Medians and percentiles interpolate linearly between sorted values
-//! ([`percentile`]): the fit is deterministic.
+//! ([`percentile`]).
 
 mod attention;
+mod calibration;
 mod collective;
 mod fit;
 mod fitted;
@@ -36,16 +45,19 @@ mod gemm;
 mod serving_points;
 mod training;
 
-use crate::analysis::analyze;
-use crate::serving::serving;
+use crate::analysis::{analyze, Analysis};
+use crate::serving::{serving, serving_steps};
 use crate::url::decode;
 use std::sync::OnceLock;
 
+pub use calibration::{
+    calibrate, select_terms, term_reports, Calibration, Expectation, Obs, TermReport,
+};
 use fit::median;
-pub use fit::{fit, percentile, Expectation, Obs};
+pub use fit::{fit_model, percentile, Features, Model, Split, Term};
 
 /// The version of the set and its fit: an expectation names the set it came from.
-pub const SET_VERSION: &str = "2026-11-25.1";
+pub const SET_VERSION: &str = "2026-11-25.2";
 
 /// Fewest points behind a fit (and fewest held-out residuals behind its band).
 pub const MIN_POINTS: usize = 4;
@@ -196,6 +208,12 @@ pub fn points() -> Vec<&'static Point> {
 /// The figure a point's scenario predicts, in seconds ([`Point::compared`]): its link decoded
 /// (any notice is an error: the link must mean exactly what it says), op 1 on chip 1.
 pub fn predict(p: &Point) -> Result<f64, String> {
+    predict_with_features(p).map(|(t, _)| t)
+}
+
+/// [`predict`] with what the model reads of the figure ([`Features`]): the split of the
+/// analysis it comes from (a request's, its prefill's and decode steps' weighted by time).
+pub fn predict_with_features(p: &Point) -> Result<(f64, Features), String> {
     let d = decode(p.link);
     if !d.notices.is_empty() {
         return Err(format!("the link has notices: {}", d.notices.join("; ")));
@@ -205,16 +223,27 @@ pub fn predict(p: &Point) -> Result<f64, String> {
         return Err("the link has no op or no chip".into());
     };
     let opts = &s.options;
-    let t_lower = analyze(op, chip, opts).map_err(|e| e.to_string())?.t_lower;
+    let a = analyze(op, chip, opts).map_err(|e| e.to_string())?;
     let serve = |op: &crate::op::Op| {
         serving(op, chip, opts)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "a serving figure of an op that is not an llm".to_string())
     };
-    let t = match p.compared {
-        Compared::TLower => t_lower,
-        Compared::Tpot => serve(op)?.tpot,
-        Compared::Ttft => serve(op)?.ttft,
+    let steps = |op: &crate::op::Op| -> Result<(Analysis, Analysis), String> {
+        let (pre, dec) = serving_steps(op).ok_or("not an llm")?;
+        let an = |o: &crate::op::Op| analyze(o, chip, opts).map_err(|e| e.to_string());
+        Ok((an(&pre)?, an(&dec)?))
+    };
+    let (t, f) = match p.compared {
+        Compared::TLower => (a.t_lower, Features::of(op, &a, a.t_lower, 1.0)),
+        Compared::Tpot => {
+            let t = serve(op)?.tpot;
+            (t, Features::of(op, &steps(op)?.1, t, 1.0))
+        }
+        Compared::Ttft => {
+            let t = serve(op)?.ttft;
+            (t, Features::of(op, &steps(op)?.0, t, 1.0))
+        }
         Compared::PerOutputToken => {
             let first = serve(op)?;
             let b = first.batch.min(first.max_batch.floor());
@@ -224,11 +253,22 @@ pub fn predict(p: &Point) -> Result<f64, String> {
             let mut at_b = op.clone();
             at_b.set("b", &format!("{b}")).map_err(|e| e.to_string())?;
             let s = serve(&at_b)?;
-            s.request_latency / (s.batch * s.output)
+            let t = s.request_latency / (s.batch * s.output);
+            let (pre, dec) = steps(&at_b)?;
+            let split = Split::mix(
+                Split::of(&pre),
+                s.ttft,
+                Split::of(&dec),
+                (s.output - 1.0) * s.tpot,
+            );
+            (
+                t,
+                Features::from_split(split, &at_b, &dec, t, 1.0 / s.batch),
+            )
         }
     };
     if t.is_finite() && t > 0.0 {
-        Ok(t)
+        Ok((t, f))
     } else {
         Err(format!("the predicted figure is {t}"))
     }
@@ -242,6 +282,8 @@ pub struct Row {
     /// The predicted figure (seconds), or why there is none: the point's own reason when it
     /// is not expressible, else the failure of its link.
     pub predicted: Result<f64, String>,
+    /// What the model reads of the predicted figure.
+    pub features: Option<Features>,
     /// `measured_s / predicted`.
     pub ratio: Option<f64>,
     /// The expectation fitted without the point's source.
@@ -255,13 +297,14 @@ fn evaluate() -> Vec<Row> {
         .into_iter()
         .map(|p| {
             let predicted = match p.expressible {
-                Ok(()) => predict(p),
+                Ok(()) => predict_with_features(p),
                 Err(why) => Err(why.to_string()),
             };
-            let ratio = predicted.as_ref().ok().map(|t| p.measured_s / t);
+            let ratio = predicted.as_ref().ok().map(|(t, _)| p.measured_s / t);
             Row {
                 point: p,
-                predicted,
+                features: predicted.as_ref().ok().map(|(_, f)| *f),
+                predicted: predicted.map(|(t, _)| t),
                 ratio,
                 held_out: None,
                 error: None,
@@ -279,45 +322,57 @@ fn observations(rows: &[Row]) -> Vec<Obs> {
                 work: r.point.work,
                 family: r.point.family,
                 ratio: r.ratio?,
+                features: r.features?,
             })
         })
         .collect()
 }
 
-/// The set as the page fits it: each point with its stored ratio ([`fitted::RATIOS`], checked
-/// against a fresh evaluation by `tests/validation.rs`), so an expectation costs no analysis of
-/// the set's scenarios.
-fn all_observations() -> &'static [Obs] {
-    static OBS: OnceLock<Vec<Obs>> = OnceLock::new();
-    OBS.get_or_init(|| {
-        points()
-            .into_iter()
-            .filter_map(|p| {
-                let ratio = fitted::RATIOS.iter().find(|(id, _)| *id == p.id)?.1;
-                Some(Obs {
-                    id: p.id,
-                    source: p.source_key,
-                    work: p.work,
-                    family: p.family,
-                    ratio,
-                })
+/// The set as the page fits it: each point with its stored ratio and features
+/// ([`fitted::POINTS`], checked against a fresh evaluation by `tests/validation.rs`), so an
+/// expectation costs no analysis of the set's scenarios.
+fn all_observations() -> Vec<Obs> {
+    points()
+        .into_iter()
+        .filter_map(|p| {
+            let (_, ratio, f) = fitted::POINTS.iter().find(|(id, ..)| *id == p.id)?;
+            Some(Obs {
+                id: p.id,
+                source: p.source_key,
+                work: p.work,
+                family: p.family,
+                ratio: *ratio,
+                features: Features::from_array(*f),
             })
-            .collect()
-    })
-}
-
-/// Every expressed point's ratio measured / predicted, freshly evaluated (each link analysed):
-/// what [`fitted::RATIOS`] must equal, and what `./dev validate --write` writes there.
-pub fn evaluated_ratios() -> Vec<(&'static str, f64)> {
-    evaluate()
-        .iter()
-        .filter_map(|r| Some((r.point.id, r.ratio?)))
+        })
         .collect()
 }
 
-/// The stored ratios, as [`evaluated_ratios`] gives them when they were written.
-pub fn stored_ratios() -> &'static [(&'static str, f64)] {
-    fitted::RATIOS
+/// The page's calibration: the stored terms fitted on the stored set, once.
+fn page_calibration() -> Option<&'static Calibration> {
+    static CAL: OnceLock<Option<Calibration>> = OnceLock::new();
+    CAL.get_or_init(|| calibrate(&all_observations(), fitted::TERMS, None))
+        .as_ref()
+}
+
+/// A stored point: id, `measured / predicted`, [`Features::to_array`].
+pub type StoredPoint = (&'static str, f64, [f64; 7]);
+
+/// Every expressed point's ratio and features, freshly evaluated (each link analysed), and the
+/// terms the data support on them: what `fitted.rs` must equal, and what
+/// `./dev validate --write` writes there.
+pub fn evaluated() -> (Vec<StoredPoint>, Vec<Term>) {
+    let rows = evaluate();
+    let points = rows
+        .iter()
+        .filter_map(|r| Some((r.point.id, r.ratio?, r.features?.to_array())))
+        .collect();
+    (points, select_terms(&observations(&rows)))
+}
+
+/// The stored points and terms, as [`evaluated`] gave them when they were written.
+pub fn stored() -> (&'static [StoredPoint], &'static [Term]) {
+    (fitted::POINTS, fitted::TERMS)
 }
 
 /// Chip families by preset id: the chips whose measurements are pooled. A preset not listed
@@ -346,12 +401,23 @@ pub fn family_of(chip: &crate::chip::Chip) -> Option<Family> {
     FAMILIES.iter().find(|(p, _)| *p == id).map(|(_, f)| *f)
 }
 
-/// The expected time of `op` on `chip` whose bare roofline bound is `t_lower` (no derate, no
-/// calibration): the set's fit for the op's kind of work on the chip's family, or why there is
-/// none (never a number without evidence).
+/// The expected time of `op` on `chip` analysed as `a` with the bare options (no derate, no
+/// calibration): the page's calibration for the op's kind of work on the chip's generation,
+/// or why there is none (never a number without evidence).
 pub fn expectation_for(
     op: &crate::op::Op,
     chip: &crate::chip::Chip,
+    a: &Analysis,
+) -> Result<Expectation, String> {
+    expectation_with(op, chip, Features::of(op, a, a.t_lower, 1.0), a.t_lower)
+}
+
+/// [`expectation_for`] of a figure bound at `t_lower` with `features` given (a serving row's
+/// step, a measured kernel).
+pub fn expectation_with(
+    op: &crate::op::Op,
+    chip: &crate::chip::Chip,
+    features: Features,
     t_lower: f64,
 ) -> Result<Expectation, String> {
     let work = op.workload().ok_or_else(|| {
@@ -363,22 +429,40 @@ pub fn expectation_for(
             chip.name
         )
     })?;
-    if !(t_lower.is_finite() && t_lower > 0.0) {
-        return Err("no bound to scale".into());
-    }
-    fit(all_observations(), work, family, t_lower, None).ok_or_else(|| {
-        format!(
-            "fewer than {MIN_POINTS} {} measurements back an expectation in the validation set \
-             ({SET_VERSION})",
-            work.as_str()
-        )
+    expected(work, family, features, t_lower).ok_or_else(|| {
+        format!("the validation set ({SET_VERSION}) has too few measurements behind an expectation")
     })
 }
 
-/// The expectation for a bare roofline figure `t_lower` of `work` on `family`, fitted on the
-/// whole set (nothing held out); `None` without enough evidence.
-pub fn expected(work: Work, family: Family, t_lower: f64) -> Option<Expectation> {
-    fit(all_observations(), work, family, t_lower, None)
+/// The expectation for a bare roofline figure `t_lower` with `features`, of `work` on
+/// `family`, from the page's calibration (nothing held out); `None` without evidence.
+pub fn expected(
+    work: Work,
+    family: Family,
+    features: Features,
+    t_lower: f64,
+) -> Option<Expectation> {
+    if !(t_lower.is_finite() && t_lower > 0.0) {
+        return None;
+    }
+    page_calibration()?.expect(work, family, &features, t_lower)
+}
+
+/// The serving steps' features of an `llm` op on `chip` (prefill, decode), for its
+/// `ttft_expected` and `tpot_expected`: each step analysed with the bare options.
+pub fn serving_features(
+    op: &crate::op::Op,
+    chip: &crate::chip::Chip,
+    ttft: f64,
+    tpot: f64,
+) -> Option<(Features, Features)> {
+    let (pre, dec) = serving_steps(op)?;
+    let opts = crate::options::Options::default();
+    let a = |o: &crate::op::Op| analyze(o, chip, &opts).ok();
+    Some((
+        Features::of(op, &a(&pre)?, ttft, 1.0),
+        Features::of(op, &a(&dec)?, tpot, 1.0),
+    ))
 }
 
 /// Figures over a group of points.
@@ -438,6 +522,8 @@ pub struct Report {
     pub by_family: Vec<Summary>,
     /// The whole set.
     pub overall: Summary,
+    /// What each term of the model does ([`term_reports`]).
+    pub terms: Vec<TermReport>,
 }
 
 impl Report {
@@ -454,10 +540,20 @@ impl Report {
 pub fn report() -> Report {
     let mut rows = evaluate();
     let obs = observations(&rows);
+    let mut by_source: Vec<(&str, Option<Calibration>)> = Vec::new();
     for row in &mut rows {
         let p = row.point;
-        let Ok(t) = row.predicted else { continue };
-        row.held_out = fit(&obs, p.work, p.family, t, Some(p.source_key));
+        let (Ok(t), Some(f)) = (&row.predicted, row.features) else {
+            continue;
+        };
+        if !by_source.iter().any(|(s, _)| *s == p.source_key) {
+            let c = calibrate(&obs, fitted::TERMS, Some(p.source_key));
+            by_source.push((p.source_key, c));
+        }
+        let cal = by_source.iter().find(|(s, _)| *s == p.source_key);
+        row.held_out = cal
+            .and_then(|(_, c)| c.as_ref())
+            .and_then(|c| c.expect(p.work, p.family, &f, *t));
         row.error = row.held_out.as_ref().map(|e| e.t / p.measured_s - 1.0);
     }
     let group = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> { rows.iter().filter(|r| f(r)).collect() };
@@ -472,6 +568,7 @@ pub fn report() -> Report {
     let overall = summary("all", &group(&|_| true));
     Report {
         set_version: SET_VERSION,
+        terms: term_reports(&obs, fitted::TERMS),
         rows,
         by_work,
         by_family,
