@@ -497,7 +497,9 @@ async fn a_calibration_is_marked_and_removable() {
 
 /// Issue 24, point 6: worked examples beyond chapter 1, grouped by the book's part, each one
 /// click with the book's answer beside ours: sharding.md's AllGather pop quiz (560 µs in the
-/// book, 559 µs here) and applied-training.md's 44 days.
+/// book, 559 µs here), transformers.md's MoE batch (3840; 4171 with the activations counted),
+/// training.md's FSDP and TP critical figures (2,550 per chip: 2492 solved on the model; 16-way
+/// TP above F/2550 = 11.24) and applied-training.md's 44 days.
 #[tokio::test(flavor = "current_thread")]
 async fn worked_examples_of_the_later_parts_answer_like_the_book() {
     let b = Browser::start().await;
@@ -505,9 +507,19 @@ async fn worked_examples_of_the_later_parts_answer_like_the_book() {
     let parts = b
         .js("return [...document.querySelectorAll('.recipe-part')].map(e => e.dataset.part)")
         .await;
-    assert_eq!(parts.as_array().unwrap().len(), 4, "{parts:?}");
+    assert_eq!(parts.as_array().unwrap().len(), 5, "{parts:?}");
+    // The front page says which of the chapter's questions it draws.
+    let q = b.text("[data-front-question]").await;
+    assert!(q.contains("Question 3"), "{q}");
     for (id, book, ours) in [
         ("allgather-pop-quiz", "560us", "T = 559 µs"),
+        ("moe-e-over-k", "3840", "B = 4171"),
+        (
+            "fsdp-critical-batch",
+            "at least 2,550",
+            "2492 tokens per chip",
+        ),
+        ("tp-critical", "communication bound on 16 way", "Y < 11.24"),
         ("44-days", "about 44 days", "44.68 days"),
     ] {
         b.click(&format!("button[data-recipe='{id}']")).await;
@@ -518,6 +530,11 @@ async fn worked_examples_of_the_later_parts_answer_like_the_book() {
         assert!(text.contains(book) && text.contains(ours), "{id}: {text}");
     }
     assert!(b.settled_search().await.contains("op=train"));
+    // A worked example is no longer the front page: the line goes.
+    let gone = b
+        .js("return document.querySelector('[data-front-question]') === null")
+        .await;
+    assert_eq!(gone, serde_json::json!(true));
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }

@@ -532,3 +532,33 @@ async fn the_panel_offers_the_exports_chip_and_flags_kernels_above_their_roof() 
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 24, point 6: the sample profile loads with one click (profiles never enter links, so
+/// it ships with the page). Synthetic and said so: LLaMA 3.1 8B decode kernels at B = 64 on an
+/// H100, each time its bound × 1.292 + 3 µs per launch. By hand for the attention kernel: 32
+/// launches read 34,359,738,368 B, 320.5 µs each at 3.35 TB/s, so the time is 32 × (320.5 ×
+/// 1.292 + 3) µs and the fraction of the roof 320.5 / (320.5 × 1.292 + 3) = 0.7684.
+#[tokio::test(flavor = "current_thread")]
+async fn the_sample_profile_loads_in_one_click() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100").await;
+    b.click("button[data-action='sample-profile']").await;
+    let rows = wait_rows(&b, 8, "flash_attn_decode").await;
+    let attn = &rows[0].1;
+    let per = 34_359_738_368.0 / 32.0 / 3.35e12;
+    let frac: f64 = attn["roof_fraction"].parse().unwrap();
+    assert!(close_to(frac, per / (per * 1.292 + 3e-6), 1e-3), "{attn:?}");
+    // The validation set expects such a memory-bound kernel at its bound × 1.292: the sample's
+    // time less its 3 µs launches.
+    let expected: f64 = attn["expected"].parse().unwrap();
+    let time: f64 = attn["time"].parse().unwrap();
+    assert!(close_to(expected, time - 32.0 * 3e-6, 1e-3), "{attn:?}");
+    let summary = b.text("[data-profile-summary]").await;
+    assert!(
+        summary.contains("sample profile (synthetic, not measured"),
+        "{summary}"
+    );
+    assert!(!b.settled_search().await.contains("sample"));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -398,6 +398,11 @@ pub fn App() -> impl IntoView {
                 <span class="tagline">
                     "Why does this take 50 ms and not 5? FLOPs, bytes and the roofline, after "
                     <em>"How to Scale Your Model"</em> ", part 1."
+                    <Show when=move || scenario.with(|s| *s == Scenario::default())>
+                        <span data-front-question="3">
+                            " This plot is the chapter's Question 3: peak FLOP/s against B for D = F = 4096 and 1024."
+                        </span>
+                    </Show>
                 </span>
                 <share::ShareActions/>
             </header>

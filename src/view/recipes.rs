@@ -150,6 +150,8 @@ fn ours_steps(s: &Scenario) -> String {
 pub const PART1: &str = "Part 1: rooflines";
 /// Parts 3 and 12: collectives and sharded matmuls.
 pub const PART3: &str = "Parts 3 and 12: collectives, sharded matmuls";
+/// Part 4: transformers.
+pub const PART4: &str = "Part 4: transformers";
 /// Parts 5 and 6: training.
 pub const PART5: &str = "Parts 5 and 6: training";
 /// Parts 7 and 8: serving.
@@ -179,6 +181,64 @@ fn ours_crossovers(s: &Scenario) -> String {
     } else {
         labels.join("; ")
     }
+}
+
+/// A training step's critical figure for one strategy's links (`fsdp`, `tp`): the batch per
+/// chip below which it binds (solved on the model) beside the book's closed form, or, for
+/// tensor parallelism, whether this degree is communication-bound at every batch.
+fn ours_train_critical(s: &Scenario, strategy: &str) -> String {
+    let Some(t) = first(s).and_then(|a| a.train) else {
+        return "—".into();
+    };
+    let Some(c) = t.critical.iter().find(|c| c.resource.id() == strategy) else {
+        return "—".into();
+    };
+    let book = c.book.map_or("—".into(), |b| format_sig(b, 4));
+    match (c.regime, c.exact) {
+        (roofline::train::Regime::Always, _) => format!(
+            "communication-bound at every batch: compute-bound only while Y < {book} (the closed form)"
+        ),
+        (_, Some(b)) if strategy == "tp" => format!(
+            "compute-bound while Y < {book} (the closed form); here it binds only below {} tokens per chip",
+            format_sig(b, 4)
+        ),
+        (_, Some(b)) => format!(
+            "binds below {} tokens per chip (solved on the model: latency and (n−1)/n counted); the closed form gives {book}",
+            format_sig(b, 4)
+        ),
+        _ => format!("never binds; the closed form gives {book}"),
+    }
+}
+
+/// The batch at which an MoE step's routed experts turn compute-bound: the smallest `b`
+/// whose routed-expert part has `T_math ≥ T_comms` (bisection on `b`, each point analysed).
+fn ours_moe_batch(s: &Scenario) -> String {
+    let (Some(op), Some(chip)) = (s.ops.first(), s.chips.first()) else {
+        return "—".into();
+    };
+    let compute_bound = |b: f64| -> Option<bool> {
+        let mut o = op.clone();
+        o.set("b", &format!("{b}")).ok()?;
+        let a = analyze(&o, chip, &s.options).ok()?;
+        let p = a.parts.iter().find(|p| p.name == "routed experts")?;
+        Some(p.t_math >= p.t_comms)
+    };
+    let (mut lo, mut hi) = (1.0_f64, 1.0e6_f64);
+    if compute_bound(hi) != Some(true) || compute_bound(lo) != Some(false) {
+        return "—".into();
+    }
+    while hi - lo > 1.0 {
+        let mid = ((lo + hi) / 2.0).floor();
+        match compute_bound(mid) {
+            Some(true) => hi = mid,
+            Some(false) => lo = mid,
+            None => return "—".into(),
+        }
+    }
+    format!(
+        "the routed experts turn compute-bound at B = {} tokens",
+        format_sig(hi, 4)
+    )
 }
 
 /// A training step's days at the assumed MFU.
@@ -275,6 +335,35 @@ fn later_parts() -> Vec<Recipe> {
                 "chip=tpu-v5p&op=matmul:b=4096,d=65536,f=16384,shards=4,split=d,topology=ring&sweep=shards:2..64&y=time&log=xy",
             ),
             ours: ours_crossovers,
+        },
+        Recipe {
+            part: PART4,
+            id: "moe-e-over-k",
+            title: "MoE: B > 120·E/k",
+            summary: "transformers.md question 8: DeepSeek-V3 (E = 256, k = 8) decoding with int8 weights and bf16 compute on a TPU v5e",
+            chapter: "\"we need B > 120 · E / k to be compute-bound. For DeepSeek, this gives us B > 120 · 256 / 8 = 3840\" (the book rounds the v5e's ridge to 240).",
+            scenario: scenario_from(
+                "chip=tpu-v5e&op=llm:preset=deepseek-v3,w=int8,x=bf16,kv=bf16,phase=decode,ctx=1,b=3840",
+            ),
+            ours: ours_moe_batch,
+        },
+        Recipe {
+            part: PART5,
+            id: "fsdp-critical-batch",
+            title: "FSDP: 2,550 per chip",
+            summary: "training.md: LLaMA 3-70B with FSDP over one axis of TPU v5p, no tensor parallelism",
+            chapter: "\"For TPUv5p, C=4.6e14 and W=2 * 9e10 ... our batch size per chip must be at least 2,550 to avoid being communication-bound\".",
+            scenario: scenario_from("chip=tpu-v5p&op=train:dp=1,fsdp=2048,tp=1,mx=1"),
+            ours: |s| ours_train_critical(s, "fsdp"),
+        },
+        Recipe {
+            part: PART5,
+            id: "tp-critical",
+            title: "TP: Y < F/2550",
+            summary: "training.md: LLaMA 3-70B (F = 28,672) with 16-way tensor parallelism on one TPU v5p axis",
+            chapter: "\"Tensor Parallelism becomes communication bound when Y > M_Y · F / 2550\"; for LLaMA 3-70B \"we can comfortably do 8-way tensor parallelism, but will be communication bound on 16 way\".",
+            scenario: scenario_from("chip=tpu-v5p&op=train:dp=1,fsdp=512,tp=16,mx=1,my=1"),
+            ours: |s| ours_train_critical(s, "tp"),
         },
         Recipe {
             part: PART5,
