@@ -31,6 +31,13 @@ async fn a_training_step_from_the_form_to_the_link() {
     }
     let search = b.settled_search().await;
     assert!(search.contains("op=train:dp=1"), "{search}");
+    // Issue 24, point 8: a training step added in the page opens its plot on log axes (the
+    // strategies' curves span decades); the link says so, and both boxes are ticked.
+    assert!(search.contains("log=xy"), "{search}");
+    let ticked = b
+        .js("return ['log-x', 'log-y'].map(n => document.querySelector(`input[name='${n}']`).checked)")
+        .await;
+    assert_eq!(ticked, serde_json::json!([true, true]));
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }

@@ -18,7 +18,11 @@ pub fn OpsPanel() -> impl IntoView {
     let c = ctx();
     let add = Callback::new(move |kind: String| {
         if let Ok(op) = Op::default_for(&kind) {
+            let log = log_axes_for(&op);
             c.edit_ops(ListEdit::Push(op));
+            if log {
+                set_log_axes(c);
+            }
         }
     });
     view! {
@@ -34,6 +38,24 @@ pub fn OpsPanel() -> impl IntoView {
             </For>
         </section>
     }
+}
+
+/// A training step added in the page opens its plot on log axes (issue 24, point 8): its
+/// strategies' curves span decades of batch and chips and merge on linear ones.
+fn log_axes_for(op: &Op) -> bool {
+    op.kind_id() == "train"
+}
+
+/// Log x (with log-spaced points) and log y, as the axis checkboxes set them; the link carries
+/// both, so links that say nothing keep their meaning.
+fn set_log_axes(c: super::Ctx) {
+    c.scenario.maybe_update(|s| {
+        let before = (s.axes.log_x, s.axes.log_y, s.sweep.log);
+        s.axes.log_x = true;
+        s.axes.log_y = true;
+        s.sweep.log = true;
+        before != (true, true, true)
+    });
 }
 
 /// The kinds offered by "add operation", grouped by family in the kind table's order.
@@ -94,8 +116,10 @@ fn OpCard(
             *o = next;
             Ok(())
         });
-        if let Err(e) = result {
-            super::report(e);
+        match result {
+            Err(e) => super::report(e),
+            Ok(()) if kind == "train" => set_log_axes(c),
+            Ok(()) => {}
         }
     };
     let title = move || op.with(|o| o.as_ref().map(Op::title).unwrap_or_default());
