@@ -990,3 +990,72 @@ fn the_sample_profile_is_its_stated_derivation() {
     assert_eq!(coef(roofline::validation::Term::Memory), 1.292);
     assert_eq!(coef(roofline::validation::Term::Compute), 1.526);
 }
+
+/// Issue 24, point 9: no unit leaks in what rows show. Across the worked examples and one
+/// scenario per family: no long decimals (a derived bandwidth quoted as
+/// `514285714285.7143`), no kiloseconds (`97.8 ks` reads `1.63 min`), no scientific
+/// notation in a cost or a rate (`$2.194e7` reads `$21.9M`, `6.535e6 tokens/s` reads
+/// `6.54M tokens/s`), and parameter counts past a thousand trillion in plain scientific.
+#[test]
+fn rows_say_their_numbers_in_units() {
+    let mut qs: Vec<String> = view::recipes()
+        .into_iter()
+        .map(|r| roofline::url::encode(&r.scenario))
+        .collect();
+    qs.extend(
+        [
+            "?chip=h100&chip=tpu-v5e&op=llm:preset=llama3-8b,b=64,ctx=4096",
+            "?chip=h100&op=collective:bytes=1e6,n=8,topology=node",
+            "?chip=b200&op=llm:preset=deepseek-v3,ep=8,b=256",
+            "?chip=h100&op=matmul:shards=8,split=d,topology=node",
+        ]
+        .map(String::from),
+    );
+    let long_decimal = |t: &str| {
+        t.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .any(|w| {
+                w.split_once('.')
+                    .is_some_and(|(i, f)| i.len() >= 8 && !f.is_empty())
+            })
+    };
+    let sci_before = |t: &str, unit: &str| {
+        t.match_indices(unit).any(|(at, _)| {
+            let before = t[..at].trim_end();
+            let word = before.rsplit(' ').next().unwrap_or("");
+            word.contains('e') && word.chars().next().is_some_and(|c| c.is_ascii_digit())
+        })
+    };
+    for q in &qs {
+        let s = roofline::url::decode(q).scenario;
+        for r in view::result_rows(&s) {
+            let mut texts = r.derivation();
+            for c in r
+                .cells
+                .iter()
+                .chain(r.serving.iter().flat_map(|v| v.cells.iter()))
+            {
+                texts.push(c.text.clone());
+                texts.push(c.title.clone());
+            }
+            for t in &texts {
+                assert!(!long_decimal(t), "{q}: {t}");
+                assert!(!t.contains(" ks") && !t.contains(" Ms "), "{q}: {t}");
+                assert!(!sci_before(t, "tokens/s"), "{q}: {t}");
+                assert!(
+                    !t.contains('$')
+                        || !t.split('$').skip(1).any(|w| {
+                            w.split(|c: char| c.is_whitespace() || c == '/')
+                                .next()
+                                .is_some_and(|n| n.contains('e'))
+                        }),
+                    "{q}: {t}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        roofline_lab::view::serving::params_text(5.637e19),
+        "5.637e19"
+    );
+    assert_eq!(roofline_lab::view::serving::params_text(70.6e9), "70.6B");
+}

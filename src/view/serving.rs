@@ -18,9 +18,11 @@ use roofline::units::{format_exact, format_sig, Unit};
 use super::names::pretty;
 use super::rows::{Cell, ResultRow};
 
-/// A parameter count as people write it: `46.7B`, `124M`.
+/// A parameter count as people write it: `46.7B`, `124M`; past a thousand trillion, plain
+/// scientific (`5.637e19`, never `5.637e7T`).
 pub fn params_text(v: f64) -> String {
     match v {
+        v if v >= 1e15 => format_sig(v, 4),
         v if v >= 1e12 => format!("{}T", format_sig(v / 1e12, 4)),
         v if v >= 1e9 => format!("{}B", format_sig(v / 1e9, 4)),
         v if v >= 1e6 => format!("{}M", format_sig(v / 1e6, 4)),

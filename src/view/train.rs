@@ -31,6 +31,11 @@ fn optional(
     }
 }
 
+/// A count or an amount with an SI prefix and 3 significant digits: `1.55M`, `$23.1M`.
+fn count(x: f64) -> String {
+    pretty(x, Unit::Count)
+}
+
 /// The training figures of a step's analysis, in column order.
 pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
     let days = |d: f64| format!("{} days", format_sig(d, 4));
@@ -49,10 +54,10 @@ pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
         cell(
             "tokens_per_s",
             format_exact(t.tokens_per_s),
-            format!("{} tokens/s", format_sig(t.tokens_per_s, 4)),
+            format!("{} tokens/s", count(t.tokens_per_s)),
             format!(
                 "B / t_lower: training tokens per second ({} at t_upper)",
-                format_sig(t.tokens_per_s_min, 4)
+                count(t.tokens_per_s_min)
             ),
         ),
         optional(
@@ -62,8 +67,8 @@ pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
             b.map_or_else(String::new, |b| {
                 format!(
                     "{} tokens in {} steps at t_lower ({} at t_upper)",
-                    format_sig(b.tokens, 4),
-                    format_sig(b.steps, 4),
+                    count(b.tokens),
+                    count(b.steps),
                     days(b.days_upper)
                 )
             }),
@@ -102,7 +107,7 @@ pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
         out.push(optional(
             "cost",
             t.cost,
-            |c| format!("${}", format_sig(c, 4)),
+            |c| format!("${}", count(c)),
             "price per chip-hour × chip-hours of the budget at t_lower".into(),
         ));
     }

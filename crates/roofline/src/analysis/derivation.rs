@@ -4,6 +4,17 @@
 use super::{Analysis, Bound, ExecUnit, FlopConvention};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
 
+/// An input as the derivation quotes it: exactly, unless its exact digits run long (a
+/// bandwidth derived from links: `514285714285.7143`), then to 4 significant digits.
+fn given(x: f64) -> String {
+    let exact = format_exact(x);
+    if exact.len() <= 10 {
+        exact
+    } else {
+        format_sig(x, 4)
+    }
+}
+
 /// Formats two numbers with enough digits to tell them apart (3 to 8 significant digits).
 pub(crate) fn distinct(a: f64, b: f64) -> (String, String) {
     let (mut sa, mut sb) = (num3(a), num3(b));
@@ -119,7 +130,7 @@ impl Analysis {
             "Ridge = peak / {} bandwidth = {} / {} = {} FLOPs/byte",
             self.binding.label(),
             num3(self.compute.effective_peak),
-            format_exact(self.term(self.binding).map_or(0.0, |c| c.bandwidth)),
+            given(self.term(self.binding).map_or(0.0, |c| c.bandwidth)),
             num3(self.ridge)
         )
     }
@@ -217,7 +228,7 @@ impl Analysis {
                 "{} = {label} bytes / {label} bandwidth = {} / {} = {} s",
                 c.resource.time_symbol(),
                 num3(c.bytes),
-                format_exact(c.bandwidth),
+                given(c.bandwidth),
                 num3(c.time)
             ));
         }

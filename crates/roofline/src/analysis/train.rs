@@ -182,7 +182,7 @@ pub(crate) fn derivation(a: &Analysis, t: &TrainAnalysis) -> Vec<String> {
         n(t.t_upper),
         t.bound.describe(),
         format_sig(100.0 * t.mfu, 3),
-        format_sig(t.tokens_per_s, 4),
+        format_quantity(t.tokens_per_s, Unit::Count),
         format_quantity(t.memory.total, Unit::Bytes),
         format_quantity(t.memory.capacity, Unit::Bytes),
         if t.fits { "fits" } else { "does not fit" },

@@ -90,7 +90,8 @@ fn place_point(digits: &str, int_len: i32) -> String {
 /// `format_quantity(1.97e14, Unit::FlopRate) == "197 TFLOP/s"`,
 /// `format_quantity(8.2e11, Unit::ByteRate) == "820 GB/s"`, `format_quantity(1.6e12, Unit::ByteRate) ==
 /// "1.6 TB/s"`, `format_quantity(2.3236e-5, Unit::Seconds) == "23.2 µs"`,
-/// `format_quantity(4096.0, Unit::Count) == "4.1k"`. Zero gives `0 B`; non-finite values give `∞`
+/// `format_quantity(4096.0, Unit::Count) == "4.1k"`; 1000 s and more in minutes, hours or days
+/// (`format_quantity(3580.0, Unit::Seconds) == "59.7 min"`). Zero gives `0 B`; non-finite values give `∞`
 /// or `NaN` with the unit. Lossy: use [`format_exact`] for round trips.
 pub fn format_quantity(x: f64, unit: Unit) -> String {
     let sep = if unit == Unit::Count { "" } else { " " };
@@ -112,6 +113,9 @@ pub fn format_quantity(x: f64, unit: Unit) -> String {
         return glue("0".into(), "");
     }
     let sign = if x < 0.0 { "-" } else { "" };
+    if unit == Unit::Seconds && x.abs() >= 1000.0 {
+        return format!("{sign}{}", long_duration(x.abs()));
+    }
     let (digits, e10) = round_sig(x, 3);
     let e3 = e10.div_euclid(3) * 3;
     match PREFIXES.iter().find(|(p, _)| *p == e3) {
@@ -121,6 +125,19 @@ pub fn format_quantity(x: f64, unit: Unit) -> String {
         }
         _ => glue(format!("{sign}{}", format_sig(x.abs(), 3)), ""),
     }
+}
+
+/// A duration of 1000 s or more in the unit people read it in, 3 significant digits:
+/// `16.7 min`, `2.6 h`, `44.7 days` (never `ks`).
+fn long_duration(x: f64) -> String {
+    let (v, unit) = if x < 7200.0 {
+        (x / 60.0, "min")
+    } else if x < 172_800.0 {
+        (x / 3600.0, "h")
+    } else {
+        (x / 86_400.0, "days")
+    };
+    format!("{} {unit}", format_sig(v, 3))
 }
 
 /// Formats a value for a form field, the way people read it and without losing a digit:

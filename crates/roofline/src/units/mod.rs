@@ -100,6 +100,12 @@ mod tests {
         assert_eq!(format_quantity(8.2e11, Unit::ByteRate), "820 GB/s");
         assert_eq!(format_quantity(1.6e12, Unit::ByteRate), "1.6 TB/s");
         assert_eq!(format_quantity(2.3236e-5, Unit::Seconds), "23.2 µs");
+        // Long durations in minutes, hours and days, never kiloseconds: 3580 s / 60 = 59.67
+        // min, 9360 s / 3600 = 2.6 h, 3.86e6 s / 86400 = 44.68 days.
+        assert_eq!(format_quantity(999.0, Unit::Seconds), "999 s");
+        assert_eq!(format_quantity(3580.0, Unit::Seconds), "59.7 min");
+        assert_eq!(format_quantity(9360.0, Unit::Seconds), "2.6 h");
+        assert_eq!(format_quantity(3.86e6, Unit::Seconds), "44.7 days");
         assert_eq!(format_quantity(999.7, Unit::Bytes), "1 kB");
         assert_eq!(format_quantity(16e9, Unit::Bytes), "16 GB");
         assert_eq!(format_quantity(4096.0, Unit::Count), "4.1k");

@@ -258,8 +258,8 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
         sig(mfu),
         sig(mfu_min),
         sig(hfu),
-        sig(tokens_per_s),
-        sig(tokens_per_s_min)
+        crate::units::format_quantity(tokens_per_s, crate::units::Unit::Count),
+        crate::units::format_quantity(tokens_per_s_min, crate::units::Unit::Count)
     ));
 
     // Memory.
