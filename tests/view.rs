@@ -993,7 +993,7 @@ fn the_sample_profile_is_its_stated_derivation() {
 
 /// Issue 24, point 9: no unit leaks in what rows show. Across the worked examples and one
 /// scenario per family: no long decimals (a derived bandwidth quoted as
-/// `514285714285.7143`), no kiloseconds (`97.8 ks` reads `1.63 min`), no scientific
+/// `514285714285.7143`), no kiloseconds (`97.8 ks` reads `27.2 h`), no scientific
 /// notation in a cost or a rate (`$2.194e7` reads `$21.9M`, `6.535e6 tokens/s` reads
 /// `6.54M tokens/s`), and parameter counts past a thousand trillion in plain scientific.
 #[test]
