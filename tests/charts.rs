@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use roofline_lab::charts::{
     format_axis_si, log_ticks, nearest_point, AxisScale, Ceiling, ChartGeometry, ChartSeries,
-    ChartTheme, HLine, Marker, PixelRect, PointMark, RooflineChart, Slope, SweepChart, VLine,
+    ChartTheme, HLine, Marker, MeasuredMark, PixelRect, PointMark, RooflineChart, Slope,
+    SweepChart, VLine,
 };
 
 /// Each chart drawn into SVG through [`render_svg_with`], as the page's export does (the page
@@ -863,4 +864,119 @@ fn a_compact_chart_puts_its_legend_above_the_plot() {
             narrow.plot.top
         );
     }
+}
+
+/// Issue 24, point 5: 12 series stay apart. The palette's 8 colours come round again dashed, so
+/// no two of 32 series share colour and dash; in the drawing, series 8 repeats series 0's
+/// colour as many short strokes (its dashes) beside series 0's one solid curve, and every
+/// series has its legend entry.
+#[test]
+fn twelve_series_differ_in_colour_or_dash() {
+    let theme = ChartTheme::light();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..32 {
+        let key = (
+            hex(theme.color(i)),
+            theme.dash(i).map(|(a, b)| (a.to_bits(), b.to_bits())),
+        );
+        assert!(seen.insert(key), "series {i} repeats an earlier one");
+    }
+    assert_eq!(theme.dash(0), None);
+    assert!(theme.dash(8).is_some());
+    let series: Vec<ChartSeries> = (0..12)
+        .map(|i| ChartSeries {
+            label: format!("series {i}"),
+            points: (1..=64).map(|b| (b as f64, (b * (i + 1)) as f64)).collect(),
+            series_idx: i,
+            scatter: false,
+        })
+        .collect();
+    let model = SweepChart {
+        title: "twelve".into(),
+        x_label: "x".into(),
+        y_label: "y".into(),
+        series,
+        ..Default::default()
+    };
+    let svg = sweep::render_svg(&model, &theme, W, H).unwrap();
+    assert_sane_svg(&svg);
+    for i in 0..12 {
+        assert!(has_text(&svg, &format!("series {i}")), "legend entry {i}");
+    }
+    let c0 = hex(theme.color(0));
+    assert!(
+        count_stroked(&svg, "polyline", &c0) > 6,
+        "series 8's dashes in series 0's colour: {}",
+        count_stroked(&svg, "polyline", &c0)
+    );
+}
+
+/// Issue 24, point 5: measured kernels on the roofline have a legend entry of their own, named
+/// with their count, beside the operations' entries.
+#[test]
+fn measured_markers_have_a_legend_entry() {
+    let mut model = first_load_roofline();
+    model.measured = vec![
+        MeasuredMark {
+            x: 10.0,
+            y: 1e12,
+            predicted_y: 8.2e12,
+            label: "k1".into(),
+        },
+        MeasuredMark {
+            x: 300.0,
+            y: 1e14,
+            predicted_y: 1.97e14,
+            label: "k2".into(),
+        },
+    ];
+    let theme = ChartTheme::light();
+    let svg = roofline::render_svg(&model, &theme, W, H).unwrap();
+    assert!(has_text(&svg, "measured kernels (2)"), "{:?}", texts(&svg));
+    let without = roofline::render_svg(&first_load_roofline(), &theme, W, H).unwrap();
+    assert!(!texts(&without)
+        .iter()
+        .any(|t| t.starts_with("measured kernels")));
+}
+
+/// `(x, y)` of the `<text>` element whose content is `s`, if drawn.
+fn text_at(svg: &str, s: &str) -> Option<(i64, i64)> {
+    svg.split("<text").skip(1).find_map(|t| {
+        let (attrs, body) = t.split_once('>')?;
+        if body.split("</text>").next()?.trim() != s {
+            return None;
+        }
+        let attr = |k: &str| -> Option<i64> {
+            let v = attrs.split(&format!(" {k}=\"")).nth(1)?.split('"').next()?;
+            v.parse::<f64>().ok().map(|f| f.round() as i64)
+        };
+        Some((attr("x")?, attr("y")?))
+    })
+}
+
+/// Issue 24, point 5: reference-line labels (an out-of-memory line, a knee) never print over
+/// each other. Five lines at one x offer the same four spots: four labels take one each, the
+/// fifth is left out (its line stays), and no two share a spot.
+#[test]
+fn reference_labels_never_overprint() {
+    let mut model = first_load_sweep();
+    model.vlines = (0..5)
+        .map(|i| VLine {
+            x: 300.0,
+            label: format!("line {i} label"),
+        })
+        .collect();
+    let svg = sweep::render_svg(&model, &ChartTheme::light(), W, H).unwrap();
+    let drawn: Vec<(i64, i64)> = (0..5)
+        .filter_map(|i| text_at(&svg, &format!("line {i} label")))
+        .collect();
+    assert_eq!(drawn.len(), 4, "{drawn:?}");
+    let mut spots = drawn.clone();
+    spots.sort_unstable();
+    spots.dedup();
+    assert_eq!(
+        spots.len(),
+        drawn.len(),
+        "two labels on one spot: {drawn:?}"
+    );
 }

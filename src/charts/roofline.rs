@@ -236,7 +236,7 @@ pub fn draw<DB: DrawingBackend>(
         let (width, dash) = if s.dashed {
             (1.6, Some((6.0, 4.0)))
         } else {
-            (2.2, None)
+            (2.2, theme.dash(s.series_idx))
         };
         let runs = p.line_clipped(&[a, b], &plot, color, width, dash)?;
         for r in &runs {
@@ -244,11 +244,7 @@ pub fn draw<DB: DrawingBackend>(
         }
         legend.push(LegendEntry {
             label: s.label.clone(),
-            swatch: Swatch::Line {
-                color,
-                width,
-                dashed: s.dashed,
-            },
+            swatch: Swatch::Line { color, width, dash },
         });
     }
 
@@ -286,8 +282,15 @@ pub fn draw<DB: DrawingBackend>(
     }
 
     // Measured kernels: a thin line to the predicted point (the roof at the same intensity),
-    // then a hollow square, in the text colour so they read apart from the operations.
+    // then a hollow square, in the text colour so they read apart from the operations; the
+    // legend names the marker.
     let (ink, guide) = (rgba(theme.foreground), rgba(theme.muted));
+    if !model.measured.is_empty() {
+        legend.push(LegendEntry {
+            label: format!("measured kernels ({})", model.measured.len()),
+            swatch: Swatch::Square { color: ink },
+        });
+    }
     for m in &model.measured {
         let (Some(at), Some(pred)) = (axes.to_px(m.x, m.y), axes.to_px(m.x, m.predicted_y)) else {
             continue;

@@ -199,7 +199,8 @@ pub fn draw<DB: DrawingBackend>(
             });
             continue;
         }
-        let runs = p.line_clipped(&pts, &plot, color, 2.2, None)?;
+        let dash = theme.dash(s.series_idx);
+        let runs = p.line_clipped(&pts, &plot, color, 2.2, dash)?;
         // A lone point (or isolated samples) still deserves a mark.
         let visible: Vec<Pt> = pts
             .iter()
@@ -221,7 +222,7 @@ pub fn draw<DB: DrawingBackend>(
             swatch: Swatch::Line {
                 color,
                 width: 2.2,
-                dashed: false,
+                dash,
             },
         });
     }

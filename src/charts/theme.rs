@@ -125,6 +125,14 @@ impl ChartTheme {
         self
     }
 
+    /// The dash of series `idx`: solid on the palette's first pass, then one dash pattern per
+    /// further pass, so 32 series (8 colours × 4 patterns) each draw differently. `(on, off)`
+    /// in CSS pixels.
+    pub fn dash(&self, idx: usize) -> Option<(f64, f64)> {
+        let pass = idx / self.palette.len().max(1);
+        DASHES.get(pass % DASHES.len()).copied().flatten()
+    }
+
     /// Colour of series `idx` (wraps around the palette).
     pub fn color(&self, idx: usize) -> RGBColor {
         if self.palette.is_empty() {
@@ -140,6 +148,10 @@ impl Default for ChartTheme {
         Self::light()
     }
 }
+
+/// The palette's passes: solid, long dashes, dots, dash-dot-like long-short.
+const DASHES: [Option<(f64, f64)>; 4] =
+    [None, Some((7.0, 4.0)), Some((2.0, 3.0)), Some((12.0, 3.0))];
 
 pub(crate) fn sanitize_scale(scale: f64) -> f64 {
     if scale.is_finite() {

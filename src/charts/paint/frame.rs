@@ -115,7 +115,9 @@ pub(crate) fn ring_marker<DB: DrawingBackend>(
 }
 
 /// Draw the annotation `text` in the least crowded of `candidates` (all its
-/// size) inside `bounds`, and mark that spot taken.
+/// size) inside `bounds` that covers no label already placed, and mark that spot taken; with
+/// every candidate on another label, leave it out (its line stays, the derivation and readout
+/// still give its value): an out-of-memory label never prints over a knee's.
 pub(crate) fn annotate_best<DB: DrawingBackend>(
     p: &Painter<DB>,
     occ: &mut Occupancy,
@@ -124,7 +126,15 @@ pub(crate) fn annotate_best<DB: DrawingBackend>(
     text: &str,
     color: RGBAColor,
 ) -> DrawResult<(), DB> {
-    let r = candidates[best_rect(occ, candidates, bounds)];
-    occ.add_rect(r);
+    let free: Vec<PixelRect> = candidates
+        .iter()
+        .copied()
+        .filter(|r| !occ.covers_label(r))
+        .collect();
+    if free.is_empty() {
+        return Ok(());
+    }
+    let r = free[best_rect(occ, &free, bounds)];
+    occ.add_label(r);
     p.label(text, &r, ANNOT_SIZE, Weight::Normal, color)
 }

@@ -12,10 +12,13 @@ pub(crate) enum Swatch {
     Line {
         color: RGBAColor,
         width: f64,
-        dashed: bool,
+        /// `(on, off)` CSS pixels, `None` for a solid line.
+        dash: Option<(f64, f64)>,
     },
     /// A marker of a scatter series (measured points).
     Dot { color: RGBAColor },
+    /// A hollow square: a measured kernel on the roofline plot.
+    Square { color: RGBAColor },
 }
 
 #[derive(Clone, Debug)]
@@ -139,22 +142,27 @@ fn draw_swatch<DB: DrawingBackend>(
     w: f64,
 ) -> DrawResult<(), DB> {
     match *swatch {
-        Swatch::Line {
-            color,
-            width,
-            dashed,
-        } => {
+        Swatch::Line { color, width, dash } => {
             let pts = [(x0, mid), (x0 + w, mid)];
-            if dashed {
-                for d in dash_polyline(&pts, p.px(5.0), p.px(3.0)) {
-                    p.polyline(&d, color, width)?;
+            match dash {
+                Some((on, off)) => {
+                    for d in dash_polyline(&pts, p.px(on), p.px(off)) {
+                        p.polyline(&d, color, width)?;
+                    }
                 }
-            } else {
-                p.polyline(&pts, color, width)?;
+                None => p.polyline(&pts, color, width)?,
             }
         }
         Swatch::Dot { color } => {
             p.dot((x0 + w / 2.0, mid), 3.5, Some(color), None)?;
+        }
+        Swatch::Square { color } => {
+            let (cx, r) = (x0 + w / 2.0, p.px(3.5));
+            p.stroke_rect(
+                &PixelRect::new(cx - r, mid - r, cx + r, mid + r),
+                color,
+                1.5,
+            )?;
         }
     }
     Ok(())

@@ -185,6 +185,19 @@ pub(crate) fn best_rect(occ: &Occupancy, candidates: &[PixelRect], bounds: &Pixe
     cheapest(occ, ranked.map(|(i, &r)| (r, i as f64 * 0.01)), bounds)
 }
 
+impl Occupancy {
+    /// Whether `r` would cover a label already placed.
+    pub(crate) fn covers_label(&self, r: &PixelRect) -> bool {
+        self.labels.iter().any(|l| l.overlap_area(r) > 0.0)
+    }
+
+    /// Marks `r` as a placed label (and occupied).
+    pub(crate) fn add_label(&mut self, r: PixelRect) {
+        self.add_rect(r);
+        self.labels.push(r);
+    }
+}
+
 /// Index of the `(rect, penalty)` candidate with the lowest occupancy cost
 /// plus penalty; rectangles that don't fit inside `bounds` are heavily
 /// penalised. Earlier candidates win ties.
