@@ -1059,3 +1059,32 @@ fn rows_say_their_numbers_in_units() {
     );
     assert_eq!(roofline_lab::view::serving::params_text(70.6e9), "70.6B");
 }
+
+/// Issue 24, point 7: a collective's row and key line say what a collective is about. By hand
+/// (gpus.md): an AllGather of 1 MB over an H100 node's 8 GPUs moves (n−1)·V/(n·W) = 7·1e6 /
+/// (8·450e9) = 1.94 µs of bandwidth but pays 7 hops × 0.6 µs = 4.2 µs of latency: T = 4.2 µs,
+/// latency-bound, busbw V·(n−1)/n / T = 875,000 / 4.2e-6 = 208 GB/s. Its FLOP columns say `—`
+/// (not `0 FLOP/s, 0 %, ✓ 0 B`), and it names its algorithm.
+#[test]
+fn a_collective_row_shows_time_algorithm_and_busbw_not_flops() {
+    let s = roofline::url::decode("?chip=h100&op=collective:bytes=1e6,n=8,topology=node").scenario;
+    let row = &view::result_rows(&s)[0];
+    let cell = |m: &str| row.cells.iter().find(|c| c.metric == m).unwrap().clone();
+    for m in ["flops", "achieved", "fraction", "fits", "t_math"] {
+        assert_eq!(cell(m).text, "—", "{m}");
+    }
+    let t: f64 = cell("t_lower").value.parse().unwrap();
+    assert!((t - 4.2e-6).abs() < 1e-12, "{t}");
+    let busbw: f64 = cell("busbw").value.parse().unwrap();
+    assert!((busbw - 875_000.0 / 4.2e-6).abs() < 1e-3 * busbw, "{busbw}");
+    assert!(
+        cell("algorithm").text.starts_with("node: "),
+        "{}",
+        cell("algorithm").text
+    );
+    let key = view::key_line(&s);
+    assert!(
+        key.contains("network-bound, T = 4.2 µs (latency-bound, busbw 208 GB/s)"),
+        "{key}"
+    );
+}

@@ -53,6 +53,7 @@ fn is_extra(metric: &str) -> bool {
             | "t_expected_hi"
             | "ridge"
             | "latency_bound"
+            | "algorithm"
             | "parts_bound"
             | "repeat"
     )

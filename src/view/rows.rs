@@ -160,6 +160,18 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
         title: "bytes resident in HBM against its capacity".into(),
     });
     if let Some(c) = &a.collective {
+        blank_flop_cells(&mut out);
+        out.push(Cell {
+            metric: "algorithm",
+            value: a.op.get("topology").unwrap_or_default(),
+            text: format!(
+                "{}: {}",
+                a.op.get("topology").unwrap_or_default(),
+                c.formula
+            ),
+            class: "",
+            title: format!("the book's formula for this topology ({})", c.section),
+        });
         out.push(Cell {
             metric: "latency_bound",
             value: c.latency_bound.to_string(),
@@ -205,6 +217,27 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
         out.extend(super::train::train_cells(t));
     }
     out
+}
+
+/// A collective moves data and computes nothing: its FLOP columns (FLOPs, intensity, T_math,
+/// achieved FLOP/s, % of peak, ridge, critical batch) and its HBM fit say `—` instead of `0
+/// FLOP/s, 0 %, ✓ 0 B` (issue 24, point 7); their `data-value` stays the analysis's own.
+fn blank_flop_cells(cells: &mut [Cell]) {
+    const NO_FLOPS: [&str; 8] = [
+        "flops",
+        "intensity",
+        "t_math",
+        "achieved",
+        "fraction",
+        "ridge",
+        "critical_b",
+        "fits",
+    ];
+    for c in cells.iter_mut().filter(|c| NO_FLOPS.contains(&c.metric)) {
+        c.text = "—".into();
+        c.class = "";
+        c.title = "a collective only moves data: no FLOPs, nothing held in HBM".into();
+    }
 }
 
 /// Parts grouped by what binds them: `compute: MLP up, MLP down · memory: attention scores`.
@@ -475,6 +508,21 @@ fn key_line_words(s: &Scenario, i: usize, j: usize, detail: KeyLineDetail) -> St
     match analyze(op, chip, &s.options) {
         Ok(a) => {
             let mut t = format!(": {}-bound", a.bound.as_str());
+            if let Some(c) = &a.collective {
+                // A collective's answer is its time (issue 24, point 7).
+                t.push_str(&format!(
+                    ", T = {} ({}-bound{})",
+                    pretty(a.t_lower, Unit::Seconds),
+                    if c.latency_bound {
+                        "latency"
+                    } else {
+                        "bandwidth"
+                    },
+                    c.busbw
+                        .map(|bw| format!(", busbw {}", pretty(bw, Unit::ByteRate)))
+                        .unwrap_or_default()
+                ));
+            }
             if !a.fits {
                 // A bound still, but no throughput for a setup that cannot run.
                 t.push_str(&format!(
