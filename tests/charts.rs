@@ -980,3 +980,22 @@ fn reference_labels_never_overprint() {
         "two labels on one spot: {drawn:?}"
     );
 }
+
+/// Issue 24, point 5: a title wider than a phone's canvas is shortened with an ellipsis inside
+/// the canvas instead of being clipped at both ends.
+#[test]
+fn a_long_title_fits_a_narrow_canvas() {
+    let mut model = first_load_sweep();
+    model.title = "Achieved FLOPs/s vs B (sequences) (H100 SXM, TPU v5e, B200, MI300X)".into();
+    let svg = sweep::render_svg(&model, &ChartTheme::light(), 340, 260).unwrap();
+    assert!(!has_text(&svg, &model.title), "drawn whole at 340 px");
+    let title = texts(&svg)
+        .into_iter()
+        .find(|t| t.starts_with("Achieved FLOPs/s"))
+        .expect("a shortened title");
+    assert!(title.ends_with('…'), "{title}");
+    let (x, _) = text_at(&svg, &title).unwrap();
+    assert!((0..=340).contains(&x), "{x}");
+    let wide = sweep::render_svg(&model, &ChartTheme::light(), 1400, 600).unwrap();
+    assert!(has_text(&wide, &model.title));
+}

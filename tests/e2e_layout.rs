@@ -202,3 +202,57 @@ async fn a_small_embed_keeps_its_legend_off_the_curves() {
     b.screenshot("layout-embed-320x240").await;
     b.close().await;
 }
+
+/// Issue 24, point 7: a page with an LLM, a collective and a training step. At 1400×1000 each
+/// row's key figures (T_lower, the expected time, the bound) are on screen without scrolling
+/// sideways; at 390×844 the page does not scroll sideways and no result card runs past the edge,
+/// the serving figures included. Screenshots:
+/// `target/e2e/mixed-1400x1000.png`, `mixed-390x844.png`.
+#[tokio::test(flavor = "current_thread")]
+async fn an_llm_a_collective_and_a_training_step_fit_at_both_widths() {
+    let b = Browser::start().await;
+    let page = "/?chip=h100&op=llm:preset=llama3-8b,b=64,ctx=4096,prompt=2048,output=2048\
+                &op=collective:bytes=1e6,n=8,topology=node&op=train:dp=1,fsdp=8,tp=1";
+    for (w, h) in [(1400, 1000), (390, 844)] {
+        b.viewport(Some((w, h))).await;
+        b.open(page).await;
+        b.wait_for("tr.result-row[data-op='2'] [data-metric='t_lower']")
+            .await;
+        let overflow = b
+            .js("const e = document.documentElement; return [e.scrollWidth, e.clientWidth]")
+            .await;
+        b.screenshot(&format!("mixed-{w}x{h}")).await;
+        let culprits = b
+            .js("return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1 && getComputedStyle(e).display !== 'none').slice(0, 8).map(e => e.tagName + '.' + e.className + '[' + (e.dataset.metric || '') + ']:' + (e.textContent || '').slice(0, 30))")
+            .await;
+        assert!(
+            overflow[0].as_f64() <= overflow[1].as_f64(),
+            "{w}×{h}: the page scrolls sideways {overflow}: {culprits}"
+        );
+        let wide = b
+            .js("return [...document.querySelectorAll('.results td')].filter(td => td.getBoundingClientRect().right > innerWidth + 1 && getComputedStyle(td).display !== 'none').map(td => td.dataset.metric)")
+            .await;
+        if w == 1400 {
+            for op in 0..3 {
+                for m in ["t_lower", "t_expected", "bound"] {
+                    let css = format!("tr.result-row[data-op='{op}'] [data-metric='{m}']");
+                    let right = b
+                        .js(&format!(
+                            "return document.querySelector({css:?}).getBoundingClientRect().right"
+                        ))
+                        .await;
+                    assert!(
+                        right.as_f64().unwrap() <= 1400.0,
+                        "{css} off-screen: {right}"
+                    );
+                }
+            }
+            // Not yet: the training row's figures past the shared columns (MFU, days, cost,
+            // their expectations) still widen the table; the key figures above are in view.
+        } else {
+            assert_eq!(wide, serde_json::json!([]), "{w}×{h}: cells past the edge");
+        }
+    }
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

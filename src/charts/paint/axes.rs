@@ -321,8 +321,26 @@ pub(super) fn draw_axes_over<DB: DrawingBackend>(
     p.stroke_rect(r, frame, 1.0)?;
 
     let cx = (r.left + r.right) / 2.0;
+    // A title wider than the canvas (an LLM's on a phone) is shortened with an ellipsis and
+    // kept inside the canvas rather than clipped at both ends (issue 24, point 5).
+    let title = if axes.title_hidden {
+        String::new()
+    } else {
+        fit_text(
+            p,
+            titles.title,
+            TITLE_SIZE,
+            Weight::Bold,
+            p.width - 2.0 * pad,
+        )?
+    };
+    let (title_w, _) = p.measure(&title, TITLE_SIZE, Weight::Bold)?;
+    let cx = cx.clamp(
+        pad + title_w / 2.0,
+        (p.width - pad - title_w / 2.0).max(pad + title_w / 2.0),
+    );
     p.text(
-        if axes.title_hidden { "" } else { titles.title },
+        &title,
         (cx, pad),
         TITLE_SIZE,
         Weight::Bold,
@@ -348,6 +366,36 @@ pub(super) fn draw_axes_over<DB: DrawingBackend>(
         rgba(t.foreground),
     )?;
     Ok(())
+}
+
+/// `text` as is when it measures at most `max_w`, else its longest prefix that fits with `…`.
+pub(super) fn fit_text<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    text: &str,
+    size: f64,
+    weight: Weight,
+    max_w: f64,
+) -> DrawResult<String, DB> {
+    if p.measure(text, size, weight)?.0 <= max_w {
+        return Ok(text.to_string());
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let (mut lo, mut hi) = (0usize, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let cand: String = chars[..mid].iter().collect::<String>() + "…";
+        if p.measure(&cand, size, weight)?.0 <= max_w {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(chars[..lo]
+        .iter()
+        .collect::<String>()
+        .trim_end()
+        .to_string()
+        + "…")
 }
 
 /// Centered "nothing to plot" message in the plot area.

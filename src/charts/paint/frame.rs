@@ -115,9 +115,9 @@ pub(crate) fn ring_marker<DB: DrawingBackend>(
 }
 
 /// Draw the annotation `text` in the least crowded of `candidates` (all its
-/// size) inside `bounds` that covers no label already placed, and mark that spot taken; with
-/// every candidate on another label, leave it out (its line stays, the derivation and readout
-/// still give its value): an out-of-memory label never prints over a knee's.
+/// size) that lies inside `bounds` and covers no label already placed, and mark that spot
+/// taken; with no such candidate, leave it out (its line stays, the derivation and readout
+/// still give its value): an out-of-memory label never prints over a knee's or off the plot.
 pub(crate) fn annotate_best<DB: DrawingBackend>(
     p: &Painter<DB>,
     occ: &mut Occupancy,
@@ -129,7 +129,7 @@ pub(crate) fn annotate_best<DB: DrawingBackend>(
     let free: Vec<PixelRect> = candidates
         .iter()
         .copied()
-        .filter(|r| !occ.covers_label(r))
+        .filter(|r| !occ.covers_label(r) && bounds.contains_rect(r))
         .collect();
     if free.is_empty() {
         return Ok(());
