@@ -118,6 +118,7 @@ fn first_load_sweep() -> SweepChart {
         }],
         log_x: false,
         log_y: false,
+        x_unit: None,
         y_unit: None,
     }
 }
@@ -998,4 +999,37 @@ fn a_long_title_fits_a_narrow_canvas() {
     assert!((0..=340).contains(&x), "{x}");
     let wide = sweep::render_svg(&model, &ChartTheme::light(), 1400, 600).unwrap();
     assert!(has_text(&wide, &model.title));
+}
+
+/// Issue 24, point 9: a time axis carries its unit in each tick (`20 µs`, `1 ms`), never an
+/// exponent (`2e-5`); other axes keep their SI prefixes.
+#[test]
+fn time_axes_tick_in_time_units() {
+    use roofline_lab::charts::format_time_ticks;
+    assert_eq!(
+        format_time_ticks(&[0.0, 2e-5, 4e-5, 6e-5]),
+        ["0 s", "20 µs", "40 µs", "60 µs"]
+    );
+    assert_eq!(
+        format_time_ticks(&[1e-6, 1e-3, 1.0]),
+        ["1 µs", "1 ms", "1 s"]
+    );
+    assert_eq!(format_time_ticks(&[1.5e-3, 2.5e-3]), ["1.5 ms", "2.5 ms"]);
+    let model = SweepChart {
+        title: "time".into(),
+        x_label: "B".into(),
+        y_label: "T_lower".into(),
+        series: vec![ChartSeries {
+            label: "t".into(),
+            points: (1..=64).map(|b| (b as f64, b as f64 * 1e-6)).collect(),
+            series_idx: 0,
+            scatter: false,
+        }],
+        y_unit: Some(::roofline::units::Unit::Seconds),
+        ..Default::default()
+    };
+    let svg = sweep::render_svg(&model, &ChartTheme::light(), W, H).unwrap();
+    let t = texts(&svg);
+    assert!(t.iter().any(|l| l.ends_with(" µs")), "{t:?}");
+    assert!(!t.iter().any(|l| l.contains("e-")), "{t:?}");
 }

@@ -88,6 +88,38 @@ fn trim_zeros(s: String) -> String {
     }
 }
 
+/// Tick labels for an axis in seconds: each with its time prefix (`20 µs`, `1.5 ms`, `2 s`),
+/// never an exponent; as many digits as it takes for neighbours to differ.
+pub fn format_time_ticks(ticks: &[f64]) -> Vec<String> {
+    const UNITS: [(f64, &str); 5] = [
+        (1.0, "s"),
+        (1e-3, "ms"),
+        (1e-6, "µs"),
+        (1e-9, "ns"),
+        (1e-12, "ps"),
+    ];
+    let one = |t: f64, sig: usize| -> String {
+        let a = t.abs();
+        if t == 0.0 || !t.is_finite() || a >= 1e3 {
+            return format!("{} s", format_axis_si(t, sig));
+        }
+        let (p, unit) = UNITS
+            .iter()
+            .copied()
+            .find(|(p, _)| a >= *p * (1.0 - 1e-9))
+            .unwrap_or(UNITS[UNITS.len() - 1]);
+        format!("{} {unit}", format_axis_si(t / p, sig))
+    };
+    let mut labels = Vec::new();
+    for sig in 3..=10 {
+        labels = ticks.iter().map(|&t| one(t, sig)).collect();
+        if labels.windows(2).all(|w| w[0] != w[1]) {
+            break;
+        }
+    }
+    labels
+}
+
 /// Format a list of tick values so that neighbouring labels are distinct,
 /// using as few significant digits (>= 3) as possible.
 ///

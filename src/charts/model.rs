@@ -136,6 +136,8 @@ pub struct SweepChart {
     pub log_y: bool,
     /// The unit of the y values, for the hover read-out (`197 TFLOP/s`, `20.5 µs`); `None`:
     /// plain numbers.
+    /// The x axis's unit where it has one the ticks should carry (seconds).
+    pub x_unit: Option<roofline::units::Unit>,
     pub y_unit: Option<roofline::units::Unit>,
 }
 

@@ -200,6 +200,8 @@ pub fn draw<DB: DrawingBackend>(
         x_label: &model.x_label,
         y_label: &model.y_label,
         legend: &[],
+        x_seconds: false,
+        y_seconds: false,
     };
     let axes = match begin_chart(&p, &titles, auto_ranges(model), EMPTY_MESSAGE)? {
         ControlFlow::Continue(axes) => axes,

@@ -135,6 +135,8 @@ pub fn draw<DB: DrawingBackend>(
         x_label: &model.x_label,
         y_label: &model.y_label,
         legend: &labels,
+        x_seconds: model.x_unit == Some(roofline::units::Unit::Seconds),
+        y_seconds: model.y_unit == Some(roofline::units::Unit::Seconds),
     };
     let axes = match begin_chart(&p, &titles, auto_ranges(model), EMPTY_MESSAGE)? {
         ControlFlow::Continue(axes) => axes,

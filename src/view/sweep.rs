@@ -164,7 +164,7 @@ pub fn sweep_chart_cached(
         x_label: axis_name(s),
         y_label: match metric {
             SweepMetric::Achieved => "achieved FLOPs/s".into(),
-            SweepMetric::Time => "T_lower (s)".into(),
+            SweepMetric::Time => "T_lower".into(),
             SweepMetric::Fraction => "% of peak".into(),
             SweepMetric::TokensPerS => "tokens/s".into(),
         },

@@ -56,11 +56,12 @@ pub fn validation_chart(r: &Report) -> SweepChart {
             "Published measurements against the roofline (validation set {})",
             r.set_version
         ),
-        x_label: "predicted lower bound (s)".into(),
-        y_label: "measured (s)".into(),
+        x_label: "predicted lower bound".into(),
+        y_label: "measured".into(),
         series,
         log_x: true,
         log_y: true,
+        x_unit: Some(Unit::Seconds),
         y_unit: Some(Unit::Seconds),
         ..Default::default()
     }

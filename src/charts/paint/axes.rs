@@ -4,7 +4,7 @@ use plotters::prelude::DrawingBackend;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::*;
-use crate::charts::format::{format_ticks, linear_ticks, log_ticks, Ticks};
+use crate::charts::format::{format_ticks, format_time_ticks, linear_ticks, log_ticks, Ticks};
 use crate::charts::geometry::{AxisScale, ChartGeometry, PixelRect};
 
 pub(crate) struct AxisTitles<'m> {
@@ -14,6 +14,10 @@ pub(crate) struct AxisTitles<'m> {
     /// The legend's labels when a compact chart puts its legend in a strip above the plot
     /// (empty: the legend, if any, goes inside the plot area).
     pub legend: &'m [&'m str],
+    /// Whether each axis is in seconds: its ticks then carry a time prefix (`20 µs`, `1.5 ms`)
+    /// instead of an exponent (`2e-5`).
+    pub x_seconds: bool,
+    pub y_seconds: bool,
 }
 
 pub(crate) struct Axes {
@@ -155,7 +159,11 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
             let mut attempt = 0;
             loop {
                 xt = ticks_for(&x, x_target);
-                xl = format_ticks(&xt.major);
+                xl = if titles.x_seconds {
+                    format_time_ticks(&xt.major)
+                } else {
+                    format_ticks(&xt.major)
+                };
                 // Shrink the tick count until labels don't collide.
                 let mut widths = 0.0;
                 for l in &xl {
@@ -168,7 +176,11 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
                 attempt += 1;
             }
             yt = ticks_for(&y, y_target);
-            yl = format_ticks(&yt.major);
+            yl = if titles.y_seconds {
+                format_time_ticks(&yt.major)
+            } else {
+                format_ticks(&yt.major)
+            };
             let mut max_w: f64 = 0.0;
             for l in &yl {
                 max_w = max_w.max(p.measure(l, TICK_SIZE, Weight::Normal)?.0);
