@@ -71,6 +71,17 @@ impl Screen {
             .collect();
         let csv: Vec<String> = user.iter().map(|t| t.replace('"', "\"\"")).collect();
         user.extend(csv);
+        // A chart title too wide for its canvas is cut with an ellipsis, maybe inside a name.
+        let cut: Vec<String> = user
+            .iter()
+            .flat_map(|t| {
+                t.char_indices()
+                    .skip(1)
+                    .map(|(i, _)| format!("{}…", t[..i].trim_end()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        user.extend(cut);
         // Longest first, so a text containing another is blanked whole.
         user.sort_by_key(|t| std::cmp::Reverse(t.len()));
         user.dedup();
