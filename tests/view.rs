@@ -147,6 +147,9 @@ fn every_recipe_loads_cleanly_and_answers_like_the_chapter() {
             "llama3-8b-decode" => "H100 SXM: 4.5",
             // sharding.md Pop Quiz 2: 3·8.4e6/4.5e10 = 560 µs (exactly 3/4·33,554,432 / 4.5e10).
             "allgather-pop-quiz" => "T = 559 µs (bandwidth-bound)",
+            // sharding.md question 2: 4·1024·4096 / (16·9e10) = 11.65 µs, bandwidth-bound (3
+            // hops of 1 µs are below it).
+            "allreduce-question-2" => "T = 11.7 µs (bandwidth-bound)",
             // gpus.md: 536,870,912·(7/8)/450e9 = 1.04 ms, plus 7 hops of 0.6 µs are below it.
             "h100-node-allgather" => "T = 1.04 ms",
             // n > D·W/(2C) = 12.85: the exact crossover at 14 (an odd ring moves (n−1)/n).

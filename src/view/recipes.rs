@@ -318,6 +318,15 @@ fn later_parts() -> Vec<Recipe> {
         },
         Recipe {
             part: PART3,
+            id: "allreduce-question-2",
+            title: "AllReduce over Z",
+            summary: "sharding.md question 2: AllReduce_Z of bf16[B_X, D_Y] {U_Z} on a TPU v4p 4x4x4, B = 1024, D = 4096 (each shard 2BD/16 = 524,288 bytes)",
+            chapter: "\"The cost of an AllReduce is twice that of an AllGather ... roughly `4 * 1024 * 4096 / (16 * 9e10) = 11.6us`\".",
+            scenario: scenario_from("chip=tpu-v4p&op=collective:kind=allreduce,bytes=524288,n=4,topology=ring&plot=roofline"),
+            ours: ours_collective,
+        },
+        Recipe {
+            part: PART3,
             id: "h100-node-allgather",
             title: "AllGather in an H100 node",
             summary: "gpus.md: an AllGather of 536 MB over the 8 GPUs of an H100 node at 450 GB/s egress",
