@@ -26,6 +26,7 @@ const LAYERS: &[&str] = &[
     "sweep",
     "workload",
     "serving",
+    "compare",
     "scenario",
     "url",
     "validation",
