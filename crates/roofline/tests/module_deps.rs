@@ -26,9 +26,9 @@ const LAYERS: &[&str] = &[
     "sweep",
     "workload",
     "serving",
-    "compare",
     "scenario",
     "url",
+    "compare",
     "validation",
 ];
 

@@ -234,3 +234,32 @@ fn ratio_words_both_ways() {
     assert_eq!(ratio_words(1.0000001, "A"), "as fast as A");
     assert_eq!(vs_base(1.0, 0.0), None);
 }
+
+/// `base=<op>.<chip>` in links: counted from 1, absent by default, and bad values say why.
+#[test]
+fn base_in_links() {
+    use crate::scenario::BaseRow;
+    use crate::url::{decode, encode};
+    let q = "?chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096&base=1.1";
+    let d = decode(q);
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(d.scenario.base, Some(BaseRow { op: 0, chip: 0 }));
+    assert!(encode(&d.scenario).ends_with("&base=1.1"));
+    assert_eq!(decode(&encode(&d.scenario)).scenario, d.scenario);
+    let d = decode("?chip=h100&base=9.9");
+    assert_eq!(d.scenario.base, None);
+    assert_eq!(
+        d.notices,
+        ["base=9.9: there is no operation 9 on chip 9 (2 operations, 1 chip); no baseline"]
+    );
+    for bad in ["x", "0.1", "1", "1.", "1.2.3", "-1.1", "99999999.1"] {
+        let d = decode(&format!("?base={bad}"));
+        assert_eq!(d.scenario.base, None);
+        assert!(
+            d.notices[0].contains("must be <operation>.<chip>"),
+            "{bad}: {:?}",
+            d.notices
+        );
+    }
+    assert!(!encode(&decode("").scenario).contains("base"));
+}
