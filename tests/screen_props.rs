@@ -103,6 +103,10 @@ impl Screen {
 /// not finite (`serde_json` writes NaN and infinities as `null`).
 const NULLABLE: &[&str] = &[
     "analysis",
+    // Issue 26: a result with an error has no elasticities; a row against the baseline whose
+    // analysis fails has no explanation.
+    "elasticities",
+    "explanation",
     "error",
     "label",
     "theme",

@@ -74,7 +74,9 @@ pub fn elasticity_cells(a: &Analysis, chip: &Chip, opts: &Options) -> Vec<Cell> 
             value: "none".into(),
             text: "—".into(),
             class: "",
-            title: if metric == "elasticity_link" {
+            title: if a.t_lower == 0.0 {
+                "T_lower is 0: no relative change to measure".into()
+            } else if metric == "elasticity_link" {
                 "no communication: no link carries this operation's traffic".into()
             } else {
                 format!("no figure for {what} on this chip")

@@ -15,11 +15,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Elasticities {
     /// To the peak the op's FLOPs run at (its dtype's, or the vector unit's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak: Option<f64>,
     /// To HBM bandwidth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hbm: Option<f64>,
     /// To the link bandwidths (ICI/NVLink, DCN, PCIe scaled together); `None` for an op
     /// without communication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<f64>,
 }
 
@@ -179,6 +182,8 @@ pub fn levers(a: &Analysis, chip: &Chip, opts: &Options) -> Levers {
             out.push(lever(spec.key, step, t, after));
         }
     }
+    // A zero time (a collective over one chip) has no relative change.
+    out.retain(|l| l.change.is_finite());
     out.sort_by(|x, y| x.change.total_cmp(&y.change));
     Levers {
         levers: out,

@@ -24,16 +24,21 @@ pub struct PartDiff {
     /// The part's name.
     pub name: String,
     /// Its time on the baseline (`None`: the baseline has no such part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<f64>,
     /// Its time on the row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row: Option<f64>,
     /// What binds it on the baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_binding: Option<String>,
     /// What binds it on the row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_binding: Option<String>,
     /// `row − base` (a missing side counts 0), seconds.
     pub delta: f64,
     /// `delta / Δtotal` (`None` when the total does not change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share: Option<f64>,
 }
 

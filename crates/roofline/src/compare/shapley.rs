@@ -25,6 +25,7 @@ pub struct InputShare {
     /// Its Shapley value, seconds (`Σ` over the inputs = `t_row − t_base`).
     pub phi: f64,
     /// `phi / (t_row − t_base)` (`None` when the time does not change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share: Option<f64>,
 }
 
@@ -36,6 +37,7 @@ pub struct InputSplit {
     /// Inputs that differ but move `t_lower` at neither end (left out, share 0).
     pub unused: Vec<String>,
     /// Why there is no split, or how it was simplified (grouped players), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
