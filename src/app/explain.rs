@@ -89,7 +89,7 @@ fn against_view(a: Against) -> impl IntoView {
     view! {
         <p data-against="true">{a.summary}</p>
         <div class="table-scroll">
-            <table class="results-table explain-parts">
+            <table class="explain-parts">
                 <caption>"By part, largest share of the change first"</caption>
                 <thead><tr>
                     <th scope="col">"part"</th>
