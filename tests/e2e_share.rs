@@ -603,6 +603,16 @@ async fn a_baseline_through_the_page_the_link_the_panel_and_the_exports() {
     b.js("document.querySelector('[data-explain]').scrollIntoView()")
         .await;
     b.screenshot("compare-390x844").await;
+    // On a phone the row's buttons are in its opened card, not beside its name.
+    b.click("tr[data-op='0'][data-chip='1'] .row-toggle").await;
+    let shown = b
+        .js("return [...document.querySelectorAll(\"[data-action='set-base']\")].filter(e => e.offsetParent !== null).map(e => !!e.closest('.derivation'))")
+        .await;
+    assert_eq!(
+        shown,
+        serde_json::json!([true]),
+        "visible base buttons: {shown}"
+    );
     b.viewport(Some((1400, 1000))).await;
     // Exports carry it.
     b.capture_downloads().await;

@@ -121,7 +121,12 @@ pub fn ResultsPanel() -> impl IntoView {
                 <thead>
                     <tr>
                         <th scope="col">"operation · chip"</th>
-                        {HEAD.into_iter().map(head_cell).collect_view()}
+                        {HEAD.into_iter().map(|h| {
+                            // The baseline's column shows once there is a baseline.
+                            let no_base = move || c.scenario.with(|s| s.base_row().is_none());
+                            let class = move || if is_extra(h.0) || (h.0 == "vs_base" && no_base()) { "extra" } else { "" };
+                            view! { <th scope="col" data-col=h.0 class=class>{h.1}</th> }
+                        }).collect_view()}
                         {move || {
                             let any = rows.with(|r| r.iter().any(|r| !r.parts.is_empty()));
                             any.then(|| WORKLOAD_HEAD.into_iter().map(head_cell).collect_view())
@@ -287,6 +292,8 @@ fn Row(
         <Show when=move || is_open.get()>
             <tr class="derivation-row">
                 <td class="derivation" colspan="14" data-derivation=initial.op_key.clone()>
+                    // On phones the row's buttons live here, so a card stays one line taller at most.
+                    {row_actions(&initial)}
                     <ol>{move || row.with(|r| r.as_ref().map(|r| r.derivation()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
                 </td>
             </tr>
@@ -338,7 +345,7 @@ fn row_actions(r: &ResultRow) -> Option<impl IntoView> {
         });
     };
     Some(view! {
-        " "
+        <span class="row-actions">
         <button class="small" data-action="set-base" aria-pressed=move || is_base().to_string()
             title="Make this row the baseline every other row is compared with (again: no baseline)"
             on:click=set_base>{move || if is_base() { "baseline ✓" } else { "base" }}</button>
@@ -346,6 +353,7 @@ fn row_actions(r: &ResultRow) -> Option<impl IntoView> {
         <button class="small" data-action="explain" aria-expanded=move || (explain.get() == Some((i, j))).to_string()
             title="Why this time against the baseline, and what moves it"
             on:click=why>"why?"</button>
+        </span>
     })
 }
 

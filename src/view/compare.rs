@@ -86,13 +86,14 @@ pub fn elasticity_cells(a: &Analysis, chip: &Chip, opts: &Options) -> Vec<Cell> 
     .collect()
 }
 
-/// The `vs_base` cell of a row with no baseline.
+/// The `vs_base` cell of a row with no baseline (its column folds behind "more columns"
+/// until there is one).
 pub fn no_base_cell() -> Cell {
     Cell {
         metric: "vs_base",
         value: "none".into(),
         text: "—".into(),
-        class: "",
+        class: "extra",
         title: "no baseline: choose one with a row's \"base\" button (base= in the link)".into(),
     }
 }
@@ -129,6 +130,7 @@ fn vs_base_cell(t_row: f64, t_base: Result<f64, &str>, base: &str, is_base: bool
         },
         Err(why) => Cell {
             title: format!("the baseline {base} has no time: {why}"),
+            class: "",
             ..no_base_cell()
         },
     }
