@@ -17,10 +17,10 @@ use super::names::{op_name, pretty};
 use super::rows::ResultRow;
 
 /// How the elasticities are found, for their cells' titles and the panel.
-pub const ELASTICITY_METHOD: &str = "d ln T_lower / d ln x: T_lower at x·1.001 and x/1.001, \
-     the difference of their logarithms over 2·ln 1.001, rounded to 1e-9; exact where the \
-     bound is piecewise linear (each part's time ∝ 1/x or independent of it), the mean of the \
-     two sides at a tie";
+pub const ELASTICITY_METHOD: &str = "d ln T_lower / d ln x: T_lower at x·1.001 against T_lower \
+     at x, the difference of their logarithms over ln 1.001, rounded to 1e-9; exact where the \
+     bound is piecewise linear (each part's time ∝ 1/x or independent of it), the side of more \
+     x at a tie";
 
 /// How the change is split by input, for the panel.
 pub const SHAPLEY_METHOD: &str = "Shapley values: each changed input's average effect on \

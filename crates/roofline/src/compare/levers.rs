@@ -49,26 +49,28 @@ fn scaled(chip: &Chip, fields: &[ChipField], k: f64) -> Option<Chip> {
     any.then_some(c)
 }
 
-/// The central difference of `ln t` over `x·(1±h)` in log space, rounded to 1e-9: where `t`
+/// The change of `ln t` from `x` to `x·1.001`, over `ln 1.001`, rounded to 1e-9: where `t`
 /// is a sum of terms each proportional to `1/x` or independent of it (every roofline away
 /// from a tie), this is the exact elasticity (−1 for a memory-bound step's HBM, 0 for its
-/// peak); at a tie it is the mean of the two sides.
-fn elasticity(op: &Op, chip: &Chip, opts: &Options, fields: &[ChipField]) -> Option<f64> {
+/// peak); at a tie it is the side of more `x` (what buying more of it does). One evaluation
+/// of `t_lower` per resource, beside the row's own `t`.
+fn elasticity(op: &Op, chip: &Chip, opts: &Options, t: f64, fields: &[ChipField]) -> Option<f64> {
     let k = 1.0 + 1e-3;
     let up = t_lower(op, &scaled(chip, fields, k)?, opts).ok()?;
-    let down = t_lower(op, &scaled(chip, fields, 1.0 / k)?, opts).ok()?;
-    let e = (up.ln() - down.ln()) / (2.0 * k.ln());
+    let e = (up.ln() - t.ln()) / k.ln();
     e.is_finite().then(|| (e * 1e9).round() / 1e9 + 0.0)
 }
 
-/// The three elasticities of an analysed op on `chip` (6 evaluations of `t_lower`).
+/// The three elasticities of an analysed op on `chip` (up to 3 evaluations of `t_lower`).
 pub fn elasticities(a: &Analysis, chip: &Chip, opts: &Options) -> Elasticities {
-    let op = &a.op;
+    let (op, t) = (&a.op, a.t_lower);
     let comms = a.comms.iter().any(|t| t.resource.bound() == Bound::Network);
     Elasticities {
-        peak: elasticity(op, chip, opts, &peak_fields(a)),
-        hbm: elasticity(op, chip, opts, &[ChipField::Hbm]),
-        link: comms.then(|| elasticity(op, chip, opts, &LINKS)).flatten(),
+        peak: elasticity(op, chip, opts, t, &peak_fields(a)),
+        hbm: elasticity(op, chip, opts, t, &[ChipField::Hbm]),
+        link: comms
+            .then(|| elasticity(op, chip, opts, t, &LINKS))
+            .flatten(),
     }
 }
 
