@@ -46,6 +46,9 @@ pub struct InputSplit {
 enum Input {
     Chip(ChipField),
     Interconnect,
+    /// What a chip's preset brings beyond its fields (a TPU's torus and DCN fabric for a
+    /// training step), with its name.
+    Preset,
     Op(&'static str),
     /// The whole operation, when the two are of different kinds.
     WholeOp,
@@ -56,6 +59,7 @@ impl Input {
         match self {
             Input::Chip(f) => f.as_str().into(),
             Input::Interconnect => "interconnect".into(),
+            Input::Preset => "preset".into(),
             Input::Op(k) => k.into(),
             Input::WholeOp => "op".into(),
         }
@@ -65,6 +69,7 @@ impl Input {
         match self {
             Input::Chip(f) => f.label().into(),
             Input::Interconnect => "interconnect".into(),
+            Input::Preset => "the chip's preset (its network fabric)".into(),
             Input::Op(k) => op.field(k).map_or(k, |s| s.label).into(),
             Input::WholeOp => "the operation".into(),
         }
@@ -78,6 +83,7 @@ impl Input {
                 (None, _) => "none".into(),
             },
             Input::Interconnect => format!("{:?}", chip.interconnect),
+            Input::Preset => chip.preset_id.clone().unwrap_or_else(|| "custom".into()),
             Input::Op(k) => op.get(k).unwrap_or_default(),
             Input::WholeOp => op.title(),
         }
@@ -95,6 +101,11 @@ impl Input {
             },
             Input::Interconnect => {
                 chip.interconnect = from.1.interconnect;
+                Ok(())
+            }
+            Input::Preset => {
+                chip.preset_id.clone_from(&from.1.preset_id);
+                chip.name.clone_from(&from.1.name);
                 Ok(())
             }
             Input::Op(k) => op.set(k, &from.0.get(k).unwrap_or_default()),
@@ -118,6 +129,9 @@ fn differing(base: (&Op, &Chip), row: (&Op, &Chip)) -> Vec<Input> {
         .collect();
     if base.1.interconnect != row.1.interconnect {
         out.push(Input::Interconnect);
+    }
+    if base.1.preset_id != row.1.preset_id || base.1.name != row.1.name {
+        out.push(Input::Preset);
     }
     if base.0.kind_id() != row.0.kind_id() {
         out.push(Input::WholeOp);
@@ -186,13 +200,6 @@ pub(crate) fn split(
         opts,
         players: inputs.iter().map(|&i| vec![i]).collect(),
     };
-    // (Over 60 inputs, more than two kinds' worth, skip the test: they are grouped below.)
-    let testable = inputs.len() <= 60;
-    let all = if testable {
-        (1usize << inputs.len()) - 1
-    } else {
-        0
-    };
     let mut note = (base.0.kind_id() != row.0.kind_id()).then(|| {
         format!(
             "the operations are of different kinds ({} and {}): the operation counts as one input",
@@ -200,22 +207,7 @@ pub(crate) fn split(
             row.0.kind_id()
         )
     });
-    // Null players: no change from the baseline alone nor from the row alone.
-    let mut unused = Vec::new();
-    let mut kept = Vec::new();
-    for (p, &i) in inputs.iter().enumerate() {
-        if !testable {
-            kept.push(i);
-            continue;
-        }
-        let alone = game.value(1 << p).map(|v| v == t_base);
-        let last = game.value(all & !(1 << p)).map(|v| v == t_row);
-        if matches!((alone, last), (Ok(true), Ok(true))) {
-            unused.push(i.label(base.0));
-        } else {
-            kept.push(i);
-        }
-    }
+    let (kept, unused) = drop_null_players(&game, &inputs, t_base, t_row);
     game.players = kept.iter().map(|&i| vec![i]).collect();
     if game.players.len() > MAX_PLAYERS {
         note = Some(format!(
@@ -227,11 +219,12 @@ pub(crate) fn split(
             .partition(|i| !matches!(i, Input::Op(_) | Input::WholeOp));
         game.players = [chip, op].into_iter().filter(|g| !g.is_empty()).collect();
     }
-    let shares = match shapley(&game) {
+    let delta = t_row - t_base;
+    let mut shares: Vec<InputShare> = match shapley(&game) {
         Ok(phi) => phi
             .into_iter()
             .enumerate()
-            .map(|(p, phi)| share_of(&game, p, phi, t_row - t_base))
+            .map(|(p, phi)| share_of(&game, p, phi, delta))
             .collect(),
         Err(e) => {
             note = Some(format!(
@@ -240,13 +233,48 @@ pub(crate) fn split(
             Vec::new()
         }
     };
-    let mut shares: Vec<InputShare> = shares;
+    // Efficiency (Σ φ = Δ) holds whenever the inputs above are all the two sides differ in;
+    // should a kind read something else, say so rather than show shares that do not add up.
+    let explained: f64 = shares.iter().map(|s| s.phi).sum();
+    if !shares.is_empty() && (explained - delta).abs() > 1e-9 * t_base.abs().max(t_row.abs()) {
+        note = Some(format!(
+            "the inputs shown explain {:.3} of the change; the rest comes from what they do not cover",
+            explained / delta
+        ));
+    }
     shares.sort_by(|a, b| b.phi.abs().total_cmp(&a.phi.abs()));
     InputSplit {
         shares,
         unused,
         note,
     }
+}
+
+/// The inputs kept, and the labels of those left out as null players: no change from the
+/// baseline with it alone, nor from the row without it alone. (Over 60 inputs, more than two
+/// kinds' worth, nothing is tested: they are grouped.)
+fn drop_null_players(
+    game: &Game,
+    inputs: &[Input],
+    t_base: f64,
+    t_row: f64,
+) -> (Vec<Input>, Vec<String>) {
+    if inputs.len() > 60 {
+        return (inputs.to_vec(), Vec::new());
+    }
+    let all = (1usize << inputs.len()) - 1;
+    let mut unused = Vec::new();
+    let mut kept = Vec::new();
+    for (p, &i) in inputs.iter().enumerate() {
+        let alone = game.value(1 << p).map(|v| v == t_base);
+        let last = game.value(all & !(1 << p)).map(|v| v == t_row);
+        if matches!((alone, last), (Ok(true), Ok(true))) {
+            unused.push(i.label(game.base.0));
+        } else {
+            kept.push(i);
+        }
+    }
+    (kept, unused)
 }
 
 /// Every player's Shapley value over the `2^n` coalitions.

@@ -263,3 +263,43 @@ fn base_in_links() {
     }
     assert!(!encode(&decode("").scenario).contains("base"));
 }
+
+/// A training step splits into its phases (compute, traffic not hidden under it, pipeline
+/// bubble) and a collective into its bandwidth and latency terms; each adds up to `t_lower`,
+/// so the shares of a change between chips add up to 100 % for every kind.
+#[test]
+fn phases_and_terms_add_up_for_every_kind() {
+    let o = Options::default();
+    let (a, b) = (preset("tpu-v5p").unwrap(), preset("tpu-v6e").unwrap());
+    for kind in crate::op::OpKind::IDS {
+        let op = Op::default_for(kind).unwrap();
+        let Ok(parts) = breakdown(&op, &a, &o) else {
+            continue;
+        };
+        let t = crate::analysis::t_lower(&op, &a, &o).unwrap();
+        let sum: f64 = parts.iter().map(|p| p.time).sum();
+        assert!(close(sum, t, 1e-9), "{kind}: {sum} against {t}");
+        if let Ok(e) = explain((&op, &a), (&op, &b), &o) {
+            if e.delta != 0.0 {
+                let (p, i) = sum_shares(&e);
+                assert!(
+                    close(p, 1.0, 1e-9) && close(i, 1.0, 1e-9),
+                    "{kind}: {p} {i}"
+                );
+            }
+        }
+    }
+    let train = breakdown(&Op::default_for("train").unwrap(), &a, &o).unwrap();
+    let names: Vec<&str> = train.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "compute (forward + backward)",
+            "traffic not hidden under compute",
+            "pipeline bubble"
+        ]
+    );
+    let coll = breakdown(&Op::default_for("collective").unwrap(), &a, &o).unwrap();
+    assert_eq!(coll[0].name, "bandwidth term");
+    assert_eq!(coll[1].name, "latency term");
+}
