@@ -134,7 +134,10 @@ fn vs_base_and_elasticities_on_the_issue_link() {
     );
     // An embed's compact key line carries it too.
     let compact = view::key_line_with(&d.scenario, view::KeyLineDetail::Compact);
-    assert!(compact.contains("B200: 2.39× faster than H100 SXM"), "{compact}");
+    assert!(
+        compact.contains("B200: 2.39× faster than H100 SXM"),
+        "{compact}"
+    );
     // Without a baseline every row says none, and the key line says nothing of it.
     let mut s = d.scenario.clone();
     s.base = None;
