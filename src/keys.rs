@@ -4,7 +4,7 @@
 //! moving, duplicating or removing a card moves, copies or drops its DOM and leaves the
 //! other cards alone. Pure, so it is tested natively.
 
-use roofline::scenario::Scenario;
+use roofline::scenario::{BaseRow, Scenario};
 
 /// An edit of the list of operations or chips; the ids follow the items.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,17 @@ impl Keys {
     /// The position of the chip with id `id`.
     pub fn chip_index(&self, id: u64) -> Option<usize> {
         self.chips.iter().position(|k| *k == id)
+    }
+
+    /// The baseline after an edit that turned `before` into these ids: it follows its
+    /// operation's and chip's ids (moved, or shifted by an insertion or removal before it);
+    /// `None` when either was removed.
+    pub fn follow_base(&self, before: &Keys, base: Option<BaseRow>) -> Option<BaseRow> {
+        let b = base?;
+        Some(BaseRow {
+            op: self.op_index(*before.ops.get(b.op)?)?,
+            chip: self.chip_index(*before.chips.get(b.chip)?)?,
+        })
     }
 
     /// Applies `edit` to the operations `items` and their ids; whether anything changed.
@@ -155,6 +166,36 @@ mod tests {
         let mut chips = Keys::new(&s);
         assert!(!chips.edit_chips(&mut one, ListEdit::Remove(0)));
         assert_eq!(chips.chips.len(), 1);
+    }
+
+    #[test]
+    fn the_baseline_follows_its_row_through_edits() {
+        let s = Scenario::default();
+        let before = Keys::new(&s);
+        let base = Some(BaseRow { op: 1, chip: 0 });
+        let mut items = vec!['a', 'b'];
+        let mut k = before.clone();
+        k.edit_ops(&mut items, ListEdit::MoveUp(1));
+        assert_eq!(
+            k.follow_base(&before, base),
+            Some(BaseRow { op: 0, chip: 0 })
+        );
+        let mut k = before.clone();
+        k.edit_ops(&mut vec!['a', 'b'], ListEdit::Duplicate(0));
+        assert_eq!(
+            k.follow_base(&before, base),
+            Some(BaseRow { op: 2, chip: 0 })
+        );
+        let mut k = before.clone();
+        k.edit_ops(&mut vec!['a', 'b'], ListEdit::Remove(0));
+        assert_eq!(
+            k.follow_base(&before, base),
+            Some(BaseRow { op: 0, chip: 0 })
+        );
+        let mut k = before.clone();
+        k.edit_ops(&mut vec!['a', 'b'], ListEdit::Remove(1));
+        assert_eq!(k.follow_base(&before, base), None);
+        assert_eq!(before.follow_base(&before, None), None);
     }
 
     #[test]

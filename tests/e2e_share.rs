@@ -564,3 +564,155 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// The issue's link without its `base=`: Llama-3 8B decode, B = 64, ctx 4096, H100 and B200.
+const COMPARE: &str = "/?chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096";
+
+/// Issue 26: a baseline chosen through the page (its "base" button), kept in the link and by
+/// a reload, the B200 row at 3.35 / 8 = 0.41875 of the H100's (a memory-bound step: each
+/// part's bytes over HBM bandwidth, the chips' datasheet 3.35 and 8 TB/s), the explanation
+/// panel (shares adding up to 100 %, HBM alone explaining the change), the elasticities of a
+/// memory-bound and a compute-bound row, and the exports. Screenshots of the panel at
+/// 1400×1000 and 390×844 go to target/e2e/compare-*.png.
+#[tokio::test(flavor = "current_thread")]
+async fn a_baseline_through_the_page_the_link_the_panel_and_the_exports() {
+    let b = Browser::start().await;
+    b.viewport(Some((1400, 1000))).await;
+    b.open(COMPARE).await;
+    assert_eq!(b.row_metrics("0", 1).await["vs_base"], "none");
+    // Choose the H100 row as the baseline.
+    b.click("tr[data-op='0'][data-chip='0'] [data-action='set-base']")
+        .await;
+    let m = b.row_metrics("0", 1).await;
+    assert!(close_to(num(&m, "vs_base"), 3.35 / 8.0, 1e-12), "{m:?}");
+    assert_eq!(b.row_metrics("0", 0).await["vs_base"], "1");
+    let key = b.text("[data-keyline]").await;
+    assert!(
+        key.contains("B200: 2.39× faster than H100 SXM"),
+        "key line: {key}"
+    );
+    let search = b.settled_search().await;
+    assert!(search.ends_with("&base=1.1"), "{search}");
+    // Reload the link: the same baseline, pressed.
+    b.open(&format!("/{search}")).await;
+    let m = b.row_metrics("0", 1).await;
+    assert!(close_to(num(&m, "vs_base"), 0.41875, 1e-12), "{m:?}");
+    let pressed = b
+        .js("return document.querySelector(\"tr[data-op='0'][data-chip='0'] [data-action='set-base']\").getAttribute('aria-pressed')")
+        .await;
+    assert_eq!(pressed.as_str(), Some("true"));
+    // A memory-bound step: −1 to HBM, 0 to the peak, no link (tp = 1).
+    for chip in [0, 1] {
+        let m = b.row_metrics("0", chip).await;
+        assert_eq!(
+            (
+                m["elasticity_hbm"].as_str(),
+                m["elasticity_peak"].as_str(),
+                m["elasticity_link"].as_str()
+            ),
+            ("-1", "0", "none")
+        );
+    }
+    // The panel of the B200 row.
+    b.click("tr[data-op='0'][data-chip='1'] [data-action='explain']")
+        .await;
+    b.wait_for("[data-explain] [data-against='true']").await;
+    let shares = b
+        .js("return [...document.querySelectorAll('[data-explain] tr[data-part]')].map(t => Number(t.dataset.value)).reduce((a, x) => a + x, 0)")
+        .await
+        .as_f64()
+        .unwrap();
+    assert!(close_to(shares, 1.0, 1e-9), "shares add up to {shares}");
+    assert_eq!(
+        b.text("[data-parts-total]").await,
+        "the parts' shares add up to 100 %"
+    );
+    assert_eq!(
+        b.text("[data-explain] [data-input='hbm']").await,
+        "HBM bandwidth 3.35 TB/s → 8 TB/s explains 100 % of the change"
+    );
+    assert_eq!(
+        b.text("[data-cheapest]").await,
+        "buy HBM bandwidth, not FLOPs"
+    );
+    let lever = b.text("[data-explain] [data-lever='hbm']").await;
+    assert_eq!(lever, "+25 % of HBM bandwidth → −20 % time");
+    b.js("document.querySelector('[data-explain]').scrollIntoView()")
+        .await;
+    b.screenshot("compare-1400x1000").await;
+    b.viewport(Some((390, 844))).await;
+    b.js("document.querySelector('[data-explain]').scrollIntoView()")
+        .await;
+    b.screenshot("compare-390x844").await;
+    // On a phone the row's buttons are in its opened card, not beside its name.
+    b.click("tr[data-op='0'][data-chip='1'] .row-toggle").await;
+    let shown = b
+        .js("return [...document.querySelectorAll(\"[data-action='set-base']\")].filter(e => e.offsetParent !== null).map(e => !!e.closest('.derivation'))")
+        .await;
+    assert_eq!(
+        shown,
+        serde_json::json!([true]),
+        "visible base buttons: {shown}"
+    );
+    b.viewport(Some((1400, 1000))).await;
+    // Exports carry it.
+    b.capture_downloads().await;
+    let (name, csv) = b.export("results-csv").await;
+    assert!(name.ends_with("-results.csv"), "{name}");
+    let b200 = csv.lines().find(|l| l.contains(",B200,")).unwrap();
+    assert!(b200.contains(",0.41875"), "{b200}");
+    let (_, json) = b.export("json").await;
+    let v: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let ratio = v["comparison"][0]["explanation"]["ratio"].as_f64().unwrap();
+    assert!(close_to(ratio, 0.41875, 1e-12), "{ratio}");
+    // Pressing the baseline's button again clears it, and the link loses base=.
+    b.click("tr[data-op='0'][data-chip='0'] [data-action='set-base']")
+        .await;
+    assert_eq!(b.row_metrics("0", 1).await["vs_base"], "none");
+    assert!(!b.settled_search().await.contains("base="));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// A compute-bound matmul (B = D = F = 8192 bf16 on an H100, intensity ≈ 2730 FLOPs/byte over
+/// the ridge 295): −1 to the peak, 0 to HBM; and a base= that names no row says so.
+#[tokio::test(flavor = "current_thread")]
+async fn elasticities_of_a_compute_bound_row_and_a_dangling_base() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=matmul:b=8192,d=8192,f=8192,w=bf16")
+        .await;
+    let m = b.row_metrics("0", 0).await;
+    assert_eq!(
+        (
+            m["elasticity_peak"].as_str(),
+            m["elasticity_hbm"].as_str(),
+            m["elasticity_link"].as_str()
+        ),
+        ("-1", "0", "none")
+    );
+    b.click("tr[data-op='0'][data-chip='0'] [data-action='explain']")
+        .await;
+    assert_eq!(
+        b.text("[data-cheapest]").await,
+        "buy FLOPs, not HBM bandwidth"
+    );
+    assert_eq!(
+        b.text("[data-against='none']").await,
+        "no baseline: choose one with a row's \"base\" button"
+    );
+    b.open("/?chip=h100&op=matmul&base=9.9").await;
+    let notice = b.text("[data-notice]").await;
+    assert!(
+        notice.contains("base=9.9: there is no operation 9"),
+        "{notice}"
+    );
+    b.open("/?chip=h100&op=matmul&base=x").await;
+    let notice = b.text("[data-notice]").await;
+    assert!(
+        notice.contains("base=x: must be <operation>.<chip>"),
+        "{notice}"
+    );
+    assert_eq!(b.row_metrics("0", 0).await["vs_base"], "none");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

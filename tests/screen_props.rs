@@ -28,7 +28,7 @@ mod common;
 
 use common::fuzz::{self, number_text, url_input};
 use common::{golden_urls, Rng};
-use roofline::scenario::SweepAxes;
+use roofline::scenario::{BaseRow, SweepAxes};
 use roofline::url::decode;
 use roofline::{
     preset, preset_ids, Calibration, Chip, ChipField, DType, FieldSpec, FieldType, FlopConvention,
@@ -114,6 +114,10 @@ impl Screen {
 /// not finite (`serde_json` writes NaN and infinities as `null`).
 const NULLABLE: &[&str] = &[
     "analysis",
+    // Issue 26: a result with an error has no elasticities; a row against the baseline whose
+    // analysis fails has no explanation.
+    "elasticities",
+    "explanation",
     "error",
     "label",
     "theme",
@@ -233,6 +237,28 @@ fn page(s: &Scenario, case: usize) -> Result<bool, String> {
         row(&screen, r)?;
     }
     screen.text("key line", &view::key_line(s))?;
+    // The explanation panel of the last row (against the baseline when there is one).
+    if let Ok(p) = view::explain_panel(s, s.ops.len() - 1, s.chips.len() - 1) {
+        let against = p.against.as_ref().ok();
+        let lines = against
+            .into_iter()
+            .flat_map(|a| {
+                let parts = a
+                    .parts
+                    .iter()
+                    .flat_map(|l| [&l.name, &l.base, &l.row, &l.share]);
+                let inputs = a.inputs.iter().map(|(_, _, w)| w);
+                std::iter::once(&a.summary)
+                    .chain(parts)
+                    .chain(inputs)
+                    .chain(&a.notes)
+            })
+            .chain(p.levers.iter().map(|(_, _, w)| w))
+            .chain([&p.cheapest, &p.title]);
+        for l in lines {
+            screen.text("explanation panel", l)?;
+        }
+    }
 
     let mut plotted = false;
     for (k, metric) in METRICS.into_iter().enumerate() {
@@ -540,6 +566,11 @@ fn edited(r: &mut Rng) -> Scenario {
             o
         })
         .collect();
+    let chips: Vec<Chip> = chips;
+    let base = r.chance(2).then(|| BaseRow {
+        op: r.below(ops.len()),
+        chip: r.below(chips.len()),
+    });
     Scenario {
         chips,
         sweep: random_sweep(r, &ops),
@@ -549,6 +580,7 @@ fn edited(r: &mut Rng) -> Scenario {
         options: options(r),
         embed: r.chance(4),
         theme: None,
+        base,
     }
 }
 

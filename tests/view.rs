@@ -235,17 +235,21 @@ fn serde_json_export(s: &Scenario) -> String {
                     "op": i,
                     "chip": j,
                     "analysis": r.as_ref().ok(),
+                    "elasticities": r.as_ref().ok().map(|a| roofline::compare::elasticities(a, chip, &s.options)),
                     "error": r.as_ref().err().map(|e| e.to_string()),
                 })
             })
         })
         .collect();
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "generator": "Roofline Lab",
         "url_query": roofline::url::encode(s),
         "scenario": s,
         "results": results,
     });
+    if let Some(c) = view::export::comparison(s) {
+        doc["comparison"] = serde_json::to_value(c).unwrap();
+    }
     serde_json::to_string_pretty(&doc).unwrap()
 }
 
@@ -265,6 +269,7 @@ fn json_export_matches_serde_json() {
         "chip=tpu-v5e:int8=none&op=matmul:x=int8,w=int8&flops=1mac&derate=0.95",
         "chip=h100&chip=tpu-v5e&op=llm:preset=llama3-8b,b=16,ctx=4096,tp=2&op=model&embed=1",
         "chip=a100",
+        "chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096&base=1.1",
         "op=custom:flops=1e300,bytes=1e-300&sweep=b:1..100000:log:n=7&plot=both",
     ] {
         scenarios.push(roofline::url::decode(q).scenario);

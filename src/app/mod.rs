@@ -6,6 +6,7 @@ mod chart_canvas;
 mod chips;
 mod collapse;
 mod debounce;
+mod explain;
 mod field;
 mod hf_import;
 mod menu;
@@ -131,20 +132,30 @@ impl Ctx {
     /// Adds, duplicates, moves or removes an operation, its id following it.
     pub fn edit_ops(&self, edit: ListEdit<Op>) {
         let mut ops = self.scenario.with_untracked(|s| s.ops.clone());
-        let mut keys = self.keys.get_untracked();
+        let before = self.keys.get_untracked();
+        let mut keys = before.clone();
         if keys.edit_ops(&mut ops, edit) {
+            let base = keys.follow_base(&before, self.scenario.with_untracked(|s| s.base_row()));
             self.keys.set(keys);
-            self.scenario.update(|s| s.ops = ops);
+            self.scenario.update(|s| {
+                s.ops = ops;
+                s.base = base;
+            });
         }
     }
 
     /// Adds or removes a chip, its id following it.
     pub fn edit_chips(&self, edit: ListEdit<Chip>) {
         let mut chips = self.scenario.with_untracked(|s| s.chips.clone());
-        let mut keys = self.keys.get_untracked();
+        let before = self.keys.get_untracked();
+        let mut keys = before.clone();
         if keys.edit_chips(&mut chips, edit) {
+            let base = keys.follow_base(&before, self.scenario.with_untracked(|s| s.base_row()));
             self.keys.set(keys);
-            self.scenario.update(|s| s.chips = chips);
+            self.scenario.update(|s| {
+                s.chips = chips;
+                s.base = base;
+            });
         }
     }
 }

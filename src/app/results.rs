@@ -6,16 +6,19 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::ctx;
+use super::explain::{ExplainOpen, ExplainPanel};
 use crate::view::{self, Cell, ResultRow};
+use roofline::scenario::BaseRow;
 
 /// Column headers, in the order of [`ResultRow::cells`]: (metric, header).
-const HEAD: [(&str, &str); 16] = [
+const HEAD: [(&str, &str); 20] = [
     ("flops", "FLOPs"),
     ("bytes", "bytes"),
     ("intensity", "intensity"),
     ("t_math", "T_math"),
     ("t_comms", "T_comms"),
     ("t_lower", "T_lower"),
+    ("vs_base", "vs base"),
     ("t_upper", "T_upper"),
     ("t_expected", "expected"),
     ("t_expected_lo", "expected p10"),
@@ -26,6 +29,9 @@ const HEAD: [(&str, &str); 16] = [
     ("ridge", "ridge"),
     ("critical", "critical"),
     ("fits", "fits"),
+    ("elasticity_peak", "elasticity: peak"),
+    ("elasticity_hbm", "elasticity: HBM"),
+    ("elasticity_link", "elasticity: link"),
 ];
 
 /// Extra columns when a model workload is present.
@@ -56,6 +62,9 @@ fn is_extra(metric: &str) -> bool {
             | "algorithm"
             | "parts_bound"
             | "repeat"
+            | "elasticity_peak"
+            | "elasticity_hbm"
+            | "elasticity_link"
     )
 }
 
@@ -77,12 +86,16 @@ pub fn ResultsPanel() -> impl IntoView {
     let c = ctx();
     // Rows re-used between edits are the same Arc: comparing them is a pointer check.
     let cache = StoredValue::new(view::RowCache::default());
+    let base_cache = StoredValue::new(view::BaseCache::default());
     let rows = Memo::new_with_compare(
         move |_| {
             c.scenario.with(|s| {
-                cache
+                let rows = cache
                     .try_update_value(|cache| view::result_rows_cached(s, cache))
-                    .unwrap_or_default()
+                    .unwrap_or_default();
+                base_cache
+                    .try_update_value(|b| view::rows_with_base(s, rows.clone(), b))
+                    .unwrap_or(rows)
             })
         },
         |a: Option<&Vec<Arc<ResultRow>>>, b: Option<&Vec<Arc<ResultRow>>>| match (a, b) {
@@ -94,6 +107,7 @@ pub fn ResultsPanel() -> impl IntoView {
     );
     let open = RwSignal::new(BTreeSet::<String>::new());
     let (all_columns, set_all_columns) = signal(false);
+    provide_context(ExplainOpen(RwSignal::new(None)));
     view! {
         <section class="panel results" id="results" tabindex="-1" aria-labelledby="results-h">
             <h2 id="results-h">
@@ -108,7 +122,12 @@ pub fn ResultsPanel() -> impl IntoView {
                 <thead>
                     <tr>
                         <th scope="col">"operation · chip"</th>
-                        {HEAD.into_iter().map(head_cell).collect_view()}
+                        {HEAD.into_iter().map(|h| {
+                            // The baseline's column shows once there is a baseline.
+                            let no_base = move || c.scenario.with(|s| s.base_row().is_none());
+                            let class = move || if is_extra(h.0) || (h.0 == "vs_base" && no_base()) { "extra" } else { "" };
+                            view! { <th scope="col" data-col=h.0 class=class>{h.1}</th> }
+                        }).collect_view()}
                         {move || {
                             let any = rows.with(|r| r.iter().any(|r| !r.parts.is_empty()));
                             any.then(|| WORKLOAD_HEAD.into_iter().map(head_cell).collect_view())
@@ -124,6 +143,7 @@ pub fn ResultsPanel() -> impl IntoView {
                     </For>
                 </tbody>
             </table>
+            <ExplainPanel/>
         </section>
     }
 }
@@ -266,12 +286,15 @@ fn Row(
                 <button class="row-toggle" aria-expanded=move || is_open.get().to_string()
                     title="Show or hide the derivation"
                     on:click=move |ev| { ev.stop_propagation(); toggle_key() }>{name}</button>
+                {row_actions(&initial)}
             </td>
             {cells}
         </tr>
         <Show when=move || is_open.get()>
             <tr class="derivation-row">
                 <td class="derivation" colspan="14" data-derivation=initial.op_key.clone()>
+                    // On phones the row's buttons live here, so a card stays one line taller at most.
+                    {row_actions(&initial)}
                     <ol>{move || row.with(|r| r.as_ref().map(|r| r.derivation()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ol>
                 </td>
             </tr>
@@ -293,6 +316,46 @@ fn Row(
         </Show>
     }
     .into_any()
+}
+
+/// A top-level row's "base" (make it the baseline, or clear it) and "why?" (open its
+/// explanation panel) buttons; nothing for part and serving rows.
+fn row_actions(r: &ResultRow) -> Option<impl IntoView> {
+    let i: usize = r.op_key.parse().ok()?;
+    let j = r.chip;
+    let c = ctx();
+    let explain = expect_context::<ExplainOpen>().0;
+    let is_base = move || {
+        c.scenario
+            .with(|s| s.base_row() == Some(BaseRow { op: i, chip: j }))
+    };
+    let set_base = move |ev: leptos::ev::MouseEvent| {
+        ev.stop_propagation();
+        let now = c.scenario.with_untracked(|s| s.base_row());
+        let next = (now != Some(BaseRow { op: i, chip: j })).then_some(BaseRow { op: i, chip: j });
+        c.scenario.update(|s| s.base = next);
+    };
+    let why = move |ev: leptos::ev::MouseEvent| {
+        ev.stop_propagation();
+        explain.update(|e| {
+            *e = if *e == Some((i, j)) {
+                None
+            } else {
+                Some((i, j))
+            }
+        });
+    };
+    Some(view! {
+        <span class="row-actions">
+        <button class="small" data-action="set-base" aria-pressed=move || is_base().to_string()
+            title="Make this row the baseline every other row is compared with (again: no baseline)"
+            on:click=set_base>{move || if is_base() { "baseline ✓" } else { "base" }}</button>
+        " "
+        <button class="small" data-action="explain" aria-expanded=move || (explain.get() == Some((i, j))).to_string()
+            title="Why this time against the baseline, and what moves it"
+            on:click=why>"why?"</button>
+        </span>
+    })
 }
 
 /// Figure `i` of a serving row as a labelled `<span>`, following the row's current values.

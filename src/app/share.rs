@@ -259,6 +259,10 @@ pub fn ShareActions() -> impl IntoView {
                 let csv = view::sweep_csv(&s);
                 download(&format!("{base}-sweep.csv"), "text/csv", csv.as_bytes())
             }
+            "results-csv" => {
+                let csv = view::results_csv(&s);
+                download(&format!("{base}-results.csv"), "text/csv", csv.as_bytes())
+            }
             "json" => {
                 let json = view::scenario_json(&s);
                 download(&format!("{base}.json"), "application/json", json.as_bytes())
@@ -276,6 +280,7 @@ pub fn ShareActions() -> impl IntoView {
             ("png", "PNG (plot, 2×)"),
             ("svg", "SVG (plot)"),
             ("csv", "CSV (sweep series)"),
+            ("results-csv", "CSV (results: vs baseline, elasticities)"),
             ("json", "JSON (scenario + results)"),
         ]
         .map(|(id, text)| (id.to_string(), text.to_string()))

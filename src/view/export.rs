@@ -2,6 +2,7 @@
 //! snippet.
 
 use roofline::analysis::{analyze, Analysis, FlopConvention};
+use roofline::compare::{Elasticities, Explanation};
 use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
@@ -71,6 +72,8 @@ pub fn sweep_csv(s: &Scenario) -> String {
 pub fn scenario_json(s: &Scenario) -> String {
     #[derive(serde::Serialize)]
     struct Doc<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        comparison: Option<Vec<Compared>>,
         generator: &'static str,
         results: Vec<Entry>,
         scenario: &'a Scenario,
@@ -80,6 +83,7 @@ pub fn scenario_json(s: &Scenario) -> String {
     struct Entry {
         analysis: Option<Analysis>,
         chip: usize,
+        elasticities: Option<Elasticities>,
         error: Option<String>,
         op: usize,
     }
@@ -92,6 +96,10 @@ pub fn scenario_json(s: &Scenario) -> String {
                 let r = analyze(op, chip, &s.options);
                 let error = r.as_ref().err().map(|e| e.to_string());
                 Entry {
+                    elasticities: r
+                        .as_ref()
+                        .ok()
+                        .map(|a| roofline::compare::elasticities(a, chip, &s.options)),
                     analysis: r.ok(),
                     chip: j,
                     error,
@@ -101,12 +109,85 @@ pub fn scenario_json(s: &Scenario) -> String {
         })
         .collect();
     let doc = Doc {
+        comparison: comparison(s),
         generator: "Roofline Lab",
         results,
         scenario: s,
         url_query: roofline::url::encode(s),
     };
     crate::json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// Every other row against the baseline (issue 26), in the JSON export.
+#[derive(Debug, serde::Serialize)]
+pub struct Compared {
+    /// The row's chip.
+    pub chip: usize,
+    /// Why there is no explanation (an analysis error).
+    pub error: Option<String>,
+    /// The row against the baseline.
+    pub explanation: Option<Explanation>,
+    /// The row's operation.
+    pub op: usize,
+}
+
+/// Each row but the baseline explained against it; `None` without a baseline.
+pub fn comparison(s: &Scenario) -> Option<Vec<Compared>> {
+    let b = s.base_row()?;
+    let base = (&s.ops[b.op], &s.chips[b.chip]);
+    let mut out = Vec::new();
+    for (i, op) in s.ops.iter().enumerate() {
+        for (j, chip) in s.chips.iter().enumerate() {
+            if (i, j) == (b.op, b.chip) {
+                continue;
+            }
+            let e = roofline::compare::explain(base, (op, chip), &s.options);
+            out.push(Compared {
+                chip: j,
+                error: e.as_ref().err().map(|e| e.to_string()),
+                explanation: e.ok(),
+                op: i,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// The results as CSV (issue 26): one line per (operation, chip) with `T_lower`, the bound,
+/// the time against the baseline (`vs_base`, `none` without one) and the three elasticities
+/// (`none` where the op does not use the resource).
+pub fn results_csv(s: &Scenario) -> String {
+    let mut out = String::from(
+        "operation,chip,t_lower (s),bound,vs_base,elasticity_peak,elasticity_hbm,elasticity_link,error\n",
+    );
+    for r in super::rows::result_rows(s) {
+        let v = |m: &str| {
+            r.cells
+                .iter()
+                .find(|c| c.metric == m)
+                .map_or("none".to_string(), |c| c.value.clone())
+        };
+        let (i, _) = r.op_key.split_once('.').unwrap_or((&r.op_key, ""));
+        let op = i.parse::<usize>().ok().and_then(|i| s.ops.get(i));
+        let line = [
+            op.map(|o| o.title()).unwrap_or_default(),
+            s.chips
+                .get(r.chip)
+                .map(|c| c.name.clone())
+                .unwrap_or_default(),
+            v("t_lower"),
+            v("bound"),
+            v("vs_base"),
+            v("elasticity_peak"),
+            v("elasticity_hbm"),
+            v("elasticity_link"),
+            r.error.clone().unwrap_or_default(),
+        ];
+        let line: Vec<String> = line.iter().map(|t| csv_field(t)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
 }
 
 fn attr_escape(t: &str) -> String {

@@ -11,8 +11,10 @@
 pub mod cache;
 pub mod cell;
 pub mod chart;
+pub mod compare;
 pub mod evidence;
 pub mod expected;
+pub mod explain;
 pub mod export;
 pub mod form;
 pub mod frontier;
@@ -31,8 +33,10 @@ pub mod validation;
 
 pub use cache::PairCache;
 pub use chart::ChartModel;
+pub use compare::{rows_with_base, BaseCache};
 pub use evidence::{chip_field_note, FieldNote};
-pub use export::{embed_title, file_stem, iframe_html, scenario_json, sweep_csv};
+pub use explain::{explain_panel, ExplainPanel};
+pub use export::{embed_title, file_stem, iframe_html, results_csv, scenario_json, sweep_csv};
 pub use form::{
     chip_slider, is_folded_chip_field, op_more_open, op_slider, sweep_range_for, Slider,
     SLIDER_STEPS,

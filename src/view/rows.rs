@@ -11,6 +11,7 @@ use roofline::units::{format_exact, format_sig, Unit};
 use super::cache::PairCache;
 use super::cell::cell;
 pub use super::cell::Cell;
+use super::compare;
 use super::expected::{add_training_expected, expected_cells, insert_expected};
 use super::names::{dim_word, op_name, pretty, series_name};
 
@@ -331,9 +332,19 @@ impl ResultRow {
     }
 }
 
+/// Puts `new` after the cell of `metric` (at the end when there is none).
+fn insert_after(cells: &mut Vec<Cell>, metric: &str, new: Vec<Cell>) {
+    let at = cells
+        .iter()
+        .position(|c| c.metric == metric)
+        .map_or(cells.len(), |i| i + 1);
+    cells.splice(at..at, new);
+}
+
 /// One row per (operation, chip), operation-major.
 pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
-    result_rows_cached(s, &mut RowCache::default())
+    let rows = result_rows_cached(s, &mut RowCache::default());
+    compare::rows_with_base(s, rows, &mut compare::BaseCache::default())
         .into_iter()
         .map(|r| Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone()))
         .collect()
@@ -371,6 +382,14 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
             let mut c = cells(&a);
             insert_expected(&mut c, expected_cells(op, chip, &s.options, &a));
             add_training_expected(&mut c);
+            // Issue 26: against the baseline (filled by `compare::rows_with_base`) and each
+            // resource's leverage.
+            insert_after(&mut c, "t_lower", vec![compare::no_base_cell()]);
+            insert_after(
+                &mut c,
+                "fits",
+                compare::elasticity_cells(&a, chip, &s.options),
+            );
             (c, Some(Box::new(a)), None)
         }
         Err(e) => (Vec::new(), None, Some(e.to_string())),
@@ -466,22 +485,26 @@ pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
 /// What the key line remembers per (operation, chip) between edits: its words after the
 /// series name (an analysis each), recomputed only when the operation, the chip, the options
 /// or the detail changed.
-pub type KeyLineCache = PairCache<KeyLineDetail, Arc<str>>;
+pub type KeyLineCache = PairCache<KeyLineDetail, (Arc<str>, Option<f64>)>;
 
 /// [`key_line_with`], re-using the words of `cache` that are still valid (and updating it):
 /// an edit of one operation analyses only that operation again.
 pub fn key_line_cached(s: &Scenario, detail: KeyLineDetail, cache: &mut KeyLineCache) -> String {
     let mut cache = cache.pass();
     let mut parts = Vec::new();
+    let mut times = vec![None; s.ops.len() * s.chips.len()];
     for (j, chip) in s.chips.iter().enumerate() {
         for (i, op) in s.ops.iter().enumerate() {
             let who = series_name(s, op, &chip.name);
-            let words = cache.get(s, i, j, &detail, || {
-                Arc::from(key_line_words(s, i, j, detail).as_str())
+            let (words, t) = cache.get(s, i, j, &detail, || {
+                let (w, t) = key_line_words(s, i, j, detail);
+                (Arc::from(w.as_str()), t)
             });
+            times[i * s.chips.len() + j] = t;
             parts.push(format!("{who}{words}"));
         }
     }
+    let against = compare::base_words(s, |i, j| times[i * s.chips.len() + j]);
     let chips = s
         .chips
         .iter()
@@ -498,14 +521,21 @@ pub fn key_line_cached(s: &Scenario, detail: KeyLineDetail, cache: &mut KeyLineC
             s.options.cal.format()
         )
     };
-    format!("{chips} — {}{cal}", parts.join("; "))
+    format!("{chips} — {}{against}{cal}", parts.join("; "))
 }
 
 /// The key line's words for operation `i` on chip `j`, after its series name: `: memory-bound,
-/// compute-bound for B > 240 exactly …`, or the analysis's error.
-fn key_line_words(s: &Scenario, i: usize, j: usize, detail: KeyLineDetail) -> String {
+/// compute-bound for B > 240 exactly …`, or the analysis's error; with its `t_lower`.
+fn key_line_words(
+    s: &Scenario,
+    i: usize,
+    j: usize,
+    detail: KeyLineDetail,
+) -> (String, Option<f64>) {
     let (op, chip) = (&s.ops[i], &s.chips[j]);
-    match analyze(op, chip, &s.options) {
+    let a = analyze(op, chip, &s.options);
+    let t = a.as_ref().ok().map(|a| a.t_lower);
+    let words = match a {
         Ok(a) => {
             let mut t = format!(": {}-bound", a.bound.as_str());
             if let Some(c) = &a.collective {
@@ -558,5 +588,6 @@ fn key_line_words(s: &Scenario, i: usize, j: usize, detail: KeyLineDetail) -> St
             t
         }
         Err(e) => format!(": {e}"),
-    }
+    };
+    (words, t)
 }

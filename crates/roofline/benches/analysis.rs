@@ -123,3 +123,26 @@ fn llm_b_sweep_2(bencher: Bencher) {
     };
     llm_sweep(bencher, llm(&[]), s);
 }
+
+/// An `llm` step's analysis beside what a result row adds for issue 26: its three
+/// elasticities (up to 3 more evaluations of `t_lower`), and the explanation panel's figures
+/// against another chip (computed only while the panel is open).
+#[divan::bench]
+fn llm_step_analysis(bencher: Bencher) {
+    let (op, chip, opts) = (llm(&[]), preset("h100").unwrap(), Options::default());
+    bencher.bench(|| analyze(black_box(&op), &chip, &opts).unwrap());
+}
+
+#[divan::bench]
+fn llm_step_elasticities(bencher: Bencher) {
+    let (op, chip, opts) = (llm(&[]), preset("h100").unwrap(), Options::default());
+    let a = analyze(&op, &chip, &opts).unwrap();
+    bencher.bench(|| roofline::compare::elasticities(black_box(&a), &chip, &opts));
+}
+
+#[divan::bench]
+fn llm_step_explain_h100_b200(bencher: Bencher) {
+    let (op, opts) = (llm(&[]), Options::default());
+    let (h100, b200) = (preset("h100").unwrap(), preset("b200").unwrap());
+    bencher.bench(|| roofline::compare::explain((&op, &h100), (black_box(&op), &b200), &opts));
+}

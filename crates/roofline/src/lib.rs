@@ -66,6 +66,7 @@ pub mod analysis;
 pub mod arch;
 pub mod chip;
 pub mod collective;
+pub mod compare;
 pub mod dtype;
 pub mod error;
 pub mod eval;

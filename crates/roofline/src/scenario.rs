@@ -117,6 +117,39 @@ id_enum! {
     }
 }
 
+/// The baseline row (issue 26): operation `op` on chip `chip`, counted from 0 here and from 1
+/// in links (`base=1.2`: operation 1 on chip 2), as the link's notices count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BaseRow {
+    /// The operation's position.
+    pub op: usize,
+    /// The chip's position.
+    pub chip: usize,
+}
+
+impl BaseRow {
+    /// `<op>.<chip>`, counted from 1 (`1.2`).
+    pub fn format(self) -> String {
+        format!("{}.{}", self.op + 1, self.chip + 1)
+    }
+
+    /// Reads `<op>.<chip>`, counted from 1; `None` for anything else (`x`, `0.1`, `1`).
+    pub fn parse(text: &str) -> Option<BaseRow> {
+        let (o, c) = text.trim().split_once('.')?;
+        let n = |t: &str| {
+            let t = t.trim();
+            (!t.is_empty() && t.len() < 6 && t.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| t.parse::<usize>().ok())
+                .flatten()
+                .filter(|&v| v >= 1)
+        };
+        Some(BaseRow {
+            op: n(o)? - 1,
+            chip: n(c)? - 1,
+        })
+    }
+}
+
 /// Everything needed to reproduce a view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -137,6 +170,9 @@ pub struct Scenario {
     pub embed: bool,
     /// Colour scheme override; `None` follows the system.
     pub theme: Option<ColorScheme>,
+    /// The row every other row is compared with (`base=` in links); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<BaseRow>,
 }
 
 impl Default for Scenario {
@@ -165,11 +201,18 @@ impl Default for Scenario {
             options: Options::default(),
             embed: false,
             theme: None,
+            base: None,
         }
     }
 }
 
 impl Scenario {
+    /// The baseline, if it names an operation and a chip of this scenario.
+    pub fn base_row(&self) -> Option<BaseRow> {
+        self.base
+            .filter(|b| b.op < self.ops.len() && b.chip < self.chips.len())
+    }
+
     /// Sweeps every op on every chip, chip-major (`[chip0×op0, chip0×op1, ..., chip1×op0,
     /// ...]`).
     pub fn sweeps(&self) -> Vec<Result<SweepCurve, Error>> {

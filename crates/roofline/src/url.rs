@@ -15,13 +15,15 @@
 //! plot=sweep|roofline|both|frontier   y=achieved|time|fraction|tokens   log=x|y|xy
 //! flops=2mac|1mac   derate=<fraction>   cal=<compute>:<memory>:<overhead>
 //! embed=1   theme=light|dark
+//! base=<op>.<chip>                            the baseline row, counted from 1
 //! ```
 //!
 //! `y=` and `log=` (the sweep plot's y metric and log axes) were added to version 1 later;
 //! links without them show FLOPs/s on linear axes, as they always did. `cal=` (a calibration
 //! fitted to measured kernels, [`crate::profile::Calibration`]: efficiencies as fractions or
 //! percentages, the overhead in seconds or with a unit, `0.8:0.9:5us`) came later too; links
-//! without it are uncalibrated, as they always were.
+//! without it are uncalibrated, as they always were. `base=` (the row every other row is
+//! compared with, issue 26) came later still; links without it have no baseline.
 //!
 //! Chip fields are the [`ChipField`] ids (`value` read by [`Chip::set_str`]; `none`, `-` or an
 //! empty value removes an optional value) plus `interconnect=switch|point_to_point`. Limits: [`MAX_CHIPS`],
@@ -58,7 +60,7 @@ use crate::chip::{preset, preset_ids, Chip, ChipField, Interconnect};
 use crate::field::FieldSpec;
 use crate::op::{Op, OpKind};
 use crate::options::FlopConvention;
-use crate::scenario::{ColorScheme, PlotKind, Scenario, SweepAxes, SweepMetric};
+use crate::scenario::{BaseRow, ColorScheme, PlotKind, Scenario, SweepAxes, SweepMetric};
 use crate::sweep::SweepSpec;
 use crate::units::{format_exact, parse_quantity};
 use std::borrow::Cow;
@@ -509,7 +511,16 @@ pub fn decode(query: &str) -> Decoded {
         let name = text(name_raw).trim().to_ascii_lowercase();
         let single = matches!(
             name.as_str(),
-            "v" | "sweep" | "plot" | "y" | "log" | "flops" | "derate" | "cal" | "embed" | "theme"
+            "v" | "sweep"
+                | "plot"
+                | "y"
+                | "log"
+                | "flops"
+                | "derate"
+                | "cal"
+                | "embed"
+                | "theme"
+                | "base"
         );
         if single {
             if seen.contains(&name) {
@@ -607,6 +618,14 @@ pub fn decode(query: &str) -> Decoded {
                 "auto" | "system" => s.theme = None,
                 _ => notes.push(format!("theme={}: must be light or dark", show(&v()))),
             },
+            "base" => match BaseRow::parse(&v()) {
+                Some(b) => s.base = Some(b),
+                None => notes.push(format!(
+                    "base={}: must be <operation>.<chip>, counted from 1 (base=1.2: operation 1 \
+                     on chip 2); no baseline",
+                    show(&v())
+                )),
+            },
             n if is_tracking(n) => {}
             n => notes.push(format!("unknown parameter \"{}\"", show(n))),
         }
@@ -638,6 +657,19 @@ pub fn decode(query: &str) -> Decoded {
         s.ops = ops;
     } else if op_params > 0 {
         notes.push("no usable operation in this link; showing the default operations".into());
+    }
+    if let Some(b) = s.base.filter(|_| s.base_row().is_none()) {
+        notes.push(format!(
+            "base={}: there is no operation {} on chip {} ({} operation{}, {} chip{}); no baseline",
+            b.format(),
+            b.op + 1,
+            b.chip + 1,
+            s.ops.len(),
+            if s.ops.len() == 1 { "" } else { "s" },
+            s.chips.len(),
+            if s.chips.len() == 1 { "" } else { "s" },
+        ));
+        s.base = None;
     }
     if let Some(raw) = sweep_raw {
         match decode_sweep(&raw, &s.ops) {
@@ -803,6 +835,10 @@ pub fn encode(s: &Scenario) -> String {
         Some(ColorScheme::Light) => out.push_str("&theme=light"),
         Some(ColorScheme::Dark) => out.push_str("&theme=dark"),
         None => {}
+    }
+    if let Some(b) = s.base_row() {
+        out.push_str("&base=");
+        out.push_str(&b.format());
     }
     out
 }

@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "serving",
     "scenario",
     "url",
+    "compare",
     "validation",
 ];
 

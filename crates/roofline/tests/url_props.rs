@@ -12,7 +12,7 @@ mod common;
 
 use common::{golden_urls, Rng};
 use proptest::prelude::*;
-use roofline::scenario::{SweepAxes, SweepMetric};
+use roofline::scenario::{BaseRow, SweepAxes, SweepMetric};
 use roofline::url::{decode, encode};
 use roofline::{
     preset, preset_ids, Calibration, Chip, ChipField, ColorScheme, DType, FieldSpec, FieldType,
@@ -209,6 +209,11 @@ fn scenario(seed: u64) -> Scenario {
     let chips = (0..1 + r.below(4)).map(|_| chip(r)).collect();
     let ops: Vec<Op> = (0..1 + r.below(5)).map(|_| op(r)).collect();
     let sweep = sweep(r, &ops);
+    let chips: Vec<_> = chips;
+    let base = r.chance(2).then(|| BaseRow {
+        op: r.below(ops.len()),
+        chip: r.below(chips.len()),
+    });
     Scenario {
         chips,
         sweep,
@@ -250,6 +255,7 @@ fn scenario(seed: u64) -> Scenario {
         },
         embed: r.chance(3),
         theme: r.pick(&[None, Some(ColorScheme::Light), Some(ColorScheme::Dark)]),
+        base,
     }
 }
 
@@ -257,8 +263,8 @@ fn scenario(seed: u64) -> Scenario {
 const NOISE: &[&str] = &[
     "&", "=", ":", ",", "..", "%", "%2", "%2C", "%3A", "+", "#", "?", " ", "-", "e", "9", "0",
     "chip=", "op=", "sweep=", "label=", "name=", ":log", ":n=", "v=2", "h100", "custom", "matmul",
-    "&y=", "&log=", "time", "tokens", "xy", "é", "\u{0}", "\n", "%FF", "%C3", "1e999", "-5",
-    "none",
+    "&y=", "&log=", "&base=", "1.2", "time", "tokens", "xy", "é", "\u{0}", "\n", "%FF", "%C3",
+    "1e999", "-5", "none",
 ];
 
 /// Applies 1 to 6 random edits (insert, delete, replace, duplicate a span) on char boundaries.
