@@ -247,8 +247,13 @@ async fn an_llm_a_collective_and_a_training_step_fit_at_both_widths() {
                     );
                 }
             }
-            // Not yet: the training row's figures past the shared columns (MFU, days, cost,
-            // their expectations) still widen the table; the key figures above are in view.
+            // A kind's own figures (the training step's MFU, days, cost) sit labelled in the
+            // row's last cell, not under other columns' headers. (The table as a whole still
+            // scrolls sideways on this page: its LLM's model columns and serving figures.)
+            let mfu = b
+                .js("const s = document.querySelector(\"tr.result-row[data-op='2'] td.kind-cells [data-metric='mfu']\"); return s ? s.parentElement.textContent : null")
+                .await;
+            assert!(mfu.as_str().is_some_and(|t| t.starts_with("MFU ")), "{mfu}");
         } else {
             assert_eq!(wide, serde_json::json!([]), "{w}×{h}: cells past the edge");
         }

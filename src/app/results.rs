@@ -68,6 +68,27 @@ fn is_extra(metric: &str) -> bool {
     )
 }
 
+/// Whether a cell has a column of its own: the shared analysis columns, and the model columns
+/// on a row with parts (an `llm` step's total).
+fn is_column(metric: &str, has_parts: bool) -> bool {
+    HEAD.iter()
+        .any(|(m, _)| *m == metric || (*m == "critical" && metric.starts_with("critical")))
+        || (has_parts && WORKLOAD_HEAD.iter().any(|(m, _)| *m == metric))
+}
+
+/// The label of a kind's own figure in its row's last cell (empty where its text says it).
+fn kind_label(metric: &str) -> &'static str {
+    match metric {
+        "mfu" => "MFU",
+        "mfu_expected" | "days_expected" => "",
+        "tokens_per_s" => "",
+        "days_at_mfu" => "at the assumed MFU",
+        "memory" => "memory",
+        "cost" => "cost",
+        _ => "",
+    }
+}
+
 /// The header of a cell's column, for the phone layout's cards.
 fn header_of(metric: &str) -> &'static str {
     HEAD.iter()
@@ -227,10 +248,35 @@ fn Row(
                 .collect_view();
             view! { <td class="serving-cells" colspan="13">{spans}</td> }.into_any()
         }
-        None => initial
+        None => {
+            let has_parts = !initial.parts.is_empty();
+            // A kind's own figures past the shared columns (a training step's MFU, days and
+            // cost; a collective's bus bandwidth) go labelled into one last cell instead of
+            // running on under other columns' headers (issue 24, point 7).
+            let kind: Vec<(usize, &Cell)> = initial
+                .cells
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !is_column(c.metric, has_parts) && !is_extra(c.metric))
+                .collect();
+            let has_kind = !kind.is_empty();
+            let kind_spans = kind
+                .into_iter()
+                .map(|(i, cell)| {
+                    let label = kind_label(cell.metric);
+                    view! {
+                        <span class="kind-cell">
+                            {(!label.is_empty()).then(|| view! { <span class="kind-label">{label}" "</span> })}
+                            <LiveCell metric=cell.metric i=i row=row/>
+                        </span>
+                    }
+                })
+                .collect_view();
+            let columns = initial
             .cells
             .iter()
             .enumerate()
+            .filter(|(_, c)| is_column(c.metric, has_parts) || is_extra(c.metric))
             .map(|(i, cell)| {
                 let part = move |f: fn(&Cell) -> String| {
                     move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(f).unwrap_or_default())
@@ -246,8 +292,11 @@ fn Row(
                     </td>
                 }
             })
-            .collect_view()
-            .into_any(),
+            .collect_view();
+            let kind_cell =
+                has_kind.then(|| view! { <td class="kind-cells" colspan="4">{kind_spans}</td> });
+            view! { {columns} {kind_cell} }.into_any()
+        }
     };
     let has_parts = !initial.parts.is_empty();
     let parts_key = format!("parts:{}", initial.id);
