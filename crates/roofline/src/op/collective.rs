@@ -527,6 +527,29 @@ impl OpBehavior for Collective {
     fn workload(&self) -> Option<Workload> {
         Some(Workload::Collective)
     }
+    /// A torus's chips are the product of its axes: an `n` other than the default that
+    /// contradicts them is refused (issue 24, point 3: `n=256` beside `axes=4x4` was computed
+    /// as 16 chips without a word). The default `n` is what a link that never names it holds,
+    /// so those links keep their meaning.
+    fn check_consistency(&self) -> Result<(), Error> {
+        let product: f64 = self.axes.iter().map(|a| a.size).product();
+        if self.topology == TopologyKind::Torus
+            && self.n != Collective::default().n
+            && self.n != product
+        {
+            return Err(Error::invalid(
+                "n",
+                &format_exact(self.n),
+                format!(
+                    "a torus's chips are the product of its axes ({} = {}): set n to {} or change the axes",
+                    self.axes_text(),
+                    format_exact(product),
+                    format_exact(product)
+                ),
+            ));
+        }
+        Ok(())
+    }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let net = self.network(chip)?;
         crate::collective::check(
