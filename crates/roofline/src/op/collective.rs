@@ -539,7 +539,7 @@ impl OpBehavior for Collective {
         {
             return Err(Error::invalid(
                 "n",
-                &format_exact(self.n),
+                format_exact(self.n),
                 format!(
                     "a torus's chips are the product of its axes ({} = {}): set n to {} or change the axes",
                     self.axes_text(),
