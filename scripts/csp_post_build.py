@@ -13,6 +13,10 @@ loader by assets/boot.js. This hook
    CSP that allows 'unsafe-inline' / 'unsafe-eval'. A blank page in production becomes a build
    error instead.
 
+Before the checks, it puts the first view that the pre_build hook drew (src/bin/static-view.rs,
+`static-view.html` in the staging directory) at the start of <body> and deletes that file, so the
+view is checked like the rest of the page.
+
 Standard library only (python3 >= 3.9). Trunk sets TRUNK_STAGING_DIR; the file can also be given
 as the first argument (for a manual check of a built dist/index.html).
 """
@@ -91,17 +95,38 @@ class Check(html.parser.HTMLParser):
             self.problems.append(f"line {self.getpos()[0]}: inline <script> ({data.strip()[:60]!r}...)")
 
 
+STATIC_VIEW_FILE = "static-view.html"
+BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
+
+
+def insert_static_view(page: str, out_dir: str) -> str:
+    """Put the pre_build hook's first view right after <body>; the file itself is not shipped."""
+    path = os.path.join(out_dir, STATIC_VIEW_FILE)
+    if not os.path.isfile(path):
+        fail(f"{path} is missing: the pre_build hook (cargo run --bin static-view) did not write it")
+    with open(path, encoding="utf-8") as f:
+        view = f.read()
+    os.remove(path)
+    m = BODY.search(page)
+    if not m:
+        fail("index.html has no <body> tag to put the first view in")
+    return page[: m.end()] + view + page[m.end() :]
+
+
 def main() -> None:
     if len(sys.argv) > 1:
         path = sys.argv[1]
+        page = open(path, encoding="utf-8").read()
+        new = page
     else:
         staging = os.environ.get("TRUNK_STAGING_DIR")
         if not staging:
             fail("TRUNK_STAGING_DIR is not set (run me as a Trunk hook, or pass index.html)")
         path = os.path.join(staging, "index.html")
-    with open(path, encoding="utf-8") as f:
-        page = f.read()
-    new = externalise_autoreload(page, os.path.dirname(path))
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+        new = insert_static_view(page, staging)
+    new = externalise_autoreload(new, os.path.dirname(path))
     check = Check()
     check.feed(new)
     check.close()
