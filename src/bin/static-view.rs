@@ -326,7 +326,9 @@ mod native {
         );
         out.push_str(r#"<div class="sv" data-static-view="true">"#);
         // The embed's skeleton: a plot frame filling the frame (shown for embed links only).
-        out.push_str(r#"<div class="sv-embed-frame"></div>"#);
+        out.push_str(
+            r#"<main class="sv-embed-frame"><h1 class="visually-hidden">Roofline Lab</h1><p class="sv-embed-note">Roofline Lab: drawing the plot…</p></main>"#,
+        );
         out.push_str(
             r#"<main class="app sv-page"><header class="topbar"><h1>Roofline Lab</h1><span class="tagline">Why does this take 50 ms and not 5? FLOPs, bytes and the roofline, after <em>How to Scale Your Model</em>, part 1.</span><div class="actions" inert><button class="primary">Copy link</button><button>Embed</button><button>Export</button></div></header><div class="layout"><div class="forms">"#,
         );
