@@ -1,5 +1,6 @@
-// Roofline Lab's first view (issue 27). A classic script in <head>, so it runs before the first
-// paint; a file, not inline code, so the Content-Security-Policy stays 'self' only.
+// Roofline Lab's first view (issue 27). A classic script first in <body>, before the static view,
+// so it runs before that is painted; a file, not inline code, so the Content-Security-Policy
+// stays 'self' only.
 //
 // index.html carries the front page drawn at build time (src/bin/static-view.rs): its plot, key
 // line and results. A link (any query) marks <html> with `sv-link` (and `sv-embed` for an embed)

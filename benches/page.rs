@@ -266,6 +266,8 @@ mod native {
         let dir = dist_dir();
         files_under(&dir)
             .into_iter()
+            // The precompressed copies (`.gz`, `.br`) are other encodings of the same files.
+            .filter(|p| !matches!(p.extension().and_then(|e| e.to_str()), Some("gz" | "br")))
             .map(|p| {
                 let bytes = std::fs::read(&p).unwrap();
                 let name = p

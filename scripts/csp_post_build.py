@@ -14,10 +14,14 @@ loader by assets/boot.js. This hook
    error instead.
 
 Before the checks, it puts the first view that the pre_build hook drew (src/bin/static-view.rs,
-`static-view.html` in the staging directory) at the start of <body> and deletes that file, so the
+`static-view.html` in the staging directory) right after `<script src=first-view.js>` at the
+start of <body> and deletes that file, so the
 view is checked like the rest of the page.
 
-Standard library only (python3 >= 3.9). Trunk sets TRUNK_STAGING_DIR; the file can also be given
+Last, in release builds, it writes precompressed `.gz` and `.br` copies of the build
+(scripts/precompress.py).
+
+Standard library only (python3 >= 3.9); brotli where its module is installed. Trunk sets TRUNK_STAGING_DIR; the file can also be given
 as the first argument (for a manual check of a built dist/index.html).
 """
 
@@ -96,20 +100,21 @@ class Check(html.parser.HTMLParser):
 
 
 STATIC_VIEW_FILE = "static-view.html"
-BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
+# The first view goes right after the script that chooses between it and a link's skeleton.
+FIRST_VIEW_SCRIPT = re.compile(r"<script\b[^>]*first-view\.js[^>]*>\s*</script\s*>", re.IGNORECASE)
 
 
 def insert_static_view(page: str, out_dir: str) -> str:
-    """Put the pre_build hook's first view right after <body>; the file itself is not shipped."""
+    """Put the pre_build hook's first view after first-view.js's <script>; the file is not shipped."""
     path = os.path.join(out_dir, STATIC_VIEW_FILE)
     if not os.path.isfile(path):
         fail(f"{path} is missing: the pre_build hook (cargo run --bin static-view) did not write it")
     with open(path, encoding="utf-8") as f:
         view = f.read()
     os.remove(path)
-    m = BODY.search(page)
+    m = FIRST_VIEW_SCRIPT.search(page)
     if not m:
-        fail("index.html has no <body> tag to put the first view in")
+        fail("index.html has no <script src=first-view.js> to put the first view after")
     return page[: m.end()] + view + page[m.end() :]
 
 
@@ -141,6 +146,13 @@ def main() -> None:
     if new != page:
         with open(path, "w", encoding="utf-8") as f:
             f.write(new)
+    if len(sys.argv) == 1 and os.environ.get("TRUNK_PROFILE") == "release":
+        # The page is final: precompressed copies of everything (scripts/precompress.py); not
+        # for `trunk serve`'s debug builds, whose wasm is large and rebuilt on every edit.
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import precompress
+
+        precompress.precompress(os.path.dirname(path))
 
 
 if __name__ == "__main__":

@@ -124,6 +124,9 @@ impl GzipServer {
         files_under(&dir, &mut paths);
         let mut files = HashMap::new();
         for p in paths {
+            if matches!(p.extension().and_then(|e| e.to_str()), Some("gz" | "br")) {
+                continue;
+            }
             let name = p
                 .strip_prefix(&dir)
                 .unwrap()
