@@ -12,7 +12,11 @@
 //! - **bytes before the first plot:** the document and every resource whose fetch started before
 //!   the `first-plot` mark, at their transferred (gzip) body size; a response still arriving at
 //!   the mark counts with the share of its transfer time that lay before it (an estimate: bytes
-//!   arrive at the emulated link's even rate).
+//!   arrive at the emulated link's even rate);
+//! - **layout shift:** the load's cumulative layout shift once the app has drawn (the static view
+//!   taken over by the app included), reported without a budget. It cannot see the takeover
+//!   itself (the app's nodes are new, not moved), which `tests/e2e_page.rs` checks by the boxes
+//!   of the plot, the key line and the results.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -222,6 +226,15 @@ for (const r of all) {
 return {first_paint: paint ? paint.startTime : null, first_plot: fp, app_ready: ready, bytes_before_first_plot: before, files};
 "#;
 
+/// The page's cumulative layout shift so far (buffered `layout-shift` entries).
+const CLS: &str = r#"
+const done = arguments[arguments.length - 1];
+let sum = 0;
+new PerformanceObserver(list => { for (const e of list.getEntries()) if (!e.hadRecentInput) sum += e.value; })
+  .observe({type: 'layout-shift', buffered: true});
+setTimeout(() => done(sum), 200);
+"#;
+
 async fn emulate(b: &Browser, slow: bool) {
     if slow {
         b.cdp("Network.enable", json!({})).await;
@@ -284,6 +297,15 @@ pub async fn run(b: &Browser) -> Value {
                 "{}: no first-plot and app-ready marks within 30 s",
                 page.name
             );
+            // The layout shift of the load (the static view taken over by the app included),
+            // once the app has drawn: the sum of the `layout-shift` entries' values.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let cls = b
+                .client
+                .execute_async(CLS, vec![])
+                .await
+                .expect("read the layout shift");
+            v["layout_shift"] = cls;
             loads.push(v);
         }
         emulate(b, false).await;
@@ -300,6 +322,7 @@ pub async fn run(b: &Browser) -> Value {
             "first_paint_ms": med("first_paint"),
             "first_plot_ms": med("first_plot"),
             "app_ready_ms": med("app_ready"),
+            "layout_shift": med("layout_shift"),
             "bytes_before_first_plot": bytes,
             "budget_first_plot_ms": page.budget_first_plot_ms,
             "budget_app_ready_ms": BUDGET_APP_READY_MS,
@@ -352,6 +375,12 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, Option<bool>)> {
             format!("{ready:.0} ms"),
             format!("≤ {BUDGET_APP_READY_MS:.0} ms"),
             Some(ready <= BUDGET_APP_READY_MS),
+        ));
+        out.push((
+            format!("  {name}: layout shift (CLS), after the app drew"),
+            format!("{:.3}", f(&p["layout_shift"])),
+            String::new(),
+            None,
         ));
         out.push((
             format!("  {name}: gzip bytes before first plot"),
