@@ -24,6 +24,10 @@
 //!   a 64-kernel Nsight Compute profile placed on its roofline. `BENCH_ONLY=<name>` runs one.
 //! - **Core:** native medians of one analysis, the heavy scenario's sweeps, chart model and rows;
 //!   1,024-point `b` sweeps of a matmul and of an `llm` step side by side (the llm's budget).
+//! - **Slow phone (issue 27):** the front page, a link and an embed over an emulated slow 4G
+//!   network with the CPU throttled 4×, served with gzip: first paint, first plot, app ready and
+//!   the bytes before the first plot, median of 5 loads each (`page/slow_load.rs`).
+//!   `BENCH_ONLY=load` runs this part alone.
 //! - **Profile import:** a generated 50 MiB PyTorch trace through the file picker, to the
 //!   import's end and to the drawn markers, with the longest frame gap meanwhile
 //!   (`page/profile_import.rs`). `BENCH_ONLY=profile` runs this part alone.
@@ -46,6 +50,10 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "page/profile_import.rs"]
 mod profile_import;
+
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "page/slow_load.rs"]
+mod slow_load;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
@@ -258,6 +266,8 @@ mod native {
         let dir = dist_dir();
         files_under(&dir)
             .into_iter()
+            // The precompressed copies (`.gz`, `.br`) are other encodings of the same files.
+            .filter(|p| !matches!(p.extension().and_then(|e| e.to_str()), Some("gz" | "br")))
             .map(|p| {
                 let bytes = std::fs::read(&p).unwrap();
                 let name = p
@@ -630,6 +640,15 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
         }
     }
 
+    /// The slow-load rows' verdict: `met`, `missed`, or nothing where no budget applies.
+    fn met_word(met: Option<bool>) -> &'static str {
+        match met {
+            Some(true) => "met",
+            Some(false) => "missed",
+            None => "",
+        }
+    }
+
     fn git_commit() -> String {
         std::process::Command::new("git")
             .args(["rev-parse", "--short", "HEAD"])
@@ -651,6 +670,27 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
                 writeln!(out, "{what:<56} {value:>14}  {budget:>12}  {st}").unwrap();
             }
             println!("{out}");
+            return;
+        }
+        if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "load") {
+            let b = Browser::start().await;
+            let v = crate::slow_load::run(&b).await;
+            b.close().await;
+            let mut out = String::new();
+            for (what, value, budget, met) in crate::slow_load::rows(&v) {
+                writeln!(
+                    out,
+                    "{what:<56} {value:>14}  {budget:>12}  {}",
+                    met_word(met)
+                )
+                .unwrap();
+            }
+            println!("{out}");
+            let dir = root().join("target").join("bench");
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join("load.json");
+            std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+            println!("wrote {}", path.display());
             return;
         }
         if let Ok(only) = std::env::var("BENCH_ONLY") {
@@ -679,6 +719,7 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
         let throttled = first_plot(&b, THROTTLED_LOADS).await;
         b.cdp("Emulation.setCPUThrottlingRate", json!({"rate": 1}))
             .await;
+        let slow = crate::slow_load::run(&b).await;
         let mut edits = Vec::new();
         for sc in scenarios() {
             edits.push((interaction(&b, &sc).await, sc));
@@ -759,6 +800,9 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
                 &format!("≤ {} ms", sc.budget_ms),
                 status(f(&v["p95_ms"]) <= sc.budget_ms),
             );
+        }
+        for (what, value, budget, met) in crate::slow_load::rows(&slow) {
+            row(&mut out, &what, value, &budget, met_word(met));
         }
         for (path, raw, gz) in &fetched {
             row(
@@ -844,6 +888,7 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
                 "gzip_total": gz_total,
             },
             "profile_import": import,
+            "slow_load": slow,
             "core_ns": core.iter().map(|(n, v)| json!({"what": n, "median_ns": v})).collect::<Vec<_>>(),
             "core_sweeps_ns": core_sweeps.iter().map(|(n, v, b)| json!({"what": n, "median_ns": v, "budget_ns": b})).collect::<Vec<_>>(),
             "budgets": {

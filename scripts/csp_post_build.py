@@ -13,7 +13,15 @@ loader by assets/boot.js. This hook
    CSP that allows 'unsafe-inline' / 'unsafe-eval'. A blank page in production becomes a build
    error instead.
 
-Standard library only (python3 >= 3.9). Trunk sets TRUNK_STAGING_DIR; the file can also be given
+Before the checks, it puts the first view that the pre_build hook drew (src/bin/static-view.rs,
+`static-view.html` in the staging directory) right after `<script src=first-view.js>` at the
+start of <body> and deletes that file, so the
+view is checked like the rest of the page.
+
+Last, in release builds, it writes precompressed `.gz` and `.br` copies of the build
+(scripts/precompress.py).
+
+Standard library only (python3 >= 3.9); brotli where its module is installed. Trunk sets TRUNK_STAGING_DIR; the file can also be given
 as the first argument (for a manual check of a built dist/index.html).
 """
 
@@ -91,17 +99,39 @@ class Check(html.parser.HTMLParser):
             self.problems.append(f"line {self.getpos()[0]}: inline <script> ({data.strip()[:60]!r}...)")
 
 
+STATIC_VIEW_FILE = "static-view.html"
+# The first view goes right after the script that chooses between it and a link's skeleton.
+FIRST_VIEW_SCRIPT = re.compile(r"<script\b[^>]*first-view\.js[^>]*>\s*</script\s*>", re.IGNORECASE)
+
+
+def insert_static_view(page: str, out_dir: str) -> str:
+    """Put the pre_build hook's first view after first-view.js's <script>; the file is not shipped."""
+    path = os.path.join(out_dir, STATIC_VIEW_FILE)
+    if not os.path.isfile(path):
+        fail(f"{path} is missing: the pre_build hook (cargo run --bin static-view) did not write it")
+    with open(path, encoding="utf-8") as f:
+        view = f.read()
+    os.remove(path)
+    m = FIRST_VIEW_SCRIPT.search(page)
+    if not m:
+        fail("index.html has no <script src=first-view.js> to put the first view after")
+    return page[: m.end()] + view + page[m.end() :]
+
+
 def main() -> None:
     if len(sys.argv) > 1:
         path = sys.argv[1]
+        page = open(path, encoding="utf-8").read()
+        new = page
     else:
         staging = os.environ.get("TRUNK_STAGING_DIR")
         if not staging:
             fail("TRUNK_STAGING_DIR is not set (run me as a Trunk hook, or pass index.html)")
         path = os.path.join(staging, "index.html")
-    with open(path, encoding="utf-8") as f:
-        page = f.read()
-    new = externalise_autoreload(page, os.path.dirname(path))
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+        new = insert_static_view(page, staging)
+    new = externalise_autoreload(new, os.path.dirname(path))
     check = Check()
     check.feed(new)
     check.close()
@@ -116,6 +146,13 @@ def main() -> None:
     if new != page:
         with open(path, "w", encoding="utf-8") as f:
             f.write(new)
+    if len(sys.argv) == 1 and os.environ.get("TRUNK_PROFILE") == "release":
+        # The page is final: precompressed copies of everything (scripts/precompress.py); not
+        # for `trunk serve`'s debug builds, whose wasm is large and rebuilt on every edit.
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import precompress
+
+        precompress.precompress(os.path.dirname(path))
 
 
 if __name__ == "__main__":

@@ -43,3 +43,25 @@ async fn axe_finds_nothing_on_the_page_in_any_state() {
     no_violations(&b, "embed=1, dark").await;
     b.close().await;
 }
+
+/// Issue 27: the page before its wasm runs (the front page drawn at build time, a link's
+/// skeleton) is as accessible as the app, in both themes.
+#[tokio::test(flavor = "current_thread")]
+async fn axe_finds_nothing_on_the_page_before_the_app_runs() {
+    let b = Browser::start().await;
+    b.open_without_app("/").await;
+    no_violations(&b, "static front page").await;
+    b.open_without_app("/?theme=dark").await;
+    no_violations(&b, "a link's skeleton, dark").await;
+    b.open_without_app("/?embed=1").await;
+    no_violations(&b, "an embed's skeleton").await;
+    b.cdp(
+        "Emulation.setEmulatedMedia",
+        serde_json::json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+    )
+    .await;
+    b.open_without_app("/").await;
+    no_violations(&b, "static front page, dark").await;
+    b.allow_wasm().await;
+    b.close().await;
+}

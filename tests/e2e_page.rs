@@ -538,3 +538,195 @@ async fn worked_examples_of_the_later_parts_answer_like_the_book() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// The front page's figures as text: the key line, the plot's label and every row of the results
+/// table (`|` between cells), from the static view (`static_view`) or from the app.
+async fn front_texts(b: &Browser, static_view: bool) -> serde_json::Value {
+    let (root, keyline, label) = if static_view {
+        ("[data-static-view]", "[data-static-keyline]", ".sv-plot")
+    } else {
+        ("main.app", "[data-keyline]", "canvas[data-chart]")
+    };
+    b.js(&format!(
+        r#"const root = document.querySelector({root:?});
+        const rows = [...root.querySelectorAll('table.results-table tr')]
+            .map(tr => [...tr.children].map(c => c.textContent.trim()).join('|'));
+        return {{
+            keyline: root.querySelector({keyline:?}).textContent,
+            label: root.querySelector({label:?}).getAttribute('aria-label'),
+            rows,
+        }};"#
+    ))
+    .await
+}
+
+/// What of the static view is on screen: (selector, visible?) for the parts a test cares about.
+const SHOWN: &str = r#"
+const shown = e => !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+const q = s => document.querySelector(s);
+return {
+  svgs: [...document.querySelectorAll('[data-static-view] svg')].filter(shown).length,
+  keyline: shown(q('[data-static-keyline]')),
+  results: shown(q('[data-static-view] table')),
+  title: shown(q('[data-static-view] .sv-page h1')),
+  frame: shown(q('[data-static-view] .sv-plot')),
+  embed_frame: shown(q('[data-static-view] .sv-embed-frame')),
+  marks: performance.getEntriesByType('mark').map(m => m.name),
+  class: document.documentElement.className,
+  url: location.search,
+};
+"#;
+
+/// Issue 27: the page's first view needs no wasm. The front page drawn at build time is there
+/// with the wasm blocked (one plot shown, its key line and results), sets `first-plot`, and the
+/// app replaces it with the same numbers.
+#[tokio::test(flavor = "current_thread")]
+async fn the_static_front_page_is_there_before_the_wasm_and_the_app_takes_it_over() {
+    let b = Browser::start().await;
+    b.open_without_app("/").await;
+    let mut shown = serde_json::Value::Null;
+    for _ in 0..50 {
+        shown = b.js(SHOWN).await;
+        if shown["marks"].to_string().contains("first-plot") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        shown["svgs"], 1,
+        "one plot of four (theme × width): {shown}"
+    );
+    assert_eq!(shown["keyline"], true, "{shown}");
+    assert_eq!(shown["results"], true, "{shown}");
+    assert_eq!(
+        shown["marks"],
+        serde_json::json!(["first-plot"]),
+        "the static plot sets first-plot, nothing else runs: {shown}"
+    );
+    let before = front_texts(&b, true).await;
+    let boxes = |plot: &str, keyline: &str, table: &str| {
+        format!(
+            r#"return [{plot:?}, {keyline:?}, {table:?}].map(s => {{
+                const r = [...document.querySelectorAll(s)].find(e => e.getClientRects().length > 0).getBoundingClientRect();
+                return [r.left, r.top, r.width, r.height].map(Math.round);
+            }});"#
+        )
+    };
+    let static_boxes = b
+        .js(&boxes(
+            "[data-static-view] .sv-plot svg",
+            "[data-static-keyline]",
+            "[data-static-view] table.results-table",
+        ))
+        .await;
+    assert!(
+        before["keyline"].as_str().unwrap().contains("TPU v5e"),
+        "{before}"
+    );
+    assert!(before["rows"].as_array().unwrap().len() >= 3, "{before}");
+    // Nothing of the app ran: the static view is still alone on the page.
+    assert_eq!(
+        b.js("return [document.querySelectorAll('[data-ready]').length, document.querySelectorAll('[data-static-view]').length]")
+            .await,
+        serde_json::json!([0, 1])
+    );
+
+    b.allow_wasm().await;
+    b.open("/").await;
+    b.wait_for("canvas[data-chart='sweep']").await;
+    assert_eq!(
+        b.js("return document.querySelectorAll('[data-static-view]').length")
+            .await,
+        0,
+        "the app removes the static view"
+    );
+    let after = front_texts(&b, false).await;
+    assert_eq!(before, after, "static view and app disagree");
+    // The plot, the key line and the results stay where they were (within 3 px) when the app
+    // takes over (a 1280×1000 window: the plot is the column's width, 16:9).
+    let app_boxes = b
+        .js(&boxes(
+            "canvas[data-chart]",
+            "[data-keyline]",
+            "main.app table.results-table",
+        ))
+        .await;
+    for (s, a) in static_boxes
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(app_boxes.as_array().unwrap())
+    {
+        for (x, y) in s.as_array().unwrap().iter().zip(a.as_array().unwrap()) {
+            assert!(
+                (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= 3.0,
+                "moved: static {static_boxes} app {app_boxes}"
+            );
+        }
+    }
+    let marks = b
+        .js("return ['first-plot', 'app-ready'].map(n => performance.getEntriesByName(n, 'mark').length)")
+        .await;
+    assert_eq!(
+        marks,
+        serde_json::json!([1, 1]),
+        "one first-plot (the static plot's), one app-ready"
+    );
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
+/// Issue 27: a link (any query) never shows the front page's plot or figures, only a skeleton of
+/// the layout (title, panels, plot frame; a plot frame alone for an embed); the app then draws
+/// the link's own plot and sets the marks.
+#[tokio::test(flavor = "current_thread")]
+async fn a_link_shows_a_skeleton_never_the_front_pages_plot() {
+    let b = Browser::start().await;
+    let link = "/?chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096";
+    b.open_without_app(link).await;
+    let shown = b.js(SHOWN).await;
+    assert_eq!(shown["svgs"], 0, "{shown}");
+    assert_eq!(shown["keyline"], false, "{shown}");
+    assert_eq!(shown["results"], false, "{shown}");
+    assert_eq!(shown["title"], true, "{shown}");
+    assert_eq!(shown["frame"], true, "{shown}");
+    assert_eq!(shown["marks"], serde_json::json!([]), "{shown}");
+
+    b.open_without_app(&format!("{link}&embed=1&theme=dark"))
+        .await;
+    let shown = b.js(SHOWN).await;
+    assert_eq!(shown["svgs"], 0, "{shown}");
+    assert_eq!(
+        shown["title"], false,
+        "the embed's skeleton is a plot frame: {shown}"
+    );
+    assert_eq!(shown["embed_frame"], true, "{shown}");
+    assert_eq!(
+        b.js("return document.documentElement.dataset.theme").await,
+        "dark",
+        "the link's theme applies before the app"
+    );
+
+    b.allow_wasm().await;
+    for path in [link.to_string(), format!("{link}&embed=1")] {
+        b.open(&path).await;
+        b.wait_for("canvas[data-chart]").await;
+        let mut marks = serde_json::Value::Null;
+        for _ in 0..100 {
+            marks = b
+                .js("return ['first-plot', 'app-ready'].map(n => performance.getEntriesByName(n, 'mark').length)")
+                .await;
+            if marks == serde_json::json!([1, 1]) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(marks, serde_json::json!([1, 1]), "{path}");
+        assert_eq!(
+            b.js("return document.querySelectorAll('[data-static-view]').length")
+                .await,
+            0
+        );
+    }
+    b.close().await;
+}

@@ -77,14 +77,15 @@ pub fn draw_scaled(
 }
 
 /// Marks the end of a draw on the page's performance timeline: `first-plot` once (navigation to
-/// first plot, read by the load benchmark), and `plot-drawn` on every draw (the latest only).
+/// first plot, read by the load benchmark; unless the static front page set it first), and `plot-drawn` on every draw (the latest only).
 fn mark_drawn() {
     use std::sync::atomic::{AtomicBool, Ordering};
     static FIRST: AtomicBool = AtomicBool::new(true);
     let Some(p) = web_sys::window().and_then(|w| w.performance()) else {
         return;
     };
-    if FIRST.swap(false, Ordering::Relaxed) {
+    // The static front page (index.html) may have set `first-plot` already.
+    if FIRST.swap(false, Ordering::Relaxed) && p.get_entries_by_name("first-plot").length() == 0 {
         super::check(p.mark("first-plot"), "mark the first plot");
     }
     p.clear_marks_with_mark_name("plot-drawn");

@@ -383,6 +383,32 @@ impl Browser {
         self.wait_for("[data-ready='true']").await;
     }
 
+    /// Opens `path` with every `.wasm` request blocked: the page as it is before the app runs
+    /// (the front page drawn at build time, or a link's skeleton). Call
+    /// [`Browser::allow_wasm`] before opening anything that needs the app again.
+    pub async fn open_without_app(&self, path: &str) {
+        self.cdp("Network.enable", json!({})).await;
+        self.cdp("Network.setBlockedURLs", json!({"urls": ["*.wasm"]}))
+            .await;
+        self.client.goto("about:blank").await.expect("navigate");
+        self.client
+            .goto(&format!("{}{}", self.server.base, path))
+            .await
+            .expect("navigate");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.js("return location.pathname + location.search").await != path {
+            assert!(Instant::now() < deadline, "{path} did not open within 10 s");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.wait_for("[data-static-view]").await;
+    }
+
+    /// Lets `.wasm` requests through again (after [`Browser::open_without_app`]).
+    pub async fn allow_wasm(&self) {
+        self.cdp("Network.setBlockedURLs", json!({"urls": []}))
+            .await;
+    }
+
     /// Wait (at most 10 s) for a CSS selector to match.
     pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
         self.client
