@@ -7,95 +7,9 @@ use leptos::prelude::*;
 
 use super::ctx;
 use super::explain::{ExplainOpen, ExplainPanel};
+use crate::view::columns::{header_of, is_column, is_extra, kind_label, HEAD, WORKLOAD_HEAD};
 use crate::view::{self, Cell, ResultRow};
 use roofline::scenario::BaseRow;
-
-/// Column headers, in the order of [`ResultRow::cells`]: (metric, header).
-const HEAD: [(&str, &str); 20] = [
-    ("flops", "FLOPs"),
-    ("bytes", "bytes"),
-    ("intensity", "intensity"),
-    ("t_math", "T_math"),
-    ("t_comms", "T_comms"),
-    ("t_lower", "T_lower"),
-    ("vs_base", "vs base"),
-    ("t_upper", "T_upper"),
-    ("t_expected", "expected"),
-    ("t_expected_lo", "expected p10"),
-    ("t_expected_hi", "expected p90"),
-    ("bound", "bound"),
-    ("achieved", "achieved"),
-    ("fraction", "% peak"),
-    ("ridge", "ridge"),
-    ("critical", "critical"),
-    ("fits", "fits"),
-    ("elasticity_peak", "elasticity: peak"),
-    ("elasticity_hbm", "elasticity: HBM"),
-    ("elasticity_link", "elasticity: link"),
-];
-
-/// Extra columns when a model workload is present.
-const WORKLOAD_HEAD: [(&str, &str); 4] = [
-    ("tokens_per_s", "tokens/s"),
-    ("time_per_token", "time/token"),
-    ("parts_bound", "parts bound by"),
-    ("memory", "memory"),
-];
-
-/// Columns behind "more columns": the figures people look for first (T_lower and the expected
-/// time, bound, % of peak, critical size, fits; tokens/s, time per token and memory for models)
-/// stay in view without scrolling sideways (achieved FLOP/s is the % of peak times the peak).
-fn is_extra(metric: &str) -> bool {
-    matches!(
-        metric,
-        "flops"
-            | "bytes"
-            | "intensity"
-            | "t_math"
-            | "t_comms"
-            | "t_upper"
-            | "achieved"
-            | "t_expected_lo"
-            | "t_expected_hi"
-            | "ridge"
-            | "latency_bound"
-            | "algorithm"
-            | "parts_bound"
-            | "repeat"
-            | "elasticity_peak"
-            | "elasticity_hbm"
-            | "elasticity_link"
-    )
-}
-
-/// Whether a cell has a column of its own: the shared analysis columns, and the model columns
-/// on a row with parts (an `llm` step's total).
-fn is_column(metric: &str, has_parts: bool) -> bool {
-    HEAD.iter()
-        .any(|(m, _)| *m == metric || (*m == "critical" && metric.starts_with("critical")))
-        || (has_parts && WORKLOAD_HEAD.iter().any(|(m, _)| *m == metric))
-}
-
-/// The label of a kind's own figure in its row's last cell (empty where its text says it).
-fn kind_label(metric: &str) -> &'static str {
-    match metric {
-        "mfu" => "MFU",
-        "mfu_expected" | "days_expected" => "",
-        "tokens_per_s" => "",
-        "days_at_mfu" => "at the assumed MFU",
-        "memory" => "memory",
-        "cost" => "cost",
-        _ => "",
-    }
-}
-
-/// The header of a cell's column, for the phone layout's cards.
-fn header_of(metric: &str) -> &'static str {
-    HEAD.iter()
-        .chain(WORKLOAD_HEAD.iter())
-        .find(|(m, _)| *m == metric || (*m == "critical" && metric.starts_with("critical")))
-        .map_or("", |(_, h)| h)
-}
 
 fn head_cell((metric, text): (&'static str, &'static str)) -> impl IntoView {
     view! { <th scope="col" data-col=metric class=if is_extra(metric) { "extra" } else { "" }>{text}</th> }

@@ -52,59 +52,10 @@ mod native {
     const WIDE: (u32, u32) = (800, 450);
     const NARROW: (u32, u32) = (390, 260);
 
-    /// Column headers of the results table, as `src/app/results.rs` writes them (metric, header);
-    /// the end-to-end test `e2e_page` checks that the static table reads as the app's does.
-    const HEAD: [(&str, &str); 16] = [
-        ("flops", "FLOPs"),
-        ("bytes", "bytes"),
-        ("intensity", "intensity"),
-        ("t_math", "T_math"),
-        ("t_comms", "T_comms"),
-        ("t_lower", "T_lower"),
-        ("t_upper", "T_upper"),
-        ("t_expected", "expected"),
-        ("t_expected_lo", "expected p10"),
-        ("t_expected_hi", "expected p90"),
-        ("bound", "bound"),
-        ("achieved", "achieved"),
-        ("fraction", "% peak"),
-        ("ridge", "ridge"),
-        ("critical", "critical"),
-        ("fits", "fits"),
-    ];
-    const WORKLOAD_HEAD: [(&str, &str); 4] = [
-        ("tokens_per_s", "tokens/s"),
-        ("time_per_token", "time/token"),
-        ("parts_bound", "parts bound by"),
-        ("memory", "memory"),
-    ];
-
-    /// As `results.rs`'s `is_extra`: columns behind "more columns".
-    fn is_extra(metric: &str) -> bool {
-        matches!(
-            metric,
-            "flops"
-                | "bytes"
-                | "intensity"
-                | "t_math"
-                | "t_comms"
-                | "t_upper"
-                | "achieved"
-                | "t_expected_lo"
-                | "t_expected_hi"
-                | "ridge"
-                | "latency_bound"
-                | "parts_bound"
-                | "repeat"
-        )
-    }
-
-    fn header_of(metric: &str) -> &'static str {
-        HEAD.iter()
-            .chain(WORKLOAD_HEAD.iter())
-            .find(|(m, _)| *m == metric || (*m == "critical" && metric.starts_with("critical")))
-            .map_or("", |(_, h)| h)
-    }
+    /// The results table's columns, as the app writes them (one list: `view::columns`).
+    use roofline_lab::view::columns::{
+        header_of, is_column, is_extra, kind_label, HEAD, WORKLOAD_HEAD,
+    };
 
     /// Text and attribute values as HTML.
     fn esc(s: &str) -> String {
@@ -212,10 +163,15 @@ mod native {
         }
         write!(
             out,
-            r#"<button class="row-toggle" aria-expanded="false" tabindex="-1" title="Show or hide the derivation">{}</button></td>"#,
+            r#"<button class="row-toggle" aria-expanded="false" tabindex="-1" title="Show or hide the derivation">{}</button>"#,
             esc(&r.name)
         )
         .unwrap();
+        // The app's "base" and "why?" under a result's name (not under a serving row's).
+        if r.op_key.parse::<usize>().is_ok() {
+            out.push_str(r#"<span class="row-actions"><button class="small" tabindex="-1">base</button> <button class="small" tabindex="-1">why?</button></span>"#);
+        }
+        out.push_str("</td>");
         match &r.error {
             Some(e) => write!(
                 out,
@@ -237,7 +193,34 @@ mod native {
                 }
                 out.push_str("</td>");
             }
-            None => r.cells.iter().for_each(|c| cell_td(out, c)),
+            None => {
+                // As the app: the columns first, then a kind's own figures labelled in one
+                // last cell.
+                let has_parts = !r.parts.is_empty();
+                let column = |c: &&view::Cell| is_column(c.metric, has_parts) || is_extra(c.metric);
+                r.cells.iter().filter(column).for_each(|c| cell_td(out, c));
+                let kind: Vec<&view::Cell> = r.cells.iter().filter(|c| !column(c)).collect();
+                if !kind.is_empty() {
+                    out.push_str(r#"<td class="kind-cells" colspan="4">"#);
+                    for c in kind {
+                        let label = kind_label(c.metric);
+                        write!(
+                            out,
+                            r#"<span class="kind-cell">{}<span class="{}" title="{}">{}</span></span>"#,
+                            if label.is_empty() {
+                                String::new()
+                            } else {
+                                format!(r#"<span class="kind-label">{} </span>"#, esc(label))
+                            },
+                            c.class,
+                            esc(&c.title),
+                            esc(&c.text)
+                        )
+                        .unwrap();
+                    }
+                    out.push_str("</td>");
+                }
+            }
         }
         out.push_str("</tr>");
         if let Some(s) = &r.serving {
@@ -249,8 +232,13 @@ mod native {
         out.push_str(
             r#"<section class="panel results sv-front" aria-label="Results"><h2>Results<span class="hint">(click a row for its derivation)</span><span class="spacer"></span><button class="small" aria-pressed="false" tabindex="-1">more columns</button></h2><table class="results-table compact"><thead><tr><th scope="col">operation · chip</th>"#,
         );
+        // The front page has no baseline: its "vs base" column folds as the app's does.
         let head = |out: &mut String, (m, t): (&str, &str)| {
-            let class = if is_extra(m) { "extra" } else { "" };
+            let class = if is_extra(m) || m == "vs_base" {
+                "extra"
+            } else {
+                ""
+            };
             write!(out, r#"<th class="{class}" scope="col">{t}</th>"#).unwrap();
         };
         HEAD.into_iter().for_each(|h| head(out, h));
@@ -330,7 +318,7 @@ mod native {
             r#"<main class="sv-embed-frame"><h1 class="visually-hidden">Roofline Lab</h1><p class="sv-embed-note">Roofline Lab: drawing the plot…</p></main>"#,
         );
         out.push_str(
-            r#"<main class="app sv-page"><header class="topbar"><h1>Roofline Lab</h1><span class="tagline">Why does this take 50 ms and not 5? FLOPs, bytes and the roofline, after <em>How to Scale Your Model</em>, part 1.</span><div class="actions" inert><button class="primary">Copy link</button><button>Embed</button><button>Export</button></div></header><div class="layout"><div class="forms">"#,
+            r#"<main class="app sv-page"><header class="topbar"><h1>Roofline Lab</h1><span class="tagline">Why does this take 50 ms and not 5? FLOPs, bytes and the roofline, after <em>How to Scale Your Model</em>, part 1.<span data-front-question="3"> This plot is the chapter's Question 3: peak FLOP/s against B for D = F = 4096 and 1024.</span></span><div class="actions" inert><button class="primary">Copy link</button><button>Embed</button><button>Export</button></div></header><div class="layout"><div class="forms">"#,
         );
         panel(&mut out, "Chips", "sv-chips");
         panel(&mut out, "Operations", "sv-ops");

@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod cell;
 pub mod chart;
+pub mod columns;
 pub mod compare;
 pub mod evidence;
 pub mod expected;
