@@ -92,6 +92,15 @@ pub fn explain(
     let r = breakdown(row.0, row.1, opts)?;
     let t_base = t_lower(base.0, base.1, opts)?;
     let t_row = t_lower(row.0, row.1, opts)?;
+    // A baseline that takes no time (a collective with nothing to move) has no ratio to
+    // explain: say so instead of a NaN.
+    if vs_base(t_row, t_base).is_none() {
+        return Err(Error::invalid(
+            "base",
+            format!("{t_base:e} s against {t_row:e} s"),
+            "no ratio: the baseline or this row takes no time",
+        ));
+    }
     let delta = t_row - t_base;
     Ok(Explanation {
         t_base,
