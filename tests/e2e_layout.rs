@@ -233,6 +233,17 @@ async fn an_llm_a_collective_and_a_training_step_fit_at_both_widths() {
             .js("return [...document.querySelectorAll('.results td')].filter(td => td.getBoundingClientRect().right > innerWidth + 1 && getComputedStyle(td).display !== 'none').map(td => td.dataset.metric)")
             .await;
         if w == 1400 {
+            // The collective's row: no FLOP columns, its time and bus bandwidth in the key line
+            // (an H100 node's 1 MB AllGather: 7 hops × 0.6 µs = 4.2 µs, latency-bound).
+            let coll = b
+                .js("return [...document.querySelectorAll(\"tr.result-row[data-op='1'] [data-metric='fraction'], tr.result-row[data-op='1'] [data-metric='fits']\")].map(e => e.textContent.trim())")
+                .await;
+            assert_eq!(coll, serde_json::json!(["—", "—"]), "{coll}");
+            let key = b.text("[data-keyline]").await;
+            assert!(
+                key.contains("T = 4.2 µs (latency-bound, busbw 208 GB/s)"),
+                "{key}"
+            );
             for op in 0..3 {
                 for m in ["t_lower", "t_expected", "bound"] {
                     let css = format!("tr.result-row[data-op='{op}'] [data-metric='{m}']");
