@@ -189,7 +189,16 @@ fn check_op_field(base: &Op, key: &str, text: &str) -> Result<bool, String> {
                     if !ids.contains(&got.as_str()) {
                         return Err(format!("{got} is not one of {ids:?}"));
                     }
-                    if !ids.iter().any(|id| id.eq_ignore_ascii_case(t)) {
+                    // A collective's kind also reads its documented short names and
+                    // separators (`ag`, `All-Reduce`: `CollectiveKind::ALIASES`).
+                    let collective = key == "kind" && base.kind_id() == "collective";
+                    let n = roofline::collective::CollectiveKind::normalized(t);
+                    let alias = collective
+                        && (ids.contains(&n.as_str())
+                            || roofline::collective::CollectiveKind::ALIASES
+                                .iter()
+                                .any(|(a, _)| *a == n));
+                    if !alias && !ids.iter().any(|id| id.eq_ignore_ascii_case(t)) {
                         return Err(format!("{t:?} is not a choice, yet accepted"));
                     }
                 }

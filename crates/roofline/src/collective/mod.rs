@@ -114,6 +114,27 @@ impl CollectiveKind {
         "send",
     ];
 
+    /// The short names the parser also reads, as the book and NCCL write them: `(alias, id)`.
+    /// Beside these, an id reads with any case and with `_`, `-` or spaces inside
+    /// (`All-Reduce`).
+    pub const ALIASES: [(&'static str, &'static str); 6] = [
+        ("ag", "allgather"),
+        ("rs", "reducescatter"),
+        ("ar", "allreduce"),
+        ("a2a", "alltoall"),
+        ("p2p", "send"),
+        ("sendrecv", "send"),
+    ];
+
+    /// `s` as the parser compares it: lower case, without `_`, `-` or spaces.
+    pub fn normalized(s: &str) -> String {
+        s.trim()
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .collect::<String>()
+            .to_ascii_lowercase()
+    }
+
     /// The URL id (`allgather`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -148,18 +169,17 @@ impl FromStr for CollectiveKind {
     /// Reads an id, case-insensitively, also with `_`/`-` and the short forms `ag`, `rs`, `ar`,
     /// `a2a`, `p2p`.
     fn from_str(s: &str) -> Result<Self, Error> {
-        let l: String = s
-            .trim()
-            .chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' '))
-            .collect::<String>()
-            .to_ascii_lowercase();
-        Ok(match l.as_str() {
-            "allgather" | "ag" => CollectiveKind::AllGather,
-            "reducescatter" | "rs" => CollectiveKind::ReduceScatter,
-            "allreduce" | "ar" => CollectiveKind::AllReduce,
-            "alltoall" | "a2a" => CollectiveKind::AllToAll,
-            "send" | "p2p" | "sendrecv" => CollectiveKind::Send,
+        let l = Self::normalized(s);
+        let id = Self::ALIASES
+            .iter()
+            .find(|(a, _)| *a == l)
+            .map_or(l.as_str(), |(_, id)| id);
+        Ok(match id {
+            "allgather" => CollectiveKind::AllGather,
+            "reducescatter" => CollectiveKind::ReduceScatter,
+            "allreduce" => CollectiveKind::AllReduce,
+            "alltoall" => CollectiveKind::AllToAll,
+            "send" => CollectiveKind::Send,
             _ => {
                 return Err(parse_err(
                     s,
