@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use e2e_harness::{dist_dir, Browser};
+use e2e_harness::{dist_dir, read_request_head, Browser};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 /// Loads per page (the median is reported).
@@ -148,23 +148,7 @@ impl GzipServer {
             while let Ok((mut sock, _)) = listener.accept().await {
                 let files = files.clone();
                 tokio::spawn(async move {
-                    let mut buf = vec![0u8; 16 * 1024];
-                    let mut used = 0;
-                    while used < buf.len() {
-                        match tokio::time::timeout(
-                            Duration::from_secs(5),
-                            sock.read(&mut buf[used..]),
-                        )
-                        .await
-                        {
-                            Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
-                            Ok(Ok(n)) => used += n,
-                        }
-                        if buf[..used].windows(4).any(|w| w == b"\r\n\r\n") {
-                            break;
-                        }
-                    }
-                    let head = String::from_utf8_lossy(&buf[..used]).to_string();
+                    let head = read_request_head(&mut sock).await;
                     let path = head.split_whitespace().nth(1).unwrap_or("/");
                     let path = path.split(['?', '#']).next().unwrap_or("/");
                     let mut name = path.trim_start_matches('/').to_string();

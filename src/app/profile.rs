@@ -23,17 +23,6 @@ use super::{check, ctx, js_detail, AppError};
 use crate::view::{self, MeasuredTable};
 use roofline::units::format_exact;
 
-/// The sample profile (issue 24, point 6): a plain CSV of the project's own, shipped with the
-/// page. Synthetic, not a measurement: LLaMA 3.1 8B's decode kernels at B = 64 and a 4096-token
-/// context on one H100 in bf16, each time its roofline bound × the validation set's fitted
-/// factor for its resource (1.526 compute, 1.292 HBM; set 2026-11-25.2) + 3 µs per launch.
-const SAMPLE_PROFILE: &str = include_str!("../../assets/sample-profile.csv");
-
-/// Where the sample's numbers come from, as the summary and the button's title say.
-const SAMPLE_SOURCE: &str = "the sample profile (synthetic, not measured: LLaMA 3.1 8B decode \
-    kernels at B = 64, context 4096, on one H100 in bf16; each time = its roofline bound × the \
-    validation set's fitted factor, 1.292 for HBM, + 3 µs per launch)";
-
 /// Bytes read from a file per step.
 const SLICE: f64 = (1u64 << 20) as f64;
 /// Rows listed in the table (the biggest time lost first); the rest are counted.
@@ -292,8 +281,8 @@ pub fn ProfilePanel() -> impl IntoView {
                     on:change=move |ev| import.text(event_target_value(&ev))></textarea>
                 <div class="row">
                     <button class="small" data-action="import-profile" on:click=import_pasted>"Import pasted text"</button>
-                    <button class="small" data-action="sample-profile" title=SAMPLE_SOURCE
-                        on:click=move |_| import.text_from(SAMPLE_PROFILE, SAMPLE_SOURCE.into())>"Load a sample profile"</button>
+                    <button class="small" data-action="sample-profile" title=view::measured::SAMPLE_SOURCE
+                        on:click=move |_| import.text_from(view::measured::SAMPLE_PROFILE, view::measured::SAMPLE_SOURCE.into())>"Load a sample profile"</button>
                     <Show when=has_profile>
                         <button class="small" data-action="clear-profile" on:click=clear>"Clear profile"</button>
                     </Show>

@@ -38,6 +38,23 @@ pub fn artifacts_dir() -> PathBuf {
     dir
 }
 
+/// Reads an HTTP request's head from `sock`: at most 16 KiB, 5 s per read, up to the blank
+/// line. Used by the test server and the page benchmark's gzip server.
+pub async fn read_request_head(sock: &mut tokio::net::TcpStream) -> String {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut used = 0;
+    while used < buf.len() {
+        match tokio::time::timeout(Duration::from_secs(5), sock.read(&mut buf[used..])).await {
+            Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => used += n,
+        }
+        if buf[..used].windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&buf[..used]).into_owned()
+}
+
 /// The built app the server serves: `dist/`, or `$ROOFLINE_DIST` (relative to the repository
 /// root) so that several builds can be tested side by side.
 pub fn dist_dir() -> PathBuf {
@@ -118,24 +135,7 @@ impl Server {
                 };
                 let log = task_log.clone();
                 tokio::spawn(async move {
-                    let mut buf = vec![0u8; 16 * 1024];
-                    let mut used = 0;
-                    // Read the request head (bounded).
-                    while used < buf.len() {
-                        match tokio::time::timeout(
-                            Duration::from_secs(5),
-                            sock.read(&mut buf[used..]),
-                        )
-                        .await
-                        {
-                            Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
-                            Ok(Ok(n)) => used += n,
-                        }
-                        if buf[..used].windows(4).any(|w| w == b"\r\n\r\n") {
-                            break;
-                        }
-                    }
-                    let head = String::from_utf8_lossy(&buf[..used]);
+                    let head = read_request_head(&mut sock).await;
                     let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
                     let (status, body, ctype) = match resolve(&path) {
                         Some(file) => match std::fs::read(&file) {

@@ -429,6 +429,27 @@ impl Topology {
     }
 }
 
+/// A torus's chips are the product of its axes: an `n` other than `default_n` that
+/// contradicts them is refused (issue 24, point 3: `n=256` beside `axes=4x4` was computed as
+/// 16 chips without a word). The default `n` is what a link that never names it holds, so
+/// those links keep their meaning.
+pub(crate) fn check_torus_chips(n: f64, default_n: f64, axes: &[f64]) -> Result<(), Error> {
+    let product: f64 = axes.iter().product();
+    if n == default_n || n == product {
+        return Ok(());
+    }
+    let text: Vec<String> = axes.iter().map(|a| format_exact(*a)).collect();
+    Err(Error::invalid(
+        "n",
+        format_exact(n),
+        format!(
+            "a torus's chips are the product of its axes ({} = {p}): set n to {p} or change the axes",
+            text.join("x"),
+            p = format_exact(product)
+        ),
+    ))
+}
+
 /// Reads torus axis sizes `4x4x4` (also `4,4`, `4*4`); wraparound follows `wrap(size, all)`
 /// per axis, or a trailing `w` (`16w`) forces it and `n` (`4n`) forbids it.
 ///

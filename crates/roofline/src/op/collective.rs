@@ -5,7 +5,7 @@
 use super::behavior::{n, OpBehavior, Workload};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::formulas::{cluster_binding_level, coefficients};
-use crate::collective::topology::{parse_axes, parse_levels, TorusAxis};
+use crate::collective::topology::{check_torus_chips, parse_axes, parse_levels, TorusAxis};
 use crate::collective::{
     collective_time, CollectiveKind, CollectiveResult, Combine, Level, Network, Topology,
     TopologyKind,
@@ -527,28 +527,13 @@ impl OpBehavior for Collective {
     fn workload(&self) -> Option<Workload> {
         Some(Workload::Collective)
     }
-    /// A torus's chips are the product of its axes: an `n` other than the default that
-    /// contradicts them is refused (issue 24, point 3: `n=256` beside `axes=4x4` was computed
-    /// as 16 chips without a word). The default `n` is what a link that never names it holds,
-    /// so those links keep their meaning.
+    /// A torus's chips are the product of its axes (`topology::check_torus_chips`).
     fn check_consistency(&self) -> Result<(), Error> {
-        let product: f64 = self.axes.iter().map(|a| a.size).product();
-        if self.topology == TopologyKind::Torus
-            && self.n != Collective::default().n
-            && self.n != product
-        {
-            return Err(Error::invalid(
-                "n",
-                format_exact(self.n),
-                format!(
-                    "a torus's chips are the product of its axes ({} = {}): set n to {} or change the axes",
-                    self.axes_text(),
-                    format_exact(product),
-                    format_exact(product)
-                ),
-            ));
+        if self.topology != TopologyKind::Torus {
+            return Ok(());
         }
-        Ok(())
+        let sizes: Vec<f64> = self.axes.iter().map(|a| a.size).collect();
+        check_torus_chips(self.n, Collective::default().n, &sizes)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let net = self.network(chip)?;
