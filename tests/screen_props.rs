@@ -812,3 +812,115 @@ fn the_checker_catches_non_finite_numbers() {
     assert!(screen.text("t", "NaN chip: T = NaN s").is_err());
     page(&s, 0).unwrap();
 }
+
+// ---------------------------------------------------------------------------------------
+// Snapshot: everything the page shows, as text, for a restructuring to compare
+
+/// What the page shows for `s`, written out: every row's cells (value, text, tooltip) and
+/// derivation, the key line, the explanation panel of the last row, every sweep chart's
+/// points on linear axes, the roofline chart's points, the serving frontier, and the sweep
+/// CSV, results CSV and scenario JSON exports.
+fn snapshot_of(s: &Scenario, out: &mut String) {
+    use std::fmt::Write;
+    fn rows(out: &mut String, rs: &[ResultRow]) {
+        for r in rs {
+            let _ = writeln!(out, "row {} {} {:?}", r.id, r.name, r.error);
+            for c in &r.cells {
+                let _ = writeln!(
+                    out,
+                    "  {} = {} | {} | {}",
+                    c.metric, c.value, c.text, c.title
+                );
+            }
+            if r.analysis.is_some() {
+                for l in r.derivation() {
+                    let _ = writeln!(out, "  > {l}");
+                }
+            }
+            rows(out, &r.parts);
+            rows(
+                out,
+                r.serving
+                    .as_deref()
+                    .map(std::slice::from_ref)
+                    .unwrap_or(&[]),
+            );
+        }
+    }
+    rows(out, &view::result_rows(s));
+    let _ = writeln!(out, "key {}", view::key_line(s));
+    if let Ok(p) = view::explain_panel(s, s.ops.len() - 1, s.chips.len() - 1) {
+        let _ = writeln!(out, "explain {} {:?}", p.title, p.levers);
+        if let Ok(a) = &p.against {
+            let _ = writeln!(out, "  {} {:?} {:?}", a.summary, a.inputs, a.notes);
+            for l in &a.parts {
+                let _ = writeln!(out, "  {} {} {} {}", l.name, l.base, l.row, l.share);
+            }
+        }
+    }
+    for metric in METRICS {
+        let c = view::sweep_chart(s, metric, false, false);
+        let _ = writeln!(
+            out,
+            "sweep {metric:?} {} {} {}",
+            c.title, c.x_label, c.y_label
+        );
+        for series in &c.series {
+            let _ = writeln!(out, "  {} {:?}", series.label, series.points);
+        }
+        for m in &c.crossovers {
+            let _ = writeln!(out, "  x {} {} {}", m.label, m.x, m.y);
+        }
+    }
+    let c = view::roofline_chart(s);
+    for p in &c.points {
+        let _ = writeln!(out, "point {} {} {}", p.label, p.x, p.y);
+    }
+    for c in &view::frontier_chart(s).curves {
+        let pts: Vec<_> = c
+            .points
+            .iter()
+            .map(|p| (p.tpot, p.tokens_per_s_chip))
+            .collect();
+        let _ = writeln!(out, "frontier {} {pts:?}", c.label);
+    }
+    out.push_str(&view::sweep_csv(s));
+    out.push_str(&view::results_csv(s));
+    out.push_str(&view::scenario_json(s));
+    out.push('\n');
+}
+
+/// Writes the snapshot of `SNAPSHOT_CASES` (default 3000) fuzzed scenarios of seed
+/// `FUZZ_SEED` to the file `SNAPSHOT_OUT`, one case after another. Run it before and after a
+/// change that must not change behaviour, and compare the files:
+///
+/// ```text
+/// SNAPSHOT_OUT=/tmp/before.txt cargo test --release --test screen_props -- --ignored snapshot
+/// ```
+#[test]
+#[ignore = "a tool: writes SNAPSHOT_OUT"]
+fn snapshot() {
+    let Ok(path) = std::env::var("SNAPSHOT_OUT") else {
+        return;
+    };
+    let cases: usize = std::env::var("SNAPSHOT_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let golden = golden_urls();
+    let mut out = String::new();
+    for i in 0..cases {
+        let mut r = fuzz::case_rng(fuzz::seed(), i);
+        let s = scenario(&mut r, i, &golden);
+        use std::fmt::Write;
+        let _ = writeln!(out, "=== case {i} {}", roofline::url::encode(&s));
+        snapshot_of(&s, &mut out);
+    }
+    for u in &golden {
+        out.push_str("=== golden ");
+        out.push_str(u);
+        out.push('\n');
+        snapshot_of(&decode(u).scenario, &mut out);
+    }
+    std::fs::write(&path, out).expect("write SNAPSHOT_OUT");
+}
