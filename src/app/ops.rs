@@ -43,7 +43,7 @@ pub fn OpsPanel() -> impl IntoView {
 /// A training step added in the page opens its plot on log axes (issue 24, point 8): its
 /// strategies' curves span decades of batch and chips and merge on linear ones.
 fn log_axes_for(op: &Op) -> bool {
-    op.kind_id() == "train"
+    op.traits().log_axes
 }
 
 /// Log x (with log-spaced points) and log y, as the axis checkboxes set them; the link carries

@@ -104,10 +104,7 @@ pub fn PlotsPanel() -> impl IntoView {
     };
     // Tabs (the ARIA pattern): one tab stop, the selected one; arrows, Home and End select and
     // focus the neighbour.
-    let has_llm = Memo::new(move |_| {
-        c.scenario
-            .with(|s| s.ops.iter().any(|o| o.kind_id() == "llm"))
-    });
+    let has_llm = Memo::new(move |_| c.scenario.with(|s| s.ops.iter().any(|o| o.traits().serves)));
     let tab_key = move |ev: leptos::ev::KeyboardEvent| {
         // The frontier's tab is shown only with an llm operation (or when it is selected).
         let all: Vec<PlotKind> = PlotKind::ALL

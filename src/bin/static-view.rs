@@ -254,7 +254,7 @@ mod native {
     /// the app's own replace them (inert: nothing to click before the app runs).
     fn tabs(out: &mut String, s: &Scenario) {
         use roofline::scenario::PlotKind;
-        let has_llm = s.ops.iter().any(|o| o.kind_id() == "llm");
+        let has_llm = s.ops.iter().any(|o| o.traits().serves);
         out.push_str(r#"<div class="plot-tabs" inert><div class="tabs">"#);
         for (p, text) in [
             (PlotKind::Sweep, "Sweep"),

@@ -111,7 +111,7 @@ pub fn match_llm_parts(
     roof: &Roofline,
     steps: f64,
 ) -> Option<Result<StepMatch, Error>> {
-    let op = s.ops.iter().find(|o| o.kind_id() == "llm")?;
+    let op = s.ops.iter().find(|o| o.traits().serves)?;
     let chip = s.chips.first()?;
     Some((|| {
         if !(steps.is_finite() && steps >= 1.0) {

@@ -28,7 +28,6 @@ pub mod roofline;
 pub mod rows;
 pub mod serving;
 pub mod sweep;
-pub mod train;
 pub mod train_plot;
 pub mod validation;
 
@@ -62,5 +61,4 @@ pub use sweep::{
     oom_edge, sweep_chart, sweep_chart_cached, sweepable_fields, OomEdge, SweepCache, SweepMetric,
     Swept,
 };
-pub use train::train_cells;
 pub use train_plot::{train_axis, train_chart, train_plot_of};

@@ -27,24 +27,11 @@ pub(super) fn name_of(f: &str, s: &Scenario) -> String {
         .unwrap_or_else(|| f.to_string())
 }
 
-/// A short name for an operation: its label, else `D=F=4096` style for matmul-like kinds (as
-/// in the chapter's legend), else its description.
+/// A short name for an operation ([`Op::short_name`]): its label, else the kind's own
+/// (`llama3-8b decode`), else `D=F=4096` style for matmul-like kinds (as in the chapter's
+/// legend), else its description.
 pub fn op_name(op: &Op) -> String {
-    if let Some(l) = op.label.as_deref().filter(|l| !l.trim().is_empty()) {
-        return l.to_string();
-    }
-    if op.kind_id() == "llm" {
-        let model = op
-            .get("preset")
-            .filter(|p| p != "custom")
-            .unwrap_or_else(|| "custom LLM".into());
-        return format!("{model} {}", op.get("phase").unwrap_or_default());
-    }
-    match (op.get("d"), op.get("f")) {
-        (Some(d), Some(f)) if d == f => format!("{} D=F={d}", op.kind_id()),
-        (Some(d), Some(f)) => format!("{} D={d}, F={f}", op.kind_id()),
-        _ => op.title(),
-    }
+    op.short_name()
 }
 
 /// A series' name: the operation's, with the chip's when there are several chips.

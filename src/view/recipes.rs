@@ -162,13 +162,10 @@ fn ours_collective(s: &Scenario) -> String {
     let Some(a) = first(s) else {
         return "—".into();
     };
-    let how = a.collective.as_ref().map_or("", |c| {
-        if c.latency_bound {
-            "latency-bound"
-        } else {
-            "bandwidth-bound"
-        }
-    });
+    let how = a
+        .report
+        .figure("latency_bound")
+        .map_or("", |f| f.text.as_str());
     format!("T = {} ({how})", pretty(a.t_lower, Unit::Seconds))
 }
 
@@ -187,7 +184,7 @@ fn ours_crossovers(s: &Scenario) -> String {
 /// chip below which it binds (solved on the model) beside the book's closed form, or, for
 /// tensor parallelism, whether this degree is communication-bound at every batch.
 fn ours_train_critical(s: &Scenario, strategy: &str) -> String {
-    let Some(t) = first(s).and_then(|a| a.train) else {
+    let Some(t) = first(s).and_then(|a| a.report.train) else {
         return "—".into();
     };
     let Some(c) = t.critical.iter().find(|c| c.resource.id() == strategy) else {
@@ -220,7 +217,7 @@ fn ours_moe_batch(s: &Scenario) -> String {
         let mut o = op.clone();
         o.set("b", &format!("{b}")).ok()?;
         let a = analyze(&o, chip, &s.options).ok()?;
-        let p = a.parts.iter().find(|p| p.name == "routed experts")?;
+        let p = a.report.parts.iter().find(|p| p.name == "routed experts")?;
         Some(p.t_math >= p.t_comms)
     };
     let (mut lo, mut hi) = (1.0_f64, 1.0e6_f64);
@@ -246,7 +243,7 @@ fn ours_days(s: &Scenario) -> String {
     let Some(a) = first(s) else {
         return "—".into();
     };
-    let Some(t) = a.train.as_ref() else {
+    let Some(t) = a.report.train.as_ref() else {
         return "—".into();
     };
     match t.budget.and_then(|b| b.days_at_mfu_6n) {

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use roofline::analysis::{analyze, Analysis, Bound};
-use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
 
@@ -160,84 +159,32 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
         },
         title: "bytes resident in HBM against its capacity".into(),
     });
-    if let Some(c) = &a.collective {
-        blank_flop_cells(&mut out);
-        out.push(Cell {
-            metric: "algorithm",
-            value: a.op.get("topology").unwrap_or_default(),
-            text: format!(
-                "{}: {}",
-                a.op.get("topology").unwrap_or_default(),
-                c.formula
-            ),
-            class: "",
-            title: format!("the book's formula for this topology ({})", c.section),
-        });
-        out.push(Cell {
-            metric: "latency_bound",
-            value: c.latency_bound.to_string(),
-            text: if c.latency_bound {
-                "latency-bound".into()
-            } else {
-                "bandwidth-bound".into()
-            },
-            class: if c.latency_bound {
-                "bound-memory"
-            } else {
-                "bound-network"
-            },
-            title: format!(
-                "latency {} hops = {}, bandwidth term {} ({}, {})",
-                format_exact(c.hops),
-                pretty(c.t_latency, Unit::Seconds),
-                pretty(c.t_bandwidth, Unit::Seconds),
-                c.formula,
-                c.section
-            ),
-        });
-        out.push(match c.busbw {
-            Some(bw) => Cell {
-                metric: "busbw",
-                value: format_exact(bw),
-                text: format!("busbw {}", pretty(bw, Unit::ByteRate)),
-                class: "",
-                title: "bus bandwidth, nccl-tests' convention: V·2(n−1)/n / t for an AllReduce, \
-                        V·(n−1)/n / t for an AllGather, ReduceScatter or AllToAll"
-                    .into(),
-            },
-            None => Cell {
-                metric: "busbw",
-                value: "none".into(),
-                text: "—".into(),
-                class: "",
-                title: "nothing to communicate".into(),
-            },
-        });
+    // The kind's own report: shared figures that mean nothing for it, then its own.
+    if let Some(na) = a.report.not_applicable {
+        for c in out.iter_mut().filter(|c| na.metrics.contains(&c.metric)) {
+            c.text = "—".into();
+            c.class = "";
+            c.title = na.why.into();
+        }
     }
-    if let Some(t) = &a.train {
-        out.extend(super::train::train_cells(t));
-    }
+    out.extend(a.report.figures.iter().map(figure_cell));
     out
 }
 
-/// A collective moves data and computes nothing: its FLOP columns (FLOPs, intensity, T_math,
-/// achieved FLOP/s, % of peak, ridge, critical batch) and its HBM fit say `—` instead of `0
-/// FLOP/s, 0 %, ✓ 0 B` (issue 24, point 7); their `data-value` stays the analysis's own.
-fn blank_flop_cells(cells: &mut [Cell]) {
-    const NO_FLOPS: [&str; 8] = [
-        "flops",
-        "intensity",
-        "t_math",
-        "achieved",
-        "fraction",
-        "ridge",
-        "critical_b",
-        "fits",
-    ];
-    for c in cells.iter_mut().filter(|c| NO_FLOPS.contains(&c.metric)) {
-        c.text = "—".into();
-        c.class = "";
-        c.title = "a collective only moves data: no FLOPs, nothing held in HBM".into();
+/// A figure a kind reports, as a cell (its tone as the bound colours).
+fn figure_cell(f: &roofline::analysis::Figure) -> Cell {
+    use roofline::analysis::Tone;
+    Cell {
+        metric: f.metric,
+        value: f.value.clone(),
+        text: f.text.clone(),
+        class: match f.tone {
+            Tone::Plain => "",
+            Tone::Compute => "bound-compute",
+            Tone::Memory => "bound-memory",
+            Tone::Network => "bound-network",
+        },
+        title: f.title.clone(),
     }
 }
 
@@ -441,28 +388,6 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
     }
 }
 
-/// An LLM step in the key line: its latency and the tokens per second of all its sequences
-/// together, then of one sequence, labelled as such: `, step 19.5 ms: 2.15k tokens/s in all,
-/// 51.3 per sequence`. Decode makes one token per sequence per step; prefill reads `ctx` per
-/// sequence; verify scores `k+1`.
-fn llm_step_words(op: &Op, step: f64) -> String {
-    let b = op.get_num("b").unwrap_or(1.0);
-    let per_seq = match op.get("phase").as_deref() {
-        Some("prefill") => op.get_num("ctx").unwrap_or(1.0),
-        Some("verify") => op.get_num("spec_k").unwrap_or(0.0) + 1.0,
-        _ => 1.0,
-    };
-    if step.is_nan() || step <= 0.0 {
-        return String::new();
-    }
-    format!(
-        ", step {}: {} tokens/s in all, {} per sequence",
-        pretty(step, Unit::Seconds),
-        pretty(b * per_seq / step, Unit::Count),
-        pretty(per_seq / step, Unit::Count)
-    )
-}
-
 /// How much the key result line says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyLineDetail {
@@ -538,21 +463,7 @@ fn key_line_words(
     let words = match a {
         Ok(a) => {
             let mut t = format!(": {}-bound", a.bound.as_str());
-            if let Some(c) = &a.collective {
-                // A collective's answer is its time (issue 24, point 7).
-                t.push_str(&format!(
-                    ", T = {} ({}-bound{})",
-                    pretty(a.t_lower, Unit::Seconds),
-                    if c.latency_bound {
-                        "latency"
-                    } else {
-                        "bandwidth"
-                    },
-                    c.busbw
-                        .map(|bw| format!(", busbw {}", pretty(bw, Unit::ByteRate)))
-                        .unwrap_or_default()
-                ));
-            }
+            t.push_str(&a.report.key_words);
             if !a.fits {
                 // A bound still, but no throughput for a setup that cannot run.
                 t.push_str(&format!(
@@ -560,8 +471,8 @@ fn key_line_words(
                     pretty(a.memory, Unit::Bytes),
                     pretty(a.capacity, Unit::Bytes)
                 ));
-            } else if op.kind_id() == "llm" {
-                t.push_str(&llm_step_words(op, a.t_lower));
+            } else {
+                t.push_str(&a.report.key_words_fit);
             }
             if let Some(c) = &a.critical {
                 t.push_str(&match detail {

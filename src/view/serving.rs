@@ -8,7 +8,6 @@
 //! `tokens_per_s` is the issue's `B / tpot`: output tokens per second of the `n`-chip group
 //! while decoding at the mean context `P + G/2`. Each metric name means one thing per row.
 
-use roofline::op::OpKind;
 use roofline::scenario::Scenario;
 use roofline::serving::{
     serving, smallest_topology, speculative, Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS,
@@ -260,10 +259,8 @@ fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>, bound: Option<f6
 
 /// The `tpot_max` bound of an `llm` op, seconds.
 fn tpot_bound(op: &roofline::Op) -> Option<f64> {
-    match &op.kind {
-        OpKind::Llm(l) => l.tpot_bound(),
-        _ => None,
-    }
+    // The field is in ms (`tpot_max=50`).
+    op.get_num("tpot_max").map(|ms| ms / 1e3)
 }
 
 /// Speculative decoding's cells (`tpot_spec`, `spec_speedup`): `none` and why without a draft

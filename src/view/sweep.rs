@@ -108,9 +108,9 @@ pub fn oom_edge(
     if !at(spec.from)? {
         return Some(OomEdge::Everywhere);
     }
-    if let (roofline::OpKind::Llm(l), "b") = (&op.kind, spec.field.as_str()) {
+    if spec.field == "b" && op.traits().serves {
         let cap = memory_fit(op, chip, opts).ok()?.1;
-        return Some(OomEdge::Above(l.max_batch(cap, l.ctx)));
+        return op.batch_limit(cap).map(OomEdge::Above);
     }
     let integer = op
         .field(&spec.field)
@@ -185,7 +185,7 @@ pub fn sweep_chart_cached(
             if op.field(&s.sweep.field).is_none() {
                 continue;
             }
-            if metric == SweepMetric::TokensPerS && op.kind_id() != "llm" {
+            if metric == SweepMetric::TokensPerS && !op.traits().serves {
                 continue;
             }
             let swept = cache.get(s, i, j, &s.sweep, || {
@@ -235,16 +235,13 @@ pub fn sweep_chart_cached(
                 series_idx: idx,
                 scatter: false,
             });
-            if metric == SweepMetric::Fraction && op.kind_id() == "llm" {
+            if metric == SweepMetric::Fraction && op.traits().serves {
                 part_series(&mut chart, s, op, chip, series, idx);
             }
             // A sharded matmul on time axes: T_math and T_comms (its largest communication
             // term) as curves of their own, so the crossover where communication starts to
             // bind is where they meet (sharding.md, part 3; roofline.md's D > 8755 for 2 chips).
-            if metric == SweepMetric::Time
-                && op.kind_id() == "matmul"
-                && op.get_num("shards").is_some_and(|n| n > 1.0)
-            {
+            if metric == SweepMetric::Time && op.traits().comm_curves {
                 let label = series_name(s, op, &chip.name);
                 for (k, term) in ["T_math", "T_comms"].into_iter().enumerate() {
                     let of = |p: &roofline::sweep::SweepPoint| {
@@ -288,26 +285,17 @@ pub fn sweep_chart_cached(
                         }
                     }
                 }
-                // A collective swept over its array size: below the knee each hop takes the
-                // per-hop latency (latency-bound), above it the bandwidth term (sharding.md, "A
-                // note on ICI latency").
-                if let Some(knee) = a
-                    .collective
-                    .as_ref()
-                    .and_then(|c| c.knee_bytes)
-                    .filter(|_| s.sweep.field == "bytes")
-                {
+                // The marks the kind reports on a sweep of this field (a collective's
+                // latency knee over its array size: sharding.md, "A note on ICI latency").
+                for m in a.report.marks.iter().filter(|m| m.field == s.sweep.field) {
                     let who = if s.chips.len() > 1 {
                         format!("{}: ", chip.name)
                     } else {
                         String::new()
                     };
-                    let label = format!(
-                        "{who}latency-bound below V = {}, bandwidth-bound above",
-                        pretty(knee, Unit::Bytes)
-                    );
+                    let label = format!("{who}{}", m.label);
                     if !chart.vlines.iter().any(|v| v.label == label) {
-                        chart.vlines.push(VLine { x: knee, label });
+                        chart.vlines.push(VLine { x: m.x, label });
                     }
                 }
                 let peak = a.compute.effective_peak;

@@ -13,7 +13,7 @@
 //! legend entry, or `out of memory` when none of its points fits (pure data parallelism of a
 //! large model).
 
-use roofline::op::{Op, OpKind};
+use roofline::op::Op;
 use roofline::scenario::Scenario;
 use roofline::train::{train_plot, PlotAxis, PlotStrategy, TrainPlot};
 use roofline::units::format_sig;
@@ -40,10 +40,7 @@ pub fn train_axis(s: &Scenario) -> PlotAxis {
 
 /// The training plot of `op` on `chip` at the scenario's derate, over the axis's range.
 pub fn train_plot_of(s: &Scenario, op: &Op, chip: &Chip) -> Option<TrainPlot> {
-    let OpKind::Train(t) = &op.kind else {
-        return None;
-    };
-    let mut cfg = t.config_on(chip).ok()?;
+    let mut cfg = op.training_config(chip)?.ok()?;
     cfg.hw.peak *= s.options.compute_efficiency();
     let axis = train_axis(s);
     let (from, to) = match axis {
@@ -72,7 +69,7 @@ pub fn train_chart(
     log_x: bool,
     log_y: bool,
 ) -> Option<SweepChart> {
-    let has_train = s.ops.iter().any(|o| matches!(o.kind, OpKind::Train(_)));
+    let has_train = s.ops.iter().any(|o| o.traits().train_plot);
     if !has_train || s.ops.iter().any(|o| o.field(&s.sweep.field).is_some()) {
         return None;
     }

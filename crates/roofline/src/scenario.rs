@@ -182,7 +182,7 @@ impl Default for Scenario {
     /// from 1 to 511, linear — the book's question 3.
     fn default() -> Self {
         let mm = |d: f64| {
-            OpKind::Matmul(Matmul {
+            OpKind::from(Matmul {
                 b: 1.0,
                 d,
                 f: d,

@@ -92,7 +92,7 @@ fn with(l: &Llm, phase: Phase, ctx: f64, b: f64) -> Op {
     m.phase = phase;
     m.ctx = ctx;
     m.b = b;
-    Op::new(OpKind::Llm(m))
+    Op::new(OpKind::from(m))
 }
 
 /// `op` on `chip` analyses without error (`analyze`'s checks, through its cheaper `t_lower`).
@@ -104,9 +104,7 @@ fn validate(op: &Op, chip: &Chip, opts: &Options) -> Result<(), Error> {
 /// (`P` tokens) and a decode step at `B` and ⌈P + G/2⌉; `None` for an op that is not an `llm`.
 /// What an expectation reads to see which resource binds each step (`crate::validation`).
 pub fn serving_steps(op: &Op) -> Option<(Op, Op)> {
-    let OpKind::Llm(l) = &op.kind else {
-        return None;
-    };
+    let l = op.llm()?;
     let mean_ctx = (l.prompt + l.output / 2.0).ceil();
     Some((
         with(l, Phase::Prefill, l.prompt, l.b),
@@ -133,7 +131,7 @@ fn step(
 /// The serving figures of an `llm` op on `chip`; `Ok(None)` for another kind. Errors like
 /// [`analyze`] (a missing peak or link, an inconsistent architecture).
 pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, Error> {
-    let OpKind::Llm(l) = &op.kind else {
+    let Some(l) = op.llm() else {
         return Ok(None);
     };
     // Validates the op as given (its own phase and context) first: `t_lower` has `analyze`'s
@@ -199,7 +197,7 @@ pub struct Frontier {
 
 /// The frontier of `op` (an `llm`) on `chip`; `Ok(None)` for another kind.
 pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>, Error> {
-    let OpKind::Llm(l) = &op.kind else {
+    let Some(l) = op.llm() else {
         return Ok(None);
     };
     validate(op, chip, opts)?;
@@ -261,7 +259,7 @@ pub fn smallest_topology(
     opts: &Options,
     max_tpot: Option<f64>,
 ) -> Result<Option<Topology>, Error> {
-    let OpKind::Llm(l) = &op.kind else {
+    let Some(l) = op.llm() else {
         return Ok(None);
     };
     validate(op, chip, opts)?;
@@ -420,7 +418,7 @@ pub struct Speculative {
 /// decode step of the draft's architecture (the target's other fields kept; with `ep` groups,
 /// in each group on its B/ep sequences), the verify step the target in phase `verify`. Errors like [`analyze`] and [`speculative_tpot`].
 pub fn speculative(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Speculative>, Error> {
-    let OpKind::Llm(l) = &op.kind else {
+    let Some(l) = op.llm() else {
         return Ok(None);
     };
     let Some(d) = l.draft_preset() else {

@@ -151,8 +151,8 @@ impl<'a> Evaluator<'a> {
         paths: Paths,
     ) -> Result<Self, Error> {
         let fast = paths == Paths::Fastest;
-        if let (true, OpKind::Llm(l)) = (fast, kind) {
-            if let Some(m) = LlmSweep::new(l, field, chip, eff, from, to) {
+        if fast {
+            if let Some(m) = LlmSweep::for_kind(kind, field, chip, eff, (from, to)) {
                 return Ok(Evaluator::Parts(Box::new(m?)));
             }
         }

@@ -102,7 +102,7 @@ fn overhead_per_launch() {
         analyze(&llm, &chip, &Options::default()).unwrap(),
         analyze(&llm, &chip, &opts(1.0, cal)).unwrap(),
     );
-    let launches: f64 = p.parts.iter().map(|x| x.repeat).sum();
+    let launches: f64 = p.report.parts.iter().map(|x| x.repeat).sum();
     assert!(launches > 1.0);
     assert!((c.t_lower - (p.t_lower + o * launches)).abs() < 1e-12 * c.t_lower);
     assert_eq!(c.critical, p.critical);

@@ -1817,7 +1817,7 @@ fn linked(q: &str, o: usize, c: usize) -> roofline::Analysis {
 }
 
 fn times(a: &roofline::Analysis) -> &roofline::CollectiveTimes {
-    a.collective.as_ref().expect("a collective's times")
+    a.report.collective.as_ref().expect("a collective's times")
 }
 
 /// sharding.md, Pop Quiz 2 [AllGather time] through a link: AllGather_Y([E_Y, F]) on TPU v5e,
@@ -2213,7 +2213,7 @@ fn bus_bandwidth_follows_nccl_tests() {
         ));
         let s = d.scenario;
         let a = roofline::analyze(&s.ops[0], &s.chips[0], &roofline::Options::default()).unwrap();
-        let bw = a.collective.unwrap().busbw.unwrap();
+        let bw = a.report.collective.unwrap().busbw.unwrap();
         assert!((bw - 450e9).abs() <= 1e-6 * 450e9, "{kind}: {bw}");
     }
 }

@@ -304,7 +304,7 @@ fn llama3_8b_decode_b1_on_h100() {
     assert_eq!(a.binding, Resource::Hbm);
     close(a.ridge, P / HBM, 1e-12, "ridge 295");
     close(a.achieved, flops / w.t_lower, 1e-12, "achieved");
-    assert_eq!(a.parts.len(), 12);
+    assert_eq!(a.report.parts.len(), 12);
     // T_upper = T_math + T_hbm.
     close(a.t_upper, a.t_math + bytes / HBM, 1e-12, "T_upper");
     // The embedding table is not read: only the one gathered row (4096·2 bytes) + its copy.

@@ -37,7 +37,7 @@ fn the_default_is_llama3_70b_on_8192_chips() {
     );
     let s = link("chip=tpu-v5p&op=train:dp=2,fsdp=1024");
     let a = first(&s);
-    let t = a.train.as_ref().unwrap();
+    let t = a.report.train.as_ref().unwrap();
     assert_eq!(
         t.params.total(),
         70_553_706_496.0,
@@ -47,7 +47,7 @@ fn the_default_is_llama3_70b_on_8192_chips() {
     // The default mesh keeps FSDP × TP = 256 within a TPU v5e pod: it analyses on the page's
     // first chip.
     let a = first(&link("chip=tpu-v5e&op=train"));
-    assert_eq!(a.train.unwrap().chips, 8192.0);
+    assert_eq!(a.report.train.unwrap().chips, 8192.0);
 }
 
 /// applied-training.md: "Let's say we wanted to train on a full TPU v5p pod with 16x20x28 =
@@ -73,6 +73,7 @@ fn an_mfu_too_small_to_mean_anything_is_refused() {
     assert!(op.set("mfu", "0").is_err());
     let s = link("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.0001");
     let days = first(&s)
+        .report
         .train
         .as_ref()
         .unwrap()
@@ -89,7 +90,7 @@ fn an_mfu_too_small_to_mean_anything_is_refused() {
 fn llama3_70b_on_8960_v5p_at_40_percent_is_44_days() {
     let s = link("chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.4");
     let a = first(&s);
-    let t = a.train.as_ref().unwrap();
+    let t = a.report.train.as_ref().unwrap();
     assert_eq!(t.chips, 8960.0);
     let b = t.budget.unwrap();
     close(
@@ -134,7 +135,7 @@ fn llama3_70b_on_8960_v5p_at_40_percent_is_44_days() {
 fn llama3_70b_on_4096_h100_at_45_percent_is_40_days() {
     let s = link("chip=h100&op=train:dp=1,fsdp=512,tp=8,mfu=0.45");
     let a = first(&s);
-    let t = a.train.as_ref().unwrap();
+    let t = a.report.train.as_ref().unwrap();
     assert_eq!(t.chips, 4096.0);
     let d = t.budget.unwrap().days_at_mfu_6n.unwrap();
     close(
@@ -163,7 +164,7 @@ fn the_op_is_the_training_model_on_the_chip() {
         panic!("not a train op")
     };
     let direct = analyze_train(&op.config_on(&s.chips[0]).unwrap()).unwrap();
-    assert_eq!(**a.train.as_ref().unwrap(), direct);
+    assert_eq!(**a.report.train.as_ref().unwrap(), direct);
 }
 
 /// A derate lowers the roofline's peak: `T_math` grows by 1/derate; MFU stays against the
@@ -175,7 +176,7 @@ fn a_derate_slows_the_step_and_keeps_mfu_nominal() {
     let half = first(&link(
         "chip=tpu-v5p&op=train:dp=1,fsdp=2240,mfu=0.4&derate=0.5",
     ));
-    let (tf, th) = (full.train.unwrap(), half.train.unwrap());
+    let (tf, th) = (full.report.train.unwrap(), half.report.train.unwrap());
     close(th.t_math, 2.0 * tf.t_math, 1e-12, "T_math / derate");
     close(th.mfu, tf.mfu * 0.5, 1e-9, "MFU against the nominal peak");
     assert_eq!(

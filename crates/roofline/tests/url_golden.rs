@@ -216,24 +216,29 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         "critical" => num(a.critical.as_ref().map(|c| c.value), value),
         "approx_critical" => num(a.critical.as_ref().and_then(|c| c.approx), value),
         "latency_bound" => eq(
-            a.collective
-                .as_ref()
-                .map_or("none", |c| if c.latency_bound { "true" } else { "false" }),
+            a.report.collective.as_ref().map_or("none", |c| {
+                if c.latency_bound {
+                    "true"
+                } else {
+                    "false"
+                }
+            }),
             value,
         ),
-        "t_latency" => num(a.collective.as_ref().map(|c| c.t_latency), value),
-        "t_bandwidth" => num(a.collective.as_ref().map(|c| c.t_bandwidth), value),
+        "t_latency" => num(a.report.collective.as_ref().map(|c| c.t_latency), value),
+        "t_bandwidth" => num(a.report.collective.as_ref().map(|c| c.t_bandwidth), value),
         // A training step (op=train): its own figures.
-        "mfu" => num(a.train.as_ref().map(|t| t.mfu), value),
-        "tokens_per_s" => num(a.train.as_ref().map(|t| t.tokens_per_s), value),
-        "days" => num(a.train.as_ref().and_then(|t| t.days), value),
+        "mfu" => num(a.report.train.as_ref().map(|t| t.mfu), value),
+        "tokens_per_s" => num(a.report.train.as_ref().map(|t| t.tokens_per_s), value),
+        "days" => num(a.report.train.as_ref().and_then(|t| t.days), value),
         "days_at_mfu" => num(
-            a.train
+            a.report
+                .train
                 .as_ref()
                 .and_then(|t| t.budget.and_then(|b| b.days_at_mfu_6n)),
             value,
         ),
-        "train_chips" => num(a.train.as_ref().map(|t| t.chips), value),
+        "train_chips" => num(a.report.train.as_ref().map(|t| t.chips), value),
         "fits" => eq(if a.fits { "true" } else { "false" }, value),
         k => Err(format!("unknown key {k}")),
     }

@@ -3,7 +3,7 @@
 //! See [`crate::workload`] for the formulas.
 
 use super::derivation::{crit_str, distinct};
-use super::{assemble, Analysis, Bound, ExecUnit, Options, Resource, Specific};
+use super::{assemble, Analysis, Bound, ExecUnit, Options, Report, Resource, Specific};
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{eval_cost, max_time, Cost, Eff, Eval, RawTerm, Sample};
@@ -139,7 +139,7 @@ pub(crate) fn analyze_composite(
 ) -> Result<Analysis, Error> {
     let agg = aggregate(c, chip, Eff::of(opts))?;
     let conv = opts.convention.factor();
-    let parts = c
+    let parts: Vec<PartTime> = c
         .parts
         .iter()
         .zip(&agg.parts)
@@ -160,7 +160,12 @@ pub(crate) fn analyze_composite(
             }
         })
         .collect();
-    Ok(assemble(
+    let report = Report {
+        phases: super::report::part_phases(&parts),
+        parts,
+        ..Report::default()
+    };
+    let mut a = assemble(
         op,
         chip,
         opts,
@@ -174,9 +179,13 @@ pub(crate) fn analyze_composite(
             memory: c.weights + c.kv,
             critical: super::critical(&op.kind, chip, Eff::of(opts))?,
             tiled: None,
-            parts,
+            report,
         },
-    ))
+    );
+    if op.traits().serves {
+        a.report.key_words_fit = super::report::step_words(op, a.t_lower);
+    }
+    Ok(a)
 }
 
 pub(crate) fn bound_order(b: Bound) -> u8 {
@@ -203,7 +212,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
     out.push(
         "Parts, per chip, each on its own roofline (one run; ×r = runs per step):".to_string(),
     );
-    for p in &a.parts {
+    for p in &a.report.parts {
         out.push(format!(
             "{} ×{}: FLOPs {}, bytes {}, intensity {} FLOPs/byte; T_math {} s, T_comms {} s ({}): {}, T_lower {} s, ×{} = {} s",
             p.name,
@@ -244,6 +253,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
     }
     let syms = a.push_t_comms(&mut out);
     let terms: Vec<String> = a
+        .report
         .parts
         .iter()
         .map(|p| format!("{}×{}", format_exact(p.repeat), num3(p.t_lower)))
@@ -283,7 +293,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         ),
     });
     let mut shares: Vec<(Bound, f64)> = Vec::new();
-    for p in &a.parts {
+    for p in &a.report.parts {
         match shares.iter_mut().find(|(b, _)| *b == p.bound) {
             Some((_, t)) => *t += p.repeat * p.t_lower,
             None => shares.push((p.bound, p.repeat * p.t_lower)),
@@ -318,15 +328,10 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
                 .to_string(),
         ),
     }
-    if let (OpKind::Llm(l), Some(hbm)) = (&a.op.kind, a.term(Resource::Hbm)) {
-        if let Some(moe) = l.arch().moe {
-            // Part 7's rule, at this chip's ridge (2 FLOPs per MAC, derated peak / HBM).
-            let ridge = a.compute.effective_peak / conv / hbm.bandwidth;
-            out.push(format!(
-                "Mixture of experts: {}",
-                moe.critical_line(ridge, l.w.bytes())
-            ));
-        }
+    if let Some(hbm) = a.term(Resource::Hbm) {
+        // Part 7's MoE rule, at this chip's ridge (2 FLOPs per MAC, derated peak / HBM).
+        let ridge = a.compute.effective_peak / conv / hbm.bandwidth;
+        out.extend(m.ridge_notes(ridge));
     }
     if let Some(c) = m.composite() {
         out.push(format!(

@@ -155,16 +155,16 @@ impl Analysis {
     ///
     /// For a composite operation: every part with its times, then the sums.
     pub fn derivation(&self) -> Vec<String> {
-        if !self.parts.is_empty() {
+        if !self.report.parts.is_empty() {
             return super::composite::derivation(self);
         }
-        if let Some(t) = &self.train {
+        if let Some(t) = &self.report.train {
             return super::train::derivation(self, t);
         }
         let m = self.op.kind.behavior();
         let conv = self.convention.factor();
         let mut out = self.derivation_head();
-        if let Some(c) = &self.collective {
+        if let Some(c) = &self.report.collective {
             out.extend(c.derivation.iter().cloned());
             out.push(format!(
                 "Formula: {} ({}); T_comms = {} s: {}",
@@ -192,7 +192,7 @@ impl Analysis {
                 format_quantity(raw_peak, Unit::FlopRate)
             ),
             ExecUnit::Peak(k) => {
-                let why = if matches!(self.op.kind_id(), "dot" | "elementwise") {
+                let why = if self.op.traits().vector {
                     " (the chip has no vector-unit figure, so it runs at the dtype's peak)"
                 } else {
                     ""

@@ -21,10 +21,13 @@
 
 mod composite;
 mod derivation;
+pub mod report;
 mod train;
+mod train_figures;
 
 pub use self::composite::PartTime;
 pub(crate) use self::composite::{bound_order, eval_op};
+pub use self::report::{Figure, Mark, NotApplicable, Phase, Report, Tone};
 pub use crate::eval::{Critical, Tiled};
 pub use crate::options::{parse_derate, Calibration, FlopConvention, Options};
 pub use crate::resource::{Bound, ExecUnit, Resource};
@@ -126,18 +129,10 @@ pub struct Analysis {
     pub fits: bool,
     /// Tiling footnote figures, when tiles are set.
     pub tiled: Option<Tiled>,
-    /// For a composite operation (`llm`): one line per part with its times; empty otherwise.
-    /// See [`crate::workload`].
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parts: Vec<PartTime>,
-    /// For a collective: its latency and bandwidth terms, whether it is latency-bound, the
-    /// formula and the book's section; `None` otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub collective: Option<CollectiveTimes>,
-    /// For a training step (`train`): the whole step's analysis ([`crate::train`]); `None`
-    /// otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub train: Option<Box<crate::train::TrainAnalysis>>,
+    /// What the kind reports beyond the shared figures: its own figures, parts and marks
+    /// (see [`report`]). Serialised flat: `parts`, `collective`, `train` as before.
+    #[serde(flatten)]
+    pub report: Report,
 }
 
 /// The two terms of a collective's time (see [`crate::collective`]).
@@ -386,11 +381,14 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
             memory: cost.memory,
             critical: critical(&op.kind, chip, Eff::of(opts))?,
             tiled: b.tiled(conv),
-            parts: Vec::new(),
+            report: Report::default(),
         },
     );
     a.approx_intensity = b.approx_intensity(a.binding, conv);
-    a.collective = b.collective(chip).transpose()?.map(CollectiveTimes::from);
+    if let Some(c) = b.collective(chip).transpose()? {
+        let topology = op.get("topology").unwrap_or_default();
+        a.report = report::collective_report(c.into(), topology, a.binding, a.t_lower);
+    }
     Ok(a)
 }
 
@@ -415,7 +413,7 @@ pub(crate) struct Specific {
     pub memory: f64,
     pub critical: Option<Critical>,
     pub tiled: Option<Tiled>,
-    pub parts: Vec<PartTime>,
+    pub report: Report,
 }
 
 /// The [`Analysis`] of an [`Eval`] with its traffic `terms` (one per resource, in the order
@@ -483,8 +481,6 @@ pub(crate) fn assemble(
         fits: x.memory <= chip.hbm_cap,
         tiled: x.tiled,
         comms,
-        parts: x.parts,
-        collective: None,
-        train: None,
+        report: x.report,
     }
 }

@@ -9,7 +9,7 @@
 //! calibration's memory factor scales the HBM bandwidth; its per-kernel overhead does not
 //! apply to a whole step.
 
-use super::{assemble, Analysis, Options, Specific};
+use super::{assemble, Analysis, Options, Report, Specific};
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{Critical, Eff, Eval, RawTerm};
@@ -145,11 +145,11 @@ pub(crate) fn analyze_step(
             memory: t.memory.total,
             critical,
             tiled: None,
-            parts: Vec::new(),
+            report: Report::default(),
         },
     );
     a.fits = t.fits;
-    a.train = Some(Box::new(t));
+    a.report = super::train_figures::train_report(t);
     Ok(a)
 }
 

@@ -1,7 +1,7 @@
 //! A result as parts whose times add up to its `t_lower`, read from what every kind reports,
 //! and two such lists compared part by part.
 
-use crate::analysis::{analyze, Analysis, Bound, Options};
+use crate::analysis::{analyze, Analysis, Options};
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::op::Op;
@@ -42,14 +42,6 @@ pub struct PartDiff {
     pub share: Option<f64>,
 }
 
-/// `compute`, or the bound with its resource: `memory (HBM)`.
-fn binding_words(bound: Bound, resource: crate::resource::Resource) -> String {
-    match bound {
-        Bound::Compute => "compute".into(),
-        b => format!("{} ({})", b.as_str(), resource.label()),
-    }
-}
-
 /// The parts of `op` on `chip` (see the module docs of [`crate::compare`]); a last part
 /// `other` holds what the reported parts leave of `t_lower` (a calibration's overhead), so
 /// the parts always add up to it.
@@ -65,60 +57,24 @@ pub fn breakdown(op: &Op, chip: &Chip, opts: &Options) -> Result<Vec<PartSlice>,
                 "other (not in the parts)".into()
             },
             time: if out.is_empty() { a.t_lower } else { rest },
-            binding: binding_words(a.bound, a.binding),
+            binding: crate::analysis::report::binding_words(a.bound, a.binding),
         });
     }
     Ok(out)
 }
 
-/// The parts a kind reports: a composite's parts, a training step's phases, a collective's two
-/// terms; empty for a plain operation.
+/// The parts a kind reports ([`crate::analysis::Report::phases`]): a composite's parts, a
+/// training step's phases, a collective's two terms; empty for a plain operation.
 fn reported_parts(a: &Analysis) -> Vec<PartSlice> {
-    let slice = |name: String, time: f64, binding: String| PartSlice {
-        name,
-        time,
-        binding,
-    };
-    if !a.parts.is_empty() {
-        return a
-            .parts
-            .iter()
-            .map(|p| {
-                slice(
-                    format!("{} ×{}", p.name, crate::units::format_exact(p.repeat)),
-                    p.repeat * p.t_lower,
-                    binding_words(p.bound, p.binding),
-                )
-            })
-            .collect();
-    }
-    if let Some(t) = &a.train {
-        let exposed = (t.t_lower - t.t_bubble - t.t_math).max(0.0);
-        return vec![
-            slice(
-                "compute (forward + backward)".into(),
-                t.t_math,
-                "compute".into(),
-            ),
-            slice(
-                "traffic not hidden under compute".into(),
-                exposed,
-                t.bound.describe(),
-            ),
-            slice("pipeline bubble".into(), t.t_bubble, "pipeline".into()),
-        ];
-    }
-    if let Some(c) = &a.collective {
-        return vec![
-            slice(
-                "bandwidth term".into(),
-                c.t_bandwidth,
-                binding_words(Bound::Network, a.binding),
-            ),
-            slice("latency term".into(), c.t_latency, "latency".into()),
-        ];
-    }
-    Vec::new()
+    a.report
+        .phases
+        .iter()
+        .map(|p| PartSlice {
+            name: p.name.clone(),
+            time: p.time,
+            binding: p.binding.clone(),
+        })
+        .collect()
 }
 
 /// The two lists matched by name (the k-th part of a name with the k-th of the same name on

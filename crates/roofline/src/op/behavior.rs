@@ -90,11 +90,50 @@ pub(crate) trait OpBehavior {
     fn workload(&self) -> Option<Workload> {
         None
     }
+    /// What the generic code may ask of the kind, as plain data (nothing by default).
+    fn traits(&self) -> Traits {
+        Traits::default()
+    }
+    /// A short name for legends and rows (`llama3-8b decode`); `None` for the generic one
+    /// ([`Op::short_name`](super::Op::short_name)).
+    fn short_name(&self) -> Option<String> {
+        None
+    }
+    /// The largest batch whose memory fits `capacity` bytes, where the kind knows it in closed
+    /// form (`llm`: weights plus the KV cache at its context); `None` to search for it.
+    fn batch_limit(&self, _capacity: f64) -> Option<f64> {
+        None
+    }
+    /// Derivation lines that need the chip's ridge (FLOPs per HBM byte, 2 per MAC, derated):
+    /// an MoE's critical batch (part 7). None by default.
+    fn ridge_notes(&self, _ridge: f64) -> Vec<String> {
+        Vec::new()
+    }
     /// A training kind's run on `chip` (its config with the chip's peak, memory and
     /// network), analysed by [`crate::train`] (`None` for every other kind).
     fn train(&self, _chip: &Chip) -> Option<Result<crate::train::TrainConfig, Error>> {
         None
     }
+}
+
+/// What a kind tells the generic code about itself (ripgrep's flags: each flag says what it
+/// is; nothing outside `op/` tests a kind's id). Plain data, all `false` by default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Traits {
+    /// A model step that makes tokens: tokens per second, the serving figures and the
+    /// serving frontier, a measured step's parts (`llm`).
+    pub serves: bool,
+    /// Work the chip's vector unit runs when it has one (`dot`, `elementwise`): without a
+    /// vector figure it runs at the dtype's peak, and the derivation says why.
+    pub vector: bool,
+    /// Its plot opens on log axes when the operation is added: its curves span decades
+    /// (`train`).
+    pub log_axes: bool,
+    /// It has a training plot of its own (strategies against batch or chips, `train`).
+    pub train_plot: bool,
+    /// Its time on a sweep splits into `T_math` and a communication term worth a curve each
+    /// (a sharded `matmul`).
+    pub comm_curves: bool,
 }
 
 id_enum! {

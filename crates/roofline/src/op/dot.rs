@@ -1,4 +1,4 @@
-use super::behavior::{frac_str, n, vector_or_peak, OpBehavior, Workload};
+use super::behavior::{frac_str, n, vector_or_peak, OpBehavior, Traits, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -39,6 +39,12 @@ impl OpBehavior for Dot {
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
+    }
+    fn traits(&self) -> Traits {
+        Traits {
+            vector: true,
+            ..Traits::default()
+        }
     }
     fn workload(&self) -> Option<Workload> {
         Some(Workload::Memory)

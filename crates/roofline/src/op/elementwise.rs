@@ -1,4 +1,4 @@
-use super::behavior::{n, vector_or_peak, OpBehavior, Workload};
+use super::behavior::{n, vector_or_peak, OpBehavior, Traits, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -64,6 +64,12 @@ impl OpBehavior for Elementwise {
     }
     fn is_affine(&self, _key: &str) -> bool {
         true
+    }
+    fn traits(&self) -> Traits {
+        Traits {
+            vector: true,
+            ..Traits::default()
+        }
     }
     fn workload(&self) -> Option<Workload> {
         Some(Workload::Memory)

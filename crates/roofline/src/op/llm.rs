@@ -3,7 +3,7 @@
 //! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
-use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Workload};
+use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
@@ -932,6 +932,35 @@ impl OpBehavior for Llm {
     }
     fn check_consistency(&self) -> Result<(), Error> {
         self.check_arch()
+    }
+    fn traits(&self) -> Traits {
+        Traits {
+            serves: true,
+            ..Traits::default()
+        }
+    }
+    fn short_name(&self) -> Option<String> {
+        let model = self.get("preset").filter(|p| p != "custom");
+        Some(format!(
+            "{} {}",
+            model.as_deref().unwrap_or("custom LLM"),
+            self.get("phase").unwrap_or_default()
+        ))
+    }
+    fn batch_limit(&self, capacity: f64) -> Option<f64> {
+        Some(self.max_batch(capacity, self.ctx))
+    }
+    fn ridge_notes(&self, ridge: f64) -> Vec<String> {
+        self.arch()
+            .moe
+            .map(|moe| {
+                format!(
+                    "Mixture of experts: {}",
+                    moe.critical_line(ridge, self.w.bytes())
+                )
+            })
+            .into_iter()
+            .collect()
     }
     fn workload(&self) -> Option<Workload> {
         Some(match self.phase {

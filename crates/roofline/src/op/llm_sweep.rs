@@ -225,6 +225,20 @@ impl LlmSweep {
     /// The model of `llm`'s parts for a sweep of `field` from `from` to `to` on `chip`;
     /// `None` when the field is not `b` or `ctx`, or the parts do not fit the model (the
     /// sweep then rebuilds the op at every point). Errors as the parts' costs do.
+    /// [`LlmSweep::new`] for an op of any kind: `None` for a kind other than `llm`.
+    pub(crate) fn for_kind(
+        kind: &super::OpKind,
+        field: &str,
+        chip: &Chip,
+        eff: Eff,
+        (from, to): (f64, f64),
+    ) -> Option<Result<LlmSweep, Error>> {
+        match kind {
+            super::OpKind::Llm(l) => Self::new(l, field, chip, eff, from, to),
+            _ => None,
+        }
+    }
+
     pub(crate) fn new(
         llm: &Llm,
         field: &str,

@@ -1,4 +1,4 @@
-use super::behavior::{coef_str, n, OpBehavior, Workload};
+use super::behavior::{coef_str, n, OpBehavior, Traits, Workload};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -376,6 +376,12 @@ impl OpBehavior for Matmul {
     }
     fn is_affine(&self, key: &str) -> bool {
         key != "shards"
+    }
+    fn traits(&self) -> Traits {
+        Traits {
+            comm_curves: self.shards > 1.0,
+            ..Traits::default()
+        }
     }
     fn workload(&self) -> Option<Workload> {
         Some(Workload::Gemm)

@@ -53,7 +53,7 @@ mod train;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use attention::Attention;
-pub use behavior::{Part, Work, Workload};
+pub use behavior::{Part, Traits, Work, Workload};
 pub use bmm::Bmm;
 pub use collective::{AxisSpec, Collective, LevelSpec};
 pub use custom::Custom;
@@ -244,6 +244,56 @@ impl Op {
     /// validation set measures such work.
     pub fn workload(&self) -> Option<Workload> {
         self.kind.behavior().workload()
+    }
+
+    /// What the kind tells the generic code about itself ([`Traits`]); with a sharded
+    /// matmul's communication curves only while it is sharded.
+    pub fn traits(&self) -> Traits {
+        self.kind.behavior().traits()
+    }
+
+    /// A short name for legends and rows: the label, else the kind's own (`llama3-8b
+    /// decode`), else `D=F=4096` style for kinds with `d` and `f` (as in the chapter's
+    /// legend), else the description.
+    pub fn short_name(&self) -> String {
+        if let Some(l) = self.label.as_deref().filter(|l| !l.trim().is_empty()) {
+            return l.to_string();
+        }
+        if let Some(n) = self.kind.behavior().short_name() {
+            return n;
+        }
+        match (self.get("d"), self.get("f")) {
+            (Some(d), Some(f)) if d == f => format!("{} D=F={d}", self.kind_id()),
+            (Some(d), Some(f)) => format!("{} D={d}, F={f}", self.kind_id()),
+            _ => self.title(),
+        }
+    }
+
+    /// The largest batch `b` whose memory fits `capacity` bytes, where the kind knows it in
+    /// closed form; `None` where it must be searched for.
+    pub fn batch_limit(&self, capacity: f64) -> Option<f64> {
+        self.kind.behavior().batch_limit(capacity)
+    }
+
+    /// The transformer of an `llm` op, for its serving figures ([`Traits::serves`]); `None`
+    /// for every other kind.
+    pub fn llm(&self) -> Option<&Llm> {
+        match &self.kind {
+            OpKind::Llm(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The run a training plot draws ([`Traits::train_plot`]): the config on `chip` (its
+    /// peak, memory and network); `None` for a kind without a training plot.
+    pub fn training_config(
+        &self,
+        chip: &crate::chip::Chip,
+    ) -> Option<Result<crate::train::TrainConfig, Error>> {
+        match &self.kind {
+            OpKind::Train(t) => Some(t.config_on(chip)),
+            _ => None,
+        }
     }
 }
 

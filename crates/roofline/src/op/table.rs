@@ -62,5 +62,11 @@ macro_rules! op_kinds {
                 }
             }
         }
+
+        $(impl From<$ty> for OpKind {
+            fn from(o: $ty) -> OpKind {
+                OpKind::$var(o)
+            }
+        })+
     };
 }

@@ -8,7 +8,7 @@
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
 //! critical batch per chip.
 
-use super::behavior::{n, OpBehavior, Workload};
+use super::behavior::{n, OpBehavior, Traits, Workload};
 use super::llm::PRESET_IDS;
 use crate::arch::{Arch, MAX_DIM};
 use crate::chip::{Chip, Interconnect};
@@ -259,6 +259,13 @@ impl OpBehavior for Train {
 
     /// The step's hardware FLOPs per chip at the chip's peak, and its HBM traffic; the
     /// analysis itself goes through [`OpBehavior::train`].
+    fn traits(&self) -> Traits {
+        Traits {
+            log_axes: true,
+            train_plot: true,
+            ..Traits::default()
+        }
+    }
     fn workload(&self) -> Option<Workload> {
         Some(Workload::Training)
     }

@@ -46,11 +46,11 @@ impl Split {
 
     /// The split of an analysis: its parts' times by their bound, or the whole by its bound.
     pub fn of(a: &crate::analysis::Analysis) -> Split {
-        if a.parts.is_empty() {
+        if a.report.parts.is_empty() {
             return Split::only(a.bound);
         }
         let mut s = Split::default();
-        for p in &a.parts {
+        for p in &a.report.parts {
             s.add(p.bound, p.repeat * p.t_lower);
         }
         s.normalized()
@@ -130,10 +130,14 @@ impl Features {
         figure: f64,
         steps: f64,
     ) -> Self {
-        let kernel = a.parts.is_empty() && a.train.is_none();
+        use crate::op::Workload;
+        // What the analysed operation times: one kernel, a model's step (an LLM decode or
+        // prefill: a launch per part, a step overhead), or a whole training step (neither).
+        let work = a.op.workload();
+        let step = matches!(work, Some(Workload::Decode | Workload::Prefill));
+        let kernel = !step && work != Some(Workload::Training);
         let num = |k: &str| op.get_num(k).unwrap_or(1.0);
         let per = |s: f64| if figure > 0.0 { s / figure } else { 0.0 };
-        let step = !kernel && a.train.is_none();
         Features {
             split,
             launch: if kernel { per(1e-6) } else { 0.0 },

@@ -3,20 +3,12 @@
 //! (the step's training tokens per second), `days` (the token budget at `t_lower`),
 //! `days_at_mfu` (the book's estimate at an assumed MFU), `memory` (per chip) and `cost`.
 
-use roofline::train::TrainAnalysis;
-use roofline::units::{format_exact, format_sig, Unit};
+use super::report::{pretty, Figure, Phase, Report, Tone};
+use crate::train::TrainAnalysis;
+use crate::units::{format_exact, format_sig, Unit};
 
-use super::cell::Cell;
-use super::names::pretty;
-
-fn cell(metric: &'static str, value: String, text: String, title: String) -> Cell {
-    Cell {
-        metric,
-        value,
-        text,
-        class: "",
-        title,
-    }
+fn cell(metric: &'static str, value: String, text: String, title: String) -> Figure {
+    Figure::new(metric, value, text, title)
 }
 
 fn optional(
@@ -24,7 +16,7 @@ fn optional(
     v: Option<f64>,
     text: impl Fn(f64) -> String,
     title: String,
-) -> Cell {
+) -> Figure {
     match v {
         Some(v) => cell(metric, format_exact(v), text(v), title),
         None => cell(metric, "none".into(), "—".into(), "no token budget".into()),
@@ -37,7 +29,7 @@ fn count(x: f64) -> String {
 }
 
 /// The training figures of a step's analysis, in column order.
-pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
+fn train_figures(t: &TrainAnalysis) -> Vec<Figure> {
     let days = |d: f64| format!("{} days", format_sig(d, 4));
     let b = t.budget;
     let mut out = vec![
@@ -87,8 +79,8 @@ pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
         ));
     }
     let m = &t.memory;
-    out.push(Cell {
-        class: if m.fits { "" } else { "bound-memory" },
+    out.push(Figure {
+        tone: if m.fits { Tone::Plain } else { Tone::Memory },
         ..cell(
             "memory",
             format_exact(m.total),
@@ -112,4 +104,33 @@ pub fn train_cells(t: &TrainAnalysis) -> Vec<Cell> {
         ));
     }
     out
+}
+
+/// The parts of a step's time: compute, the traffic compute does not hide, the bubble.
+fn train_phases(t: &TrainAnalysis) -> Vec<Phase> {
+    let exposed = (t.t_lower - t.t_bubble - t.t_math).max(0.0);
+    let phase = |name: &str, time: f64, binding: String| Phase {
+        name: name.into(),
+        time,
+        binding,
+    };
+    vec![
+        phase("compute (forward + backward)", t.t_math, "compute".into()),
+        phase(
+            "traffic not hidden under compute",
+            exposed,
+            t.bound.describe(),
+        ),
+        phase("pipeline bubble", t.t_bubble, "pipeline".into()),
+    ]
+}
+
+/// A training step's report: its figures and phases, with the whole analysis.
+pub(crate) fn train_report(t: TrainAnalysis) -> Report {
+    Report {
+        figures: train_figures(&t),
+        phases: train_phases(&t),
+        train: Some(Box::new(t)),
+        ..Report::default()
+    }
 }
