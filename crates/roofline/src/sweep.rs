@@ -16,7 +16,7 @@ use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{pow2_scale, Affine, Eff, Eval};
 use crate::field::{find_spec, FieldType};
-use crate::op::{LlmSweep, Op, OpKind};
+use crate::op::{LlmSweep, Model, Op, OpKind};
 use crate::options::Options;
 use crate::resource::Bound;
 use crate::units::format_exact;
@@ -157,7 +157,8 @@ impl<'a> Evaluator<'a> {
             }
         }
         let span = from.abs().max(to.abs());
-        if fast && kind.behavior().composite().is_none() && kind.behavior().is_affine(field) {
+        let composite = matches!(kind.behavior().model(), Model::Composite(_));
+        if fast && !composite && kind.behavior().is_affine(field) {
             let s = pow2_scale(span);
             let (c0, c1) = costs_at_0_and(kind, field, s, chip)?;
             Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, eff)))

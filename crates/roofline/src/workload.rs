@@ -42,7 +42,7 @@ use crate::analysis::{
 };
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::op::Op;
+use crate::op::{Model, Op};
 use serde::{Deserialize, Serialize};
 
 /// The tensor-parallel all-reduces of a step (per chip). They are part of the output and
@@ -114,14 +114,17 @@ pub struct Workload {
 /// The parts of a composite operation (`llm`), per chip, in execution order; `None` for a
 /// plain kind.
 pub fn parts(op: &Op) -> Option<Vec<Part>> {
-    op.kind.behavior().composite().map(|c| c.parts)
+    match op.kind.behavior().model() {
+        Model::Composite(c) => Some(c.parts),
+        _ => None,
+    }
 }
 
 /// Analyses a composite operation part by part: `Ok(None)` for a plain kind. Validates like
 /// [`crate::analyze`]; errors on a missing peak or link of any part.
 pub fn analyze_workload(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Workload>, Error> {
     check_inputs(&op.kind, chip, opts)?;
-    let Some(c) = op.kind.behavior().composite() else {
+    let Model::Composite(c) = op.kind.behavior().model() else {
         return Ok(None);
     };
     let analysis = analyze_unchecked(op, chip, opts)?;

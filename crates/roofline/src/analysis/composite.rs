@@ -7,7 +7,7 @@ use super::{assemble, Analysis, Bound, ExecUnit, Options, Report, Resource, Spec
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{eval_cost, max_time, Cost, Eff, Eval, RawTerm, Sample};
-use crate::op::{Composite, Op, OpKind};
+use crate::op::{Composite, Model, Op, OpKind};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
 use serde::{Deserialize, Serialize};
 
@@ -121,12 +121,10 @@ pub(crate) fn sample(c: &Composite, chip: &Chip, eff: Eff) -> Result<Sample, Err
 /// cost. Sweeps and [`analyze_composite`] share it, so sweep points equal analyses exactly.
 pub(crate) fn eval_op(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Eval, Error> {
     let m = kind.behavior();
-    if let Some(cfg) = m.train(chip) {
-        return Ok(super::train::step_eval(&cfg?, eff)?.0);
-    }
-    match m.composite() {
-        Some(c) => Ok(aggregate(&c, chip, eff)?.ev),
-        None => Ok(eval_cost(&m.cost(chip)?, eff)),
+    match m.model() {
+        Model::Train(t) => Ok(super::train::step_eval(&t.config_on(chip)?, eff)?.0),
+        Model::Composite(c) => Ok(aggregate(&c, chip, eff)?.ev),
+        Model::Kernel | Model::Collective(_) => Ok(eval_cost(&m.cost(chip)?, eff)),
     }
 }
 
@@ -333,7 +331,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         let ridge = a.compute.effective_peak / conv / hbm.bandwidth;
         out.extend(m.ridge_notes(ridge));
     }
-    if let Some(c) = m.composite() {
+    if let Model::Composite(c) = m.model() {
         out.push(format!(
             "Throughput = tokens / T_lower = {} / {} = {} {}s/s; {} s per {}",
             num3(c.tokens),

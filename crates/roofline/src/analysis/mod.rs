@@ -36,7 +36,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::{eval_cost, pow2_scale, solve_critical, Cost, Eff, Eval, RawTerm, Sample};
-use crate::op::{Op, OpKind};
+use crate::op::{Model, Op, OpKind};
 use serde::{Deserialize, Serialize};
 
 /// Traffic on one resource.
@@ -214,9 +214,9 @@ fn sample_at(kind: &OpKind, dim: &str, x: f64, chip: &Chip, eff: Eff) -> Result<
     let mut k = kind.clone();
     k.set_num_raw(dim, x);
     let b = k.behavior();
-    Ok(match b.composite() {
-        Some(c) => composite::sample(&c, chip, eff)?,
-        None => Sample::of_cost(&b.cost(chip)?, eff),
+    Ok(match b.model() {
+        Model::Composite(c) => composite::sample(&c, chip, eff)?,
+        _ => Sample::of_cost(&b.cost(chip)?, eff),
     })
 }
 
@@ -230,7 +230,7 @@ fn critical(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Option<Critical>, Er
         return Ok(None);
     };
     let s = pow2_scale(kind.get_num(dim).unwrap_or(1.0));
-    if b.composite().is_some_and(|c| !c.affine) {
+    if matches!(b.model(), Model::Composite(c) if !c.affine) {
         return critical_bisected(kind, dim, s, chip, eff);
     }
     let at0 = sample_at(kind, dim, 0.0, chip, eff)?;
@@ -312,15 +312,15 @@ fn critical_bisected(
 /// memory is its weights and KV cache; the page bisects on it for where a sweep stops
 /// fitting, where a full analysis of an MoE bisects its critical batch each time).
 pub fn memory_fit(op: &Op, chip: &Chip, opts: &Options) -> Result<(f64, f64), Error> {
-    match op.kind.behavior().composite() {
-        Some(c) => {
+    match op.kind.behavior().model() {
+        Model::Composite(c) => {
             check_inputs(&op.kind, chip, opts)?;
             let chip = &*calibrated_chip(chip, opts);
             // The parts' costs: the errors (a missing peak or link) the analysis meets.
             let cost = c.summed_cost(chip)?;
             Ok((cost.memory, chip.hbm_cap))
         }
-        None => analyze(op, chip, opts).map(|a| (a.memory, a.capacity)),
+        _ => analyze(op, chip, opts).map(|a| (a.memory, a.capacity)),
     }
 }
 
@@ -358,12 +358,12 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
     let cal_chip = calibrated_chip(chip, opts);
     let chip = &*cal_chip;
     let b = op.kind.behavior();
-    if let Some(cfg) = b.train(chip) {
-        return train::analyze_step(op, &cfg?, chip, opts);
-    }
-    if let Some(c) = b.composite() {
-        return composite::analyze_composite(op, &c, chip, opts);
-    }
+    let collective = match b.model() {
+        Model::Train(t) => return train::analyze_step(op, &t.config_on(chip)?, chip, opts),
+        Model::Composite(c) => return composite::analyze_composite(op, &c, chip, opts),
+        Model::Collective(c) => Some(c),
+        Model::Kernel => None,
+    };
     let cost = b.cost(chip)?;
     let ev = eval_cost(&cost, Eff::of(opts));
     let conv = opts.convention.factor();
@@ -385,7 +385,7 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
         },
     );
     a.approx_intensity = b.approx_intensity(a.binding, conv);
-    if let Some(c) = b.collective(chip).transpose()? {
+    if let Some(c) = collective.map(|c| c.time_on(chip)).transpose()? {
         let topology = op.get("topology").unwrap_or_default();
         a.report = report::collective_report(c.into(), topology, a.binding, a.t_lower);
     }

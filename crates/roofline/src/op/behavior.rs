@@ -44,7 +44,7 @@ pub(crate) trait OpBehavior {
     }
     /// FLOPs (2 per MAC), peak, per-resource bytes. Errors only on missing chip values. A
     /// composite kind returns the sums of its parts (its analysis goes through
-    /// [`OpBehavior::composite`]).
+    /// [`OpBehavior::model`]).
     fn cost(&self, chip: &Chip) -> Result<Cost, Error>;
     /// The dimension whose critical value is solved (`b` or `d`), if FLOPs and bytes are
     /// affine in it and it makes sense.
@@ -72,18 +72,11 @@ pub(crate) trait OpBehavior {
     fn bytes_formula(&self, resource: Resource) -> Option<(String, String)>;
     /// Extra derivation lines (where it runs, sharding, constant intensity...).
     fn notes(&self, _chip_name: &str, _out: &mut Vec<String>) {}
-    /// The decomposition of a composite kind into core operations (`None` for a plain
-    /// kind). Analysis, sweeps and derivations of a composite go through its parts.
-    fn composite(&self) -> Option<Composite> {
-        None
-    }
-    /// A collective kind's time with its two terms, formula and section (`None` for every
-    /// other kind).
-    fn collective(
-        &self,
-        _chip: &Chip,
-    ) -> Option<Result<crate::collective::CollectiveResult, Error>> {
-        None
+    /// How the analysis evaluates the kind: one kernel by its cost (the default), a sum of
+    /// parts, a collective's terms, a training step. The analysis layer above `op/` does the
+    /// evaluating; the kind says which it is, once.
+    fn model(&self) -> Model<'_> {
+        Model::Kernel
     }
     /// What a measurement of this operation times (`None`: nothing the validation set
     /// measures, such as a custom op given by its totals).
@@ -109,11 +102,19 @@ pub(crate) trait OpBehavior {
     fn ridge_notes(&self, _ridge: f64) -> Vec<String> {
         Vec::new()
     }
-    /// A training kind's run on `chip` (its config with the chip's peak, memory and
-    /// network), analysed by [`crate::train`] (`None` for every other kind).
-    fn train(&self, _chip: &Chip) -> Option<Result<crate::train::TrainConfig, Error>> {
-        None
-    }
+}
+
+/// How an analysis evaluates a kind ([`OpBehavior::model`]).
+pub(crate) enum Model<'a> {
+    /// One kernel: its [`OpBehavior::cost`] is the whole story.
+    Kernel,
+    /// A sum of core operations (`llm`): analysed part by part and summed.
+    Composite(Composite),
+    /// A collective: its cost, with its latency and bandwidth terms timed on the chip's
+    /// network.
+    Collective(&'a super::Collective),
+    /// A training step: its run on the chip, analysed by [`crate::train`].
+    Train(&'a super::Train),
 }
 
 /// What a kind tells the generic code about itself (ripgrep's flags: each flag says what it

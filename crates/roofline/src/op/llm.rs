@@ -3,7 +3,7 @@
 //! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
-use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
+use super::behavior::{check_kv_heads, n, Composite, Model, OpBehavior, Traits, Workload};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
@@ -1076,8 +1076,8 @@ impl OpBehavior for Llm {
     fn critical_dim(&self) -> Option<&'static str> {
         Some("b")
     }
-    fn composite(&self) -> Option<Composite> {
-        Some(self.composite_parts())
+    fn model(&self) -> Model<'_> {
+        Model::Composite(self.composite_parts())
     }
 }
 

@@ -32,7 +32,7 @@
 //! `op_kinds!` table below. The enum, dispatch, ids, defaults, the unknown-kind error and the
 //! form's kind list ([`OpKind::KINDS`]) all come from that line; analysis, critical-point
 //! solving, sweeps, derivations and URLs go through the trait (a composite kind returns its
-//! parts from `OpBehavior::composite`).
+//! parts through `OpBehavior::model`, as a collective and a training step say what they are).
 
 #[macro_use]
 mod table;
@@ -67,7 +67,7 @@ use crate::error::Error;
 use crate::field::find_spec;
 pub use crate::field::{FieldSpec, FieldType};
 use crate::units::format_exact;
-pub(crate) use behavior::{Composite, OpBehavior};
+pub(crate) use behavior::{Composite, Model, OpBehavior};
 pub(crate) use llm_sweep::LlmSweep;
 use serde::{Deserialize, Serialize};
 

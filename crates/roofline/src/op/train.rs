@@ -8,7 +8,7 @@
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
 //! critical batch per chip.
 
-use super::behavior::{n, OpBehavior, Traits, Workload};
+use super::behavior::{n, Model, OpBehavior, Traits, Workload};
 use super::llm::PRESET_IDS;
 use crate::arch::{Arch, MAX_DIM};
 use crate::chip::{Chip, Interconnect};
@@ -258,7 +258,7 @@ impl OpBehavior for Train {
     }
 
     /// The step's hardware FLOPs per chip at the chip's peak, and its HBM traffic; the
-    /// analysis itself goes through [`OpBehavior::train`].
+    /// analysis itself goes through [`OpBehavior::model`].
     fn traits(&self) -> Traits {
         Traits {
             log_axes: true,
@@ -278,8 +278,8 @@ impl OpBehavior for Train {
         Ok(c)
     }
 
-    fn train(&self, chip: &Chip) -> Option<Result<TrainConfig, Error>> {
-        Some(self.config_on(chip))
+    fn model(&self) -> Model<'_> {
+        Model::Train(self)
     }
 
     fn describe(&self) -> String {
