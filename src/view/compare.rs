@@ -13,8 +13,8 @@ use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
 use super::cell::Cell;
+use super::cell::ResultRow;
 use super::names::{op_name, pretty};
-use super::rows::ResultRow;
 
 /// How the elasticities are found, for their cells' titles and the panel.
 pub const ELASTICITY_METHOD: &str = "d ln T_lower / d ln x: T_lower at x·1.001 against T_lower \

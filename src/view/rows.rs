@@ -9,36 +9,10 @@ use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
 use super::cell::cell;
-pub use super::cell::Cell;
+pub use super::cell::{Cell, ResultRow};
 use super::compare;
 use super::expected::{add_training_expected, expected_cells, insert_expected};
 use super::names::{dim_word, op_name, pretty, series_name};
-
-/// A row of the results table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResultRow {
-    /// Unique id (for open/closed derivations).
-    pub id: String,
-    /// `data-op`: the op's position (`"0"`), or `"<i>.<k>"` for the k-th part of a model.
-    pub op_key: String,
-    /// `data-chip`.
-    pub chip: usize,
-    /// "operation · chip".
-    pub name: String,
-    /// Extra row class (`part-row`, `total-row`).
-    pub class: &'static str,
-    /// The figures.
-    pub cells: Vec<Cell>,
-    /// The analysis behind the figures; its derivation is written only when a row is opened,
-    /// not on every keystroke.
-    pub analysis: Option<Box<Analysis>>,
-    /// Why there are no figures (invalid combination, missing peak).
-    pub error: Option<String>,
-    /// Rows of the parts (model workloads), shown under this one.
-    pub parts: Vec<ResultRow>,
-    /// The serving row of an `llm` operation (`view::serving`), shown under this one.
-    pub serving: Option<Box<ResultRow>>,
-}
 
 /// The figures of an analysis, in column order.
 pub fn cells(a: &Analysis) -> Vec<Cell> {

@@ -14,8 +14,8 @@ use roofline::serving::{
 };
 use roofline::units::{format_exact, format_sig, Unit};
 
+use super::cell::{Cell, ResultRow};
 use super::names::pretty;
-use super::rows::{Cell, ResultRow};
 
 /// A parameter count as people write it: `46.7B`, `124M`; past a thousand trillion, plain
 /// scientific (`5.637e19`, never `5.637e7T`).

@@ -20,8 +20,8 @@ use roofline::units::format_sig;
 use roofline::Chip;
 
 use super::names::series_name;
-use super::sweep::SweepMetric;
 use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
+use roofline::scenario::SweepMetric;
 
 /// Points per curve.
 pub const TRAIN_POINTS: usize = 33;

@@ -2,42 +2,14 @@
 //! [`Eval`] sweeps use, the [`Sample`] the critical-point solver uses, and the derivation.
 //! See [`crate::workload`] for the formulas.
 
-use super::derivation::{crit_str, distinct};
-use super::{assemble, Analysis, Bound, ExecUnit, Options, Report, Resource, Specific};
+use super::numbers::{crit_str, distinct};
+
+use super::{assemble, Analysis, Bound, ExecUnit, Options, PartTime, Report, Resource, Specific};
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{eval_cost, max_time, Cost, Eff, Eval, RawTerm, Sample};
 use crate::op::{Composite, Model, Op, OpKind};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
-use serde::{Deserialize, Serialize};
-
-/// One part's figures inside an aggregate [`Analysis`] (per run, per chip; displayed FLOP
-/// convention).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PartTime {
-    /// The part's name.
-    pub name: String,
-    /// Runs per step.
-    pub repeat: f64,
-    /// FLOPs of one run.
-    pub flops: f64,
-    /// Bytes of one run, all resources.
-    pub bytes: f64,
-    /// FLOPs / bytes of the binding resource.
-    pub intensity: f64,
-    /// `T_math` of one run, seconds.
-    pub t_math: f64,
-    /// Largest comm time of one run, seconds.
-    pub t_comms: f64,
-    /// `T_lower` of one run, seconds.
-    pub t_lower: f64,
-    /// `T_upper` of one run, seconds.
-    pub t_upper: f64,
-    /// What limits the part.
-    pub bound: Bound,
-    /// The resource with the largest comm time.
-    pub binding: Resource,
-}
 
 /// The sums over the parts.
 struct Agg {

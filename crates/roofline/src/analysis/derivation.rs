@@ -1,6 +1,7 @@
 //! The worked derivation of an analysis, step by step with numbers substituted, and the
 //! lines a composite's derivation shares.
 
+use super::numbers::{crit_str, distinct};
 use super::{Analysis, Bound, ExecUnit, FlopConvention};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
 
@@ -15,32 +16,12 @@ fn given(x: f64) -> String {
     }
 }
 
-/// Formats two numbers with enough digits to tell them apart (3 to 8 significant digits).
-pub(crate) fn distinct(a: f64, b: f64) -> (String, String) {
-    let (mut sa, mut sb) = (num3(a), num3(b));
-    let mut sig = 4;
-    while sa == sb && a != b && sig <= 8 {
-        sa = format_sig(a, sig);
-        sb = format_sig(b, sig);
-        sig += 1;
-    }
-    (sa, sb)
-}
-
 /// Wraps a formula in parentheses when it has a top-level sum or difference.
 fn paren(f: &str) -> String {
     if f.contains(" + ") || f.contains(" − ") {
         format!("({f})")
     } else {
         f.to_string()
-    }
-}
-
-pub(crate) fn crit_str(v: f64, digits: usize) -> String {
-    if v >= 1000.0 {
-        format!("{v:.0}")
-    } else {
-        format_sig(v, digits)
     }
 }
 
@@ -149,18 +130,8 @@ impl Analysis {
 }
 
 impl Analysis {
-    /// The derivation, step by step with numbers substituted, in the style of the book's
-    /// answers, e.g. `T_math = FLOPs / peak = 2·B·D·F / 1.97e14 = 2·136·4096·4096 / 1.97e14 =
-    /// 2.32e-5 s`. Every number is computed from this analysis's fields.
-    ///
-    /// For a composite operation: every part with its times, then the sums.
-    pub fn derivation(&self) -> Vec<String> {
-        if !self.report.parts.is_empty() {
-            return super::composite::derivation(self);
-        }
-        if let Some(t) = &self.report.train {
-            return super::train::derivation(self, t);
-        }
+    /// The derivation of one operation (not a composite's sums, not a training step's).
+    pub(crate) fn single_derivation(&self) -> Vec<String> {
         let m = self.op.kind.behavior();
         let conv = self.convention.factor();
         let mut out = self.derivation_head();

@@ -21,12 +21,13 @@
 
 mod composite;
 mod derivation;
+mod numbers;
 pub mod report;
 mod train;
 mod train_figures;
 
-pub use self::composite::PartTime;
 pub(crate) use self::composite::{bound_order, eval_op};
+pub use self::report::PartTime;
 pub use self::report::{Figure, Mark, NotApplicable, Phase, Report, Tone};
 pub use crate::eval::{Critical, Tiled};
 pub use crate::options::{parse_derate, Calibration, FlopConvention, Options};
@@ -179,6 +180,22 @@ impl From<crate::collective::CollectiveResult> for CollectiveTimes {
 }
 
 impl Analysis {
+    /// The derivation, step by step with numbers substituted, in the style of the book's
+    /// answers, e.g. `T_math = FLOPs / peak = 2·B·D·F / 1.97e14 = 2·136·4096·4096 / 1.97e14 =
+    /// 2.32e-5 s`. Every number is computed from this analysis's fields.
+    ///
+    /// For a composite operation: every part with its times, then the sums; for a training
+    /// step, the step's own worked derivation.
+    pub fn derivation(&self) -> Vec<String> {
+        if !self.report.parts.is_empty() {
+            return composite::derivation(self);
+        }
+        if let Some(t) = &self.report.train {
+            return train::derivation(self, t);
+        }
+        self.single_derivation()
+    }
+
     /// The term of a resource, if the operation uses it.
     pub fn term(&self, resource: Resource) -> Option<&CommTerm> {
         self.comms.iter().find(|c| c.resource == resource)

@@ -9,12 +9,39 @@
 //! (the training plot, the worked examples); rows, the key line, sweeps, comparisons and the
 //! validation set read the report.
 
-use super::composite::PartTime;
 use super::CollectiveTimes;
 use crate::resource::{Bound, Resource};
 use crate::train::TrainAnalysis;
 use crate::units::{format_exact, format_quantity, Unit};
 use serde::{Deserialize, Serialize};
+
+/// One part's figures inside an aggregate [`Analysis`] (per run, per chip; displayed FLOP
+/// convention).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartTime {
+    /// The part's name.
+    pub name: String,
+    /// Runs per step.
+    pub repeat: f64,
+    /// FLOPs of one run.
+    pub flops: f64,
+    /// Bytes of one run, all resources.
+    pub bytes: f64,
+    /// FLOPs / bytes of the binding resource.
+    pub intensity: f64,
+    /// `T_math` of one run, seconds.
+    pub t_math: f64,
+    /// Largest comm time of one run, seconds.
+    pub t_comms: f64,
+    /// `T_lower` of one run, seconds.
+    pub t_lower: f64,
+    /// `T_upper` of one run, seconds.
+    pub t_upper: f64,
+    /// What limits the part.
+    pub bound: Bound,
+    /// The resource with the largest comm time.
+    pub binding: Resource,
+}
 
 /// How a figure reads at a glance (the page colours it like a bound).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
