@@ -4,7 +4,7 @@
 //! `Value` tree, `json!` maps and float printer. This writer lays text out as
 //! `serde_json::to_string_pretty` does (two-space indents, non-finite floats as `null`, map
 //! keys as strings), with floats in Rust's shortest round-trip form (`2.048e-5`, `1.0`), so
-//! every number reads back as the same `f64`. `tests/view.rs` checks that the export holds the
+//! every number reads back as the same `f64`. `tests/it/view.rs` checks that the export holds the
 //! same values as `serde_json` would write.
 
 use std::fmt::{self, Display, Write};

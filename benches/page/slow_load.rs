@@ -15,7 +15,7 @@
 //!   arrive at the emulated link's even rate);
 //! - **layout shift:** the load's cumulative layout shift once the app has drawn (the static view
 //!   taken over by the app included), reported without a budget. It cannot see the takeover
-//!   itself (the app's nodes are new, not moved), which `tests/e2e_page.rs` checks by the boxes
+//!   itself (the app's nodes are new, not moved), which `tests/e2e/page.rs` checks by the boxes
 //!   of the plot, the key line and the results.
 
 use std::collections::HashMap;

@@ -5,7 +5,7 @@
 //!
 //! `cargo run -p roofline --release --example validate --locked` (or `./dev validate`);
 //! with `--write`, it also rewrites `src/validation/fitted.rs`, the stored ratios, features and
-//! terms the page fits its expectations on (tests/validation.rs checks they match a fresh
+//! terms the page fits its expectations on (tests/it/validation.rs checks they match a fresh
 //! evaluation).
 
 use roofline::units::{format_quantity, Unit};
@@ -59,7 +59,7 @@ fn write_fitted() {
         "//! Each expressed point's measured / predicted ratio and features, and the terms the data\n\
          //! support, as `super::evaluated` gives them: stored so the page fits expectations without\n\
          //! analysing the set's scenarios on load. Written by `./dev validate --write`;\n\
-         //! `tests/validation.rs` checks they equal a fresh evaluation, bit for bit.\n\n\
+         //! `tests/it/validation.rs` checks they equal a fresh evaluation, bit for bit.\n\n\
          use super::{StoredPoint, Term};\n\n\
          /// `(point id, measured / predicted, [compute, memory, network, launch, step, multi-chip, moe])`.\n\
          pub(super) const POINTS: &[StoredPoint] = &[\n",

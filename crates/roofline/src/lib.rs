@@ -4,7 +4,7 @@
 //! scaling book). It compiles for `wasm32-unknown-unknown`: no threads, no clocks, no files.
 //!
 //! Modules, from the bottom up (each imports only modules listed before it; see
-//! ARCHITECTURE.md, `tests/module_deps.rs` enforces it):
+//! ARCHITECTURE.md, `tests/it/module_deps.rs` enforces it):
 //!
 //! * [`error`], [`units`] (quantities are `f64` in base units; SI formatting and lenient
 //!   parsing at the edge), [`dtype`] ([`DType`], [`PeakKey`]).

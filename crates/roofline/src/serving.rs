@@ -135,7 +135,7 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
         return Ok(None);
     };
     // Validates the op as given (its own phase and context) first: `t_lower` has `analyze`'s
-    // errors (tests/llm_ep.rs checks them over the zoo) without its derivation and critical
+    // errors (tests/it/llm_ep.rs checks them over the zoo) without its derivation and critical
     // size, which a serving row, rebuilt on every edit of its op, does not read.
     validate(op, chip, opts)?;
     let (b, p, g, n) = (l.b, l.prompt, l.output, l.chips());

@@ -1,6 +1,6 @@
 //! The architecture zoo: published models, every number from the model's `config.json` on
 //! the Hugging Face hub, with the publisher's parameter counts in the source note.
-//! `tests/arch.rs` checks each against those counts.
+//! `tests/it/arch.rs` checks each against those counts.
 
 use super::{Arch, Mla, Moe, SlidingWindow};
 use serde::Serialize;

@@ -51,7 +51,7 @@ id_enum! {
 }
 
 /// `none`, the zoo's ids in its order, then `custom`: the `draft` field takes all but the last,
-/// the `preset` field all but the first (`tests/llm.rs` and `tests/speculative.rs` check they
+/// the `preset` field all but the first (`tests/it/llm.rs` and `tests/it/speculative.rs` check they
 /// match [`arch_presets`]).
 const ZOO_IDS: &[&str] = &[
     "none",

@@ -22,7 +22,7 @@
 //! builder runs on a copy of the op whose `b` and `ctx` are NaN (a part reading them directly
 //! instead of through [`StepVars`] gives NaN coefficients), and the model must equal the parts
 //! built directly, bit for bit, at both ends of the sweep. Any failure returns `None`, and the
-//! sweep rebuilds the op at every point as before (`tests/llm_sweep.rs` asserts the fast path
+//! sweep rebuilds the op at every point as before (`tests/it/llm_sweep.rs` asserts the fast path
 //! is taken and equals the rebuilt one for every preset, and with every other field moved).
 
 use super::llm::Llm;

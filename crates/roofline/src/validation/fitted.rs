@@ -1,7 +1,7 @@
 //! Each expressed point's measured / predicted ratio and features, and the terms the data
 //! support, as `super::evaluated` gives them: stored so the page fits expectations without
 //! analysing the set's scenarios on load. Written by `./dev validate --write`;
-//! `tests/validation.rs` checks they equal a fresh evaluation, bit for bit.
+//! `tests/it/validation.rs` checks they equal a fresh evaluation, bit for bit.
 
 use super::{StoredPoint, Term};
 

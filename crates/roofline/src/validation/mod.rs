@@ -23,7 +23,7 @@
 //! error). The candidate terms ([`Term::CANDIDATES`]: a fixed overhead per kernel launch and
 //! per model step, communication that does not hide on several chips, MoE load imbalance) are
 //! kept only where they lower both the held-out median and p90 |error| ([`select_terms`]; the
-//! kept list is stored in `fitted.rs` and checked by `tests/validation.rs`). Coefficients are
+//! kept list is stored in `fitted.rs` and checked by `tests/it/validation.rs`). Coefficients are
 //! `≥ 0` and minimise `Σ |model / measured − 1|` (least absolute relative error by iteratively
 //! reweighted least squares: one wild point cannot drag every expectation; deterministic).
 //! `t_expected = T_lower × r`. The band `[lo, hi]` is `t_expected` times the 10th and 90th
@@ -329,7 +329,7 @@ fn observations(rows: &[Row]) -> Vec<Obs> {
 }
 
 /// The set as the page fits it: each point with its stored ratio and features
-/// ([`fitted::POINTS`], checked against a fresh evaluation by `tests/validation.rs`), so an
+/// ([`fitted::POINTS`], checked against a fresh evaluation by `tests/it/validation.rs`), so an
 /// expectation costs no analysis of the set's scenarios.
 fn all_observations() -> Vec<Obs> {
     points()

@@ -1,5 +1,5 @@
-//! The fuzz harness and input generators shared by the fuzz tests (`url_fuzz`, `parse_fuzz`,
-//! and the app's `screen_props`).
+//! The fuzz harness and input generators shared by the fuzz tests (`tests/fuzz/`: `url_fuzz`,
+//! `parse_fuzz`, and the app's `screen_props`).
 //!
 //! Each target runs a number of cases: a small fixed count in the normal `cargo test`, and
 //! `FUZZ_CASES` (default 100000) in an ignored test that `./dev fuzz` runs in release mode.

@@ -1,7 +1,7 @@
 //! Synthetic PyTorch profiler traces (Kineto's layout: one event per few lines, fractional
 //! microseconds, `cpu_op` → `cuda_runtime` → `kernel` joined by correlation ids and `ac2g`
 //! flows) of any size, for the import benchmark and the scale tests. Included with
-//! `#[path]` by `tests/profile.rs`, `tests/profile_fuzz.rs` and `benches/profile.rs`.
+//! `#[path]` by `tests/it/main.rs`, `tests/fuzz/main.rs` and `benches/profile.rs`.
 #![allow(dead_code)]
 
 /// A generated trace and what it holds, counted while writing it.

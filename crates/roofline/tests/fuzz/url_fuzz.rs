@@ -7,13 +7,13 @@
 //! `FUZZ_CASES` (default 100000) in release mode:
 //!
 //! ```text
-//! FUZZ_CASES=100000 cargo test -p roofline --release --test url_fuzz -- --ignored --nocapture
+//! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture url_fuzz::
 //! ```
 //!
 //! `FUZZ_SEED` changes the inputs. (The app's `tests/screen_props.rs` renders what these
 //! links decode to.)
 
-mod common;
+use crate::common;
 
 use common::fuzz::{self, url_input};
 use common::golden_urls;

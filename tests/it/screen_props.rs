@@ -19,12 +19,11 @@
 //! 100000) in release mode:
 //!
 //! ```text
-//! FUZZ_CASES=100000 cargo test --release --test screen_props -- --ignored --nocapture
+//! FUZZ_CASES=100000 cargo test -p roofline-lab --release --test it -- --ignored --nocapture screen_props::
 //! ```
 #![cfg(not(target_arch = "wasm32"))]
 
-#[path = "../crates/roofline/tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use common::fuzz::{self, number_text, url_input};
 use common::{golden_urls, Rng};
@@ -895,7 +894,7 @@ fn snapshot_of(s: &Scenario, out: &mut String) {
 /// change that must not change behaviour, and compare the files:
 ///
 /// ```text
-/// SNAPSHOT_OUT=/tmp/before.txt cargo test --release --test screen_props -- --ignored snapshot
+/// SNAPSHOT_OUT=/tmp/before.txt cargo test -p roofline-lab --release --test it -- --ignored screen_props::snapshot
 /// ```
 #[test]
 #[ignore = "a tool: writes SNAPSHOT_OUT"]

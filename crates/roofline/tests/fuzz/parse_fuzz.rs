@@ -13,10 +13,10 @@
 //! `FUZZ_CASES` (default 100000) in release mode:
 //!
 //! ```text
-//! FUZZ_CASES=100000 cargo test -p roofline --release --test parse_fuzz -- --ignored --nocapture
+//! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture parse_fuzz::
 //! ```
 
-mod common;
+use crate::common;
 
 use common::fuzz::{self, number_text};
 use roofline::units::{parse_quantity, parse_quantity_unit};

@@ -3,7 +3,7 @@
 //! (applied-inference.md) reproduced with hand calculations written out, the zoo against the
 //! publishers' parameter counts, and `config.json` files of each family read back.
 
-mod common;
+use crate::common;
 
 use common::{close, rel};
 use roofline::arch::json::{self, Value};

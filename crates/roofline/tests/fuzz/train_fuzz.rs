@@ -13,10 +13,10 @@
 //! `FUZZ_CASES` (default 100000) in release mode:
 //!
 //! ```text
-//! FUZZ_CASES=100000 cargo test -p roofline --release --test train_fuzz -- --ignored --nocapture
+//! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture train_fuzz::
 //! ```
 
-mod common;
+use crate::common;
 
 use common::fuzz::{self, number_text};
 use common::train::{check_analysis, random_config};

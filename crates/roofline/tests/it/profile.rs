@@ -6,20 +6,19 @@
 //! details pages as `ncu --csv` writes them, PyTorch 1.x and 2.x Kineto traces) but every
 //! value in them is made up.
 
-#[path = "common/profile_gen.rs"]
-mod profile_gen;
+use crate::profile_gen;
 
 use roofline::profile::{
     default_groups, fit, group_totals, import, merge_same, rank_by_time_lost, Bound, Calibration,
     Format, Group, Importer, Kernel, Profile, Roofline,
 };
 
-const PLAIN: &[u8] = include_bytes!("fixtures/profiles/plain.csv");
-const PLAIN_UNITS: &[u8] = include_bytes!("fixtures/profiles/plain-units.csv");
-const NCU_RAW: &[u8] = include_bytes!("fixtures/profiles/ncu-raw-h100.csv");
-const NCU_DETAILS: &[u8] = include_bytes!("fixtures/profiles/ncu-details-a100.csv");
-const TRACE_2X: &[u8] = include_bytes!("fixtures/profiles/pytorch-trace-2x.json");
-const TRACE_1X: &[u8] = include_bytes!("fixtures/profiles/pytorch-trace-1x.json");
+const PLAIN: &[u8] = include_bytes!("../fixtures/profiles/plain.csv");
+const PLAIN_UNITS: &[u8] = include_bytes!("../fixtures/profiles/plain-units.csv");
+const NCU_RAW: &[u8] = include_bytes!("../fixtures/profiles/ncu-raw-h100.csv");
+const NCU_DETAILS: &[u8] = include_bytes!("../fixtures/profiles/ncu-details-a100.csv");
+const TRACE_2X: &[u8] = include_bytes!("../fixtures/profiles/pytorch-trace-2x.json");
+const TRACE_1X: &[u8] = include_bytes!("../fixtures/profiles/pytorch-trace-1x.json");
 
 const FIXTURES: &[(&str, &[u8])] = &[
     ("plain.csv", PLAIN),

@@ -8,7 +8,7 @@
 //!   describes decodes back identically without notices;
 //! * `decode` never panics, on arbitrary strings and on mutations of valid URLs.
 
-mod common;
+use crate::common;
 
 use common::{golden_urls, Rng};
 use proptest::prelude::*;

@@ -15,12 +15,11 @@
 //! `fuzz_profiles` with `FUZZ_CASES` (default 100000) in release mode:
 //!
 //! ```text
-//! FUZZ_CASES=100000 cargo test -p roofline --release --test profile_fuzz -- --ignored --nocapture
+//! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture profile_fuzz::
 //! ```
 
-mod common;
-#[path = "common/profile_gen.rs"]
-mod profile_gen;
+use crate::common;
+use crate::profile_gen;
 
 use common::fuzz::{self, number_text, random_string};
 use common::Rng;
@@ -31,12 +30,12 @@ use roofline::profile::{
 use std::sync::OnceLock;
 
 const FIXTURES: &[&[u8]] = &[
-    include_bytes!("fixtures/profiles/plain.csv"),
-    include_bytes!("fixtures/profiles/plain-units.csv"),
-    include_bytes!("fixtures/profiles/ncu-raw-h100.csv"),
-    include_bytes!("fixtures/profiles/ncu-details-a100.csv"),
-    include_bytes!("fixtures/profiles/pytorch-trace-2x.json"),
-    include_bytes!("fixtures/profiles/pytorch-trace-1x.json"),
+    include_bytes!("../fixtures/profiles/plain.csv"),
+    include_bytes!("../fixtures/profiles/plain-units.csv"),
+    include_bytes!("../fixtures/profiles/ncu-raw-h100.csv"),
+    include_bytes!("../fixtures/profiles/ncu-details-a100.csv"),
+    include_bytes!("../fixtures/profiles/pytorch-trace-2x.json"),
+    include_bytes!("../fixtures/profiles/pytorch-trace-1x.json"),
 ];
 
 /// Longest refusal allowed.

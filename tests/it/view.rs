@@ -7,7 +7,7 @@ use roofline_lab::view::{self, ChartModel, SweepMetric};
 
 /// An Nsight Compute details page written like the RTX 5090 exports (CC 12.0, Device "0", no
 /// device name): 17.5 MB read, 2.5 MB written, 100 µs, no FLOPs.
-const NCU_CC12: &str = include_str!("fixtures/ncu-details-cc12-no-device.csv");
+const NCU_CC12: &str = include_str!("../fixtures/ncu-details-cc12-no-device.csv");
 
 fn value(row: &view::ResultRow, metric: &str) -> String {
     row.cells
@@ -255,7 +255,7 @@ fn serde_json_export(s: &Scenario) -> String {
 
 #[test]
 fn json_export_matches_serde_json() {
-    let golden = include_str!("../crates/roofline/tests/golden_urls.txt");
+    let golden = include_str!("../../crates/roofline/tests/golden_urls.txt");
     let mut scenarios: Vec<Scenario> = golden
         .lines()
         .filter(|l| l.starts_with('?'))
@@ -969,7 +969,7 @@ fn a_calibrated_key_line_says_so() {
 /// are the set's current ones.
 #[test]
 fn the_sample_profile_is_its_stated_derivation() {
-    let csv = include_str!("../assets/sample-profile.csv");
+    let csv = include_str!("../../assets/sample-profile.csv");
     let p = roofline::profile::import(csv.as_bytes()).unwrap();
     assert_eq!(p.kernels.len(), 8);
     for k in &p.kernels {

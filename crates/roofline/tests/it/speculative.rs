@@ -3,7 +3,7 @@
 //! `tpot_max` bound of part 8's smallest topology (applied-inference.md): hand calculations
 //! written out from the chip's figures, and bad values named.
 
-mod common;
+use crate::common;
 
 use common::{close, op_with};
 use roofline::serving::{expected_tokens, smallest_topology, speculative, Speculative};

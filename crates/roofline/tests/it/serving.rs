@@ -1,7 +1,7 @@
 //! Serving figures (`roofline::serving`): the worked numbers of part 8 (applied-inference.md,
 //! "Serving LLaMA 3-70B" on TPU v5e) and hand calculations.
 
-mod common;
+use crate::common;
 
 use common::{close, op_with};
 use roofline::serving::{frontier, serving, Serving};

@@ -10,7 +10,7 @@
 //! reproduce a rule exactly use the same model: `mlp_only`, a non-gated MLP, and networks
 //! without latency; others run the real architecture and say how far it lands from the rule.
 
-mod common;
+use crate::common;
 
 use common::close;
 use roofline::arch::{arch_preset, Arch};

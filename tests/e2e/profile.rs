@@ -21,7 +21,7 @@ use roofline::profile::Calibration;
 
 /// An Nsight Compute details page written like the RTX 5090 exports (CC 12.0, Device "0", no
 /// device name): 17.5 MB read, 2.5 MB written, 100 µs, no FLOPs.
-const NCU_CC12: &str = include_str!("fixtures/ncu-details-cc12-no-device.csv");
+const NCU_CC12: &str = include_str!("../fixtures/ncu-details-cc12-no-device.csv");
 
 const P: f64 = 9.89e14;
 const W: f64 = 3.35e12;

@@ -10,7 +10,7 @@
 //! (ep − 1)/ep of its V/ep that leaves its group, `(n−1)·V/(n²·W)` with n = ep
 //! (sharding.md, "Our final communication primitive: the AllToAll").
 
-mod common;
+use crate::common;
 
 use common::{close, op_with};
 use roofline::*;

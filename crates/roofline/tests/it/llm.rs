@@ -4,7 +4,7 @@
 //! 70B: 80, 8192, 28672, 64, 8, 128, 128256) and the H100 figures (bf16 9.89e14 FLOPs/s,
 //! vector unit 6.7e13, HBM 3.35e12 B/s, 80e9 B, NVLink 18 × 2.5e10 = 4.5e11 B/s).
 
-mod common;
+use crate::common;
 
 use common::{close, op_with, rel};
 use roofline::units::format_sig;

@@ -4,7 +4,7 @@
 //! the elasticity cells, the key line's words, the explanation panel and the results CSV.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod view_support;
+use crate::view_support;
 
 use roofline::scenario::Scenario;
 use roofline_lab::view::{self, ResultRow};

@@ -15,10 +15,10 @@
 //! `FUZZ_CASES` (default 100000) in release mode:
 //!
 //! ```text
-//! FUZZ_CASES=100000 cargo test -p roofline --release --test arch_fuzz -- --ignored --nocapture
+//! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture arch_fuzz::
 //! ```
 
-mod common;
+use crate::common;
 
 use common::fuzz;
 use common::Rng;

@@ -1,7 +1,7 @@
 //! Aggregate models (`op=model`): FLOPs and activation bytes per input, parameters read once
 //! per batch. Checked against MLSys·im's "Hello, Roofline" (`mlsysim-hello-roofline.txt`).
 
-mod common;
+use crate::common;
 
 use common::{close, op_with, rel};
 use roofline::*;

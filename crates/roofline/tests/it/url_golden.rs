@@ -9,7 +9,7 @@ use roofline::url::{self, decode, encode, Decoded, MAX_CHIPS, MAX_NOTICES, MAX_O
 use roofline::{analyze, preset, preset_ids, Analysis, ChipField, Scenario};
 use std::str::FromStr;
 
-const GOLDEN: &str = include_str!("golden_urls.txt");
+const GOLDEN: &str = include_str!("../golden_urls.txt");
 
 /// `(line number, URL, expectations)` of every case.
 fn cases() -> Vec<(usize, &'static str, Vec<&'static str>)> {

@@ -3,15 +3,15 @@
 //! book's worked numbers and hand calculations.
 #![cfg(not(target_arch = "wasm32"))]
 
-mod view_support;
+use crate::view_support;
 
 use roofline::op::{Op, OpKind};
 use roofline::scenario::{PlotKind, Scenario};
 use roofline_lab::view::{self, ChartModel};
 use view_support::{cell, close, num};
 
-const MIXTRAL: &str = include_str!("fixtures/mixtral-8x7b.config.json");
-const DEEPSEEK_V3: &str = include_str!("fixtures/deepseek-v3.config.json");
+const MIXTRAL: &str = include_str!("../fixtures/mixtral-8x7b.config.json");
+const DEEPSEEK_V3: &str = include_str!("../fixtures/deepseek-v3.config.json");
 
 /// applied-inference.md, "Serving LLaMA 3-70B": int8 weights, activations and KV cache on a
 /// TPU v5e 4x2 (8 chips), 8k context (prompt 7680 + 512 generated), at the largest batch that

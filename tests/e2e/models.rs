@@ -8,8 +8,8 @@
 
 use e2e_harness::{close_to, num, Browser};
 
-const MIXTRAL: &str = include_str!("fixtures/mixtral-8x7b.config.json");
-const DEEPSEEK_V3: &str = include_str!("fixtures/deepseek-v3.config.json");
+const MIXTRAL: &str = include_str!("../fixtures/mixtral-8x7b.config.json");
+const DEEPSEEK_V3: &str = include_str!("../fixtures/deepseek-v3.config.json");
 
 /// Pastes `text` into the first card's config box.
 async fn paste(b: &Browser, text: &str) {

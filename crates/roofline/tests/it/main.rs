@@ -1,0 +1,34 @@
+//! The core's integration tests, one binary (`cargo test -p roofline --test it`): one module per
+//! subject, so the tests link once instead of once per file. A test's name starts with its
+//! module (`arch::deepseek_v3_by_hand`): `cargo test -p roofline --test it -- arch::` runs one
+//! file's tests. The fuzz targets are the other binary, `tests/fuzz/main.rs`.
+//!
+//! proptest keeps its regression seeds in `tests/proptest-regressions/<module>.txt` (its
+//! default `FileFailurePersistence::SourceParallel`: the folder beside the one holding
+//! `main.rs`).
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../common/profile_gen.rs"]
+mod profile_gen;
+
+mod api;
+mod arch;
+mod calibration;
+mod collectives;
+mod llm;
+mod llm_ep;
+mod llm_sweep;
+mod model;
+mod module_deps;
+mod profile;
+mod profile_real;
+mod properties;
+mod reference;
+mod serving;
+mod speculative;
+mod train;
+mod train_op;
+mod url_golden;
+mod url_props;
+mod validation;

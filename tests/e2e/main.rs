@@ -1,0 +1,19 @@
+//! The end-to-end tests, one binary: headless Chromium against the release build in `dist/`
+//! (`trunk build --release` first), through `crates/e2e-harness`. Run by `./dev test`; one
+//! file's tests alone: `cargo test -p roofline-lab --test e2e -- a11y::`.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod a11y;
+mod basics;
+mod collective;
+mod ep;
+mod layout;
+mod models;
+mod page;
+mod profile;
+mod robust;
+mod security;
+mod share;
+mod spec;
+mod train;
+mod trust;
