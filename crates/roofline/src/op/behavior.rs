@@ -1,7 +1,7 @@
 //! What every operation kind implements ([`OpBehavior`]), the parts a composite kind
 //! decomposes into ([`Part`], [`Composite`]), and the small formula helpers kinds share.
 
-use super::Op;
+use super::{Model, Op};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -102,19 +102,6 @@ pub(crate) trait OpBehavior {
     fn ridge_notes(&self, _ridge: f64) -> Vec<String> {
         Vec::new()
     }
-}
-
-/// How an analysis evaluates a kind ([`OpBehavior::model`]).
-pub(crate) enum Model<'a> {
-    /// One kernel: its [`OpBehavior::cost`] is the whole story.
-    Kernel,
-    /// A sum of core operations (`llm`): analysed part by part and summed.
-    Composite(Composite),
-    /// A collective: its cost, with its latency and bandwidth terms timed on the chip's
-    /// network.
-    Collective(&'a super::Collective),
-    /// A training step: its run on the chip, analysed by [`crate::train`].
-    Train(&'a super::Train),
 }
 
 /// What a kind tells the generic code about itself (ripgrep's flags: each flag says what it

@@ -2,7 +2,8 @@
 //! point-to-point send) of an array of `bytes` (the book's V) over `n` chips of a topology,
 //! timed by [`crate::collective`] from the chip's network fields.
 
-use super::behavior::{n, Model, OpBehavior, Workload};
+use super::behavior::{n, OpBehavior, Workload};
+use super::Model;
 use crate::chip::{Chip, Interconnect};
 use crate::collective::formulas::{cluster_binding_level, coefficients};
 use crate::collective::topology::{check_torus_chips, parse_axes, parse_levels, TorusAxis};

@@ -3,10 +3,11 @@
 //! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
 //! the file), and the documentation of every part's formula on the type.
 
-use super::behavior::{check_kv_heads, n, Composite, Model, OpBehavior, Traits, Workload};
+use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
+use super::Model;
 use crate::arch::{arch_presets, Arch, ArchPreset, Mla, Moe, SlidingWindow};
 use crate::chip::Chip;
 use crate::dtype::DType;

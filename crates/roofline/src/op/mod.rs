@@ -67,7 +67,7 @@ use crate::error::Error;
 use crate::field::find_spec;
 pub use crate::field::{FieldSpec, FieldType};
 use crate::units::format_exact;
-pub(crate) use behavior::{Composite, Model, OpBehavior};
+pub(crate) use behavior::{Composite, OpBehavior};
 pub(crate) use llm_sweep::LlmSweep;
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +94,19 @@ op_kinds! {
     Train(Train) = "train", "training step (dp × fsdp × tp × pp)", MODELS;
     /// A fused attention kernel, FlashAttention-style (see [`Attention`]).
     Attention(Attention) = "attention", "fused attention (FlashAttention)", SINGLE;
+}
+
+/// How an analysis evaluates a kind (`OpBehavior::model`).
+pub(crate) enum Model<'a> {
+    /// One kernel: its [`OpBehavior::cost`] is the whole story.
+    Kernel,
+    /// A sum of core operations (`llm`): analysed part by part and summed.
+    Composite(Composite),
+    /// A collective: its cost, with its latency and bandwidth terms timed on the chip's
+    /// network.
+    Collective(&'a Collective),
+    /// A training step: its run on the chip, analysed by [`crate::train`].
+    Train(&'a Train),
 }
 
 /// The family of single operations (one roofline each).

@@ -8,8 +8,9 @@
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
 //! critical batch per chip.
 
-use super::behavior::{n, Model, OpBehavior, Traits, Workload};
+use super::behavior::{n, OpBehavior, Traits, Workload};
 use super::llm::PRESET_IDS;
+use super::Model;
 use crate::arch::{Arch, MAX_DIM};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::{WrapRule, MAX_CHIPS};

@@ -55,20 +55,12 @@ const LAYERS: &[&str] = &[
 /// of sibling modules). The test fails when the circles found differ from this list: a new
 /// circle fails, and one that is removed must leave the list too.
 const KNOWN_CIRCLES: &[&str] = &[
-    // `composite` writes its lines with `derivation`'s `crit_str` and `distinct`;
-    // `derivation` hands a composite's lines back to `composite::derivation`.
-    "roofline: analysis::{composite, derivation}",
     // `analysis` reads `critical::Regime` and `model`'s parts; `critical` reads `model`'s
     // `Model` and `Window`; `model`'s parts hold `analysis`' `TrainBound` (through
     // `train/mod.rs`'s re-export).
     "roofline: train::{analysis, critical, model}",
     // `config` holds `fabric::MeshAxis`; `fabric` reads `config`'s `AxisCounts` and `Mesh`.
     "roofline: train::{config, fabric}",
-    // `rows` builds the compare and serving rows; both return `rows::ResultRow`s.
-    "roofline-lab: view::{compare, rows, serving}",
-    // `sweep` hands the training plot to `train_plot::train_chart`, which takes
-    // `sweep::SweepMetric`.
-    "roofline-lab: view::{sweep, train_plot}",
 ];
 
 mod reader;
