@@ -4,7 +4,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::AppError;
-use crate::view::{Slider, SLIDER_STEPS};
+use crate::view::{FieldEdit, Slider, SLIDER_STEPS};
 
 /// A labelled input controlled by the scenario: it shows `value` and applies its text on every
 /// keystroke. When the text is invalid, the message is shown next to the field and the
@@ -50,58 +50,29 @@ pub fn Field(
     let (error, set_error) = signal(None::<String>);
     let id = format!("f-{}", next_id());
     let msg_id = format!("{id}-msg");
-    // The scenario's text the input is known to stand for: the value it was last given, or the
-    // value its own last accepted edit produced.
-    let shown = StoredValue::new(value.get_untracked());
-    // The scenario's text from before the edit under way began; `None` between edits.
-    let before_edit = StoredValue::new(None::<String>);
+    // The edit's state and its rules (`view::FieldEdit`, natively tested); the message signal
+    // follows it after every event.
+    let edit = StoredValue::new(FieldEdit::new(value.get_untracked()));
+    let sync = move || set_error.set(edit.with_value(|e| e.error().map(str::to_string)));
+    let commit = move |text: String| on_commit.run(text).map_err(|e| e.to_string());
+    let now = move || value.get_untracked();
     let name = label.clone();
-    let apply = move |text: String| match on_commit.run(text) {
-        Ok(()) => {
-            shown.set_value(value.get_untracked());
-            set_error.set(None);
-        }
-        // A message stays short whatever was typed (a pasted page would otherwise come back
-        // in it).
-        Err(e) => set_error.set(Some(short_message(e.to_string()))),
+    let apply = move |text: String| {
+        edit.update_value(|e| e.choose(commit(text), now));
+        sync();
     };
-    // A keystroke in a text input: valid text is applied; invalid text puts the value from
-    // before the edit back (a valid prefix typed on the way, `2` of `2,000T`, must not stay).
     let type_text = move |text: String| {
-        let before = before_edit.get_value().unwrap_or_else(|| shown.get_value());
-        before_edit.set_value(Some(before.clone()));
-        if let Err(e) = on_commit.run(text) {
-            let restored = on_commit.run(before.clone()).is_ok();
-            shown.set_value(value.get_untracked());
-            let note = if restored {
-                showing(&name, &before)
-            } else {
-                String::new()
-            };
-            let room = 299usize.saturating_sub(note.chars().count());
-            let m = roofline::error::clip_text(&e.to_string(), room) + &note;
-            set_error.set(Some(m));
-        } else {
-            shown.set_value(value.get_untracked());
-            set_error.set(None);
-        }
+        edit.update_value(|e| e.type_text(text, &name, commit, now));
+        sync();
     };
-    // The edit ends when the input commits (`change`: Enter or leaving it) with valid text.
-    let end_edit = move || {
-        if error.with_untracked(Option::is_none) {
-            before_edit.set_value(None);
-        }
-    };
+    let end_edit = move || edit.update_value(FieldEdit::change);
     let input = NodeRef::<html::Input>::new();
     // A value set by the slider: applied, and shown in the text input at once (a drag is not
     // typing, so there is no edit of the user's to protect).
     let slide_to = move |v: f64| {
-        let text = roofline::units::format_exact(v);
-        if on_commit.run(text).is_ok() {
-            let now = value.get_untracked();
-            shown.set_value(now.clone());
-            before_edit.set_value(None);
-            set_error.set(None);
+        let r = commit(roofline::units::format_exact(v));
+        if let Some(now) = edit.try_update_value(|e| e.slide(r, now)).flatten() {
+            sync();
             if let Some(el) = input.get_untracked() {
                 el.set_value(&now);
             }
@@ -160,15 +131,12 @@ pub fn Field(
     let control = if choices.with_untracked(Vec::is_empty) {
         Effect::new(move |_| {
             let v = value.get();
-            if shown.with_value(|s| *s == v) {
-                return;
+            if edit.try_update_value(|e| e.external(&v)) == Some(true) {
+                if let Some(el) = input.get_untracked() {
+                    el.set_value(&v);
+                }
+                sync();
             }
-            shown.set_value(v.clone());
-            before_edit.set_value(None);
-            if let Some(el) = input.get_untracked() {
-                el.set_value(&v);
-            }
-            set_error.set(None);
         });
         view! {
             <input
@@ -242,22 +210,4 @@ fn next_id() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// What the page computes with while a field's text is invalid: ` — showing D = 4096`.
-fn showing(label: &str, before: &str) -> String {
-    let (label, before) = (
-        roofline::error::clip_text(label, 40),
-        roofline::error::clip_text(before, 40),
-    );
-    if before.trim().is_empty() {
-        format!(" — showing {label} empty, as before")
-    } else {
-        format!(" — showing {label} = {before}")
-    }
-}
-
-/// A message cut to 300 characters.
-fn short_message(m: String) -> String {
-    roofline::error::clip_text(&m, 299)
 }

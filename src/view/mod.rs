@@ -17,6 +17,7 @@ pub mod evidence;
 pub mod expected;
 pub mod explain;
 pub mod export;
+pub mod field_edit;
 pub mod form;
 pub mod frontier;
 pub mod import;
@@ -37,6 +38,7 @@ pub use compare::{rows_with_base, BaseCache};
 pub use evidence::{chip_field_note, FieldNote};
 pub use explain::{explain_panel, ExplainPanel};
 pub use export::{embed_title, file_stem, iframe_html, results_csv, scenario_json, sweep_csv};
+pub use field_edit::FieldEdit;
 pub use form::{
     chip_slider, is_folded_chip_field, op_more_open, op_slider, sweep_range_for, Slider,
     SLIDER_STEPS,
