@@ -14,7 +14,7 @@ pub use self::device::preset_for_device;
 pub use self::evidence::{Evidence, Tier};
 pub use self::field::ChipField;
 
-use self::presets::{PresetDef, Spec};
+use self::presets::PresetDef;
 use crate::dtype::{DType, PeakKey};
 use crate::error::Error;
 use crate::units::{format_exact, parse_quantity_unit, Unit};
@@ -151,101 +151,15 @@ impl Chip {
     /// 1e11 B ([`Chip::source`] says so).
     pub fn custom(name: &str) -> Chip {
         let name = name.trim();
-        Chip {
-            name: if name.is_empty() {
-                "Custom chip".into()
-            } else {
-                name.chars().take(80).collect()
-            },
-            preset_id: None,
-            interconnect: Interconnect::PointToPoint,
-            fp32: None,
-            tf32: None,
-            bf16: Some(1e15),
-            fp16: None,
-            fp8: None,
-            int8: None,
-            int4: None,
-            fp4: None,
-            vpu: None,
-            hbm: 1e12,
-            hbm_cap: 1e11,
-            onchip: None,
-            onchip_cap: None,
-            pcie: None,
-            ici: None,
-            links: None,
-            dcn: None,
-            torus: None,
-            wrap: None,
-            node: None,
-            leaf: None,
-            hop_lat: None,
-            net_lat: None,
-            price: None,
-            power: None,
-        }
-    }
-
-    fn slot(&mut self, field: ChipField) -> Option<&mut Option<f64>> {
-        Some(match field {
-            ChipField::Fp32 => &mut self.fp32,
-            ChipField::Tf32 => &mut self.tf32,
-            ChipField::Bf16 => &mut self.bf16,
-            ChipField::Fp16 => &mut self.fp16,
-            ChipField::Fp8 => &mut self.fp8,
-            ChipField::Int8 => &mut self.int8,
-            ChipField::Int4 => &mut self.int4,
-            ChipField::Fp4 => &mut self.fp4,
-            ChipField::Vpu => &mut self.vpu,
-            ChipField::Onchip => &mut self.onchip,
-            ChipField::OnchipCap => &mut self.onchip_cap,
-            ChipField::Pcie => &mut self.pcie,
-            ChipField::Ici => &mut self.ici,
-            ChipField::Links => &mut self.links,
-            ChipField::Dcn => &mut self.dcn,
-            ChipField::Torus => &mut self.torus,
-            ChipField::Wrap => &mut self.wrap,
-            ChipField::Node => &mut self.node,
-            ChipField::Leaf => &mut self.leaf,
-            ChipField::HopLat => &mut self.hop_lat,
-            ChipField::NetLat => &mut self.net_lat,
-            ChipField::Price => &mut self.price,
-            ChipField::Power => &mut self.power,
-            ChipField::Name | ChipField::Hbm | ChipField::HbmCap => return None,
-        })
-    }
-
-    /// The numeric value of a field (`None` for `name` and for absent values).
-    pub fn get(&self, field: ChipField) -> Option<f64> {
-        match field {
-            ChipField::Name => None,
-            ChipField::Hbm => Some(self.hbm),
-            ChipField::HbmCap => Some(self.hbm_cap),
-            ChipField::Fp32 => self.fp32,
-            ChipField::Tf32 => self.tf32,
-            ChipField::Bf16 => self.bf16,
-            ChipField::Fp16 => self.fp16,
-            ChipField::Fp8 => self.fp8,
-            ChipField::Int8 => self.int8,
-            ChipField::Int4 => self.int4,
-            ChipField::Fp4 => self.fp4,
-            ChipField::Vpu => self.vpu,
-            ChipField::Onchip => self.onchip,
-            ChipField::OnchipCap => self.onchip_cap,
-            ChipField::Pcie => self.pcie,
-            ChipField::Ici => self.ici,
-            ChipField::Links => self.links,
-            ChipField::Dcn => self.dcn,
-            ChipField::Torus => self.torus,
-            ChipField::Wrap => self.wrap,
-            ChipField::Node => self.node,
-            ChipField::Leaf => self.leaf,
-            ChipField::HopLat => self.hop_lat,
-            ChipField::NetLat => self.net_lat,
-            ChipField::Price => self.price,
-            ChipField::Power => self.power,
-        }
+        let mut c = Chip::blank(if name.is_empty() {
+            "Custom chip".into()
+        } else {
+            name.chars().take(80).collect()
+        });
+        c.bf16 = Some(1e15);
+        c.hbm = 1e12;
+        c.hbm_cap = 1e11;
+        c
     }
 
     /// A field as lossless text: the name, or the number via [`format_exact`]; `None` when
@@ -312,13 +226,9 @@ impl Chip {
     /// Sets a numeric field in place after [`Chip::validate`].
     pub fn set(&mut self, field: ChipField, value: f64) -> Result<(), Error> {
         let v = Chip::validate(field, value)?;
-        match field {
-            ChipField::Hbm => self.hbm = v,
-            ChipField::HbmCap => self.hbm_cap = v,
-            f => {
-                if let Some(slot) = self.slot(f) {
-                    *slot = Some(v);
-                }
+        if !self.set_required(field, v) {
+            if let Some(slot) = self.slot(field) {
+                *slot = Some(v);
             }
         }
         Ok(())
@@ -508,81 +418,6 @@ impl Chip {
     pub fn reset(&mut self) {
         if let Some(p) = self.preset_id.as_deref().and_then(preset) {
             *self = p;
-        }
-    }
-}
-
-/// Reading the catalog's pure data.
-impl PresetDef {
-    /// The value and source note of one field.
-    pub(crate) fn spec(&self, f: ChipField) -> Spec {
-        match f {
-            ChipField::Name => Spec {
-                v: None,
-                src: self.name_src,
-                tier: None,
-                range: None,
-            },
-            ChipField::Fp32 => self.fp32,
-            ChipField::Tf32 => self.tf32,
-            ChipField::Bf16 => self.bf16,
-            ChipField::Fp16 => self.fp16,
-            ChipField::Fp8 => self.fp8,
-            ChipField::Int8 => self.int8,
-            ChipField::Int4 => self.int4,
-            ChipField::Fp4 => self.fp4,
-            ChipField::Vpu => self.vpu,
-            ChipField::Hbm => self.hbm,
-            ChipField::HbmCap => self.hbm_cap,
-            ChipField::Onchip => self.onchip,
-            ChipField::OnchipCap => self.onchip_cap,
-            ChipField::Pcie => self.pcie,
-            ChipField::Ici => self.ici,
-            ChipField::Links => self.links,
-            ChipField::Dcn => self.dcn,
-            ChipField::Torus => self.torus,
-            ChipField::Wrap => self.wrap,
-            ChipField::Node => self.node,
-            ChipField::Leaf => self.leaf,
-            ChipField::HopLat => self.hop_lat,
-            ChipField::NetLat => self.net_lat,
-            ChipField::Price => self.price,
-            ChipField::Power => self.power,
-        }
-    }
-
-    /// The chip this preset defines.
-    pub(crate) fn chip(&self) -> Chip {
-        Chip {
-            name: self.name.to_string(),
-            preset_id: Some(self.id.to_string()),
-            interconnect: self.interconnect,
-            fp32: self.fp32.v,
-            tf32: self.tf32.v,
-            bf16: self.bf16.v,
-            fp16: self.fp16.v,
-            fp8: self.fp8.v,
-            int8: self.int8.v,
-            int4: self.int4.v,
-            fp4: self.fp4.v,
-            vpu: self.vpu.v,
-            // Every preset has both; 0 would be caught by the catalog test.
-            hbm: self.hbm.v.unwrap_or(0.0),
-            hbm_cap: self.hbm_cap.v.unwrap_or(0.0),
-            onchip: self.onchip.v,
-            onchip_cap: self.onchip_cap.v,
-            pcie: self.pcie.v,
-            ici: self.ici.v,
-            links: self.links.v,
-            dcn: self.dcn.v,
-            torus: self.torus.v,
-            wrap: self.wrap.v,
-            node: self.node.v,
-            leaf: self.leaf.v,
-            hop_lat: self.hop_lat.v,
-            net_lat: self.net_lat.v,
-            price: self.price.v,
-            power: self.power.v,
         }
     }
 }
