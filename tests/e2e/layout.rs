@@ -258,9 +258,18 @@ async fn an_llm_a_collective_and_a_training_step_fit_at_both_widths() {
                     );
                 }
             }
+            // The table fits its panel: nothing scrolls sideways, every cell of every row is on
+            // screen (names wrap; the serving and kind cells wrap in theirs).
+            let table = b
+                .js("const r = document.querySelector('.results'); return [r.scrollWidth, r.clientWidth]")
+                .await;
+            assert!(
+                table[0].as_f64() <= table[1].as_f64(),
+                "the results table scrolls sideways at 1400 px: {table}; past the edge: {wide}"
+            );
+            assert_eq!(wide, serde_json::json!([]), "{w}×{h}: cells past the edge");
             // A kind's own figures (the training step's MFU, days, cost) sit labelled in the
-            // row's last cell, not under other columns' headers. (The table as a whole still
-            // scrolls sideways on this page: its LLM's model columns and serving figures.)
+            // row's last cell, not under other columns' headers.
             let mfu = b
                 .js("const s = document.querySelector(\"tr.result-row[data-op='2'] td.kind-cells [data-metric='mfu']\"); return s ? s.parentElement.textContent : null")
                 .await;
