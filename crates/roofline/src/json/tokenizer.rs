@@ -85,6 +85,48 @@ pub struct Tokenizer {
     /// Offset of a `/` that ended the last chunk where whitespace may come: whether it opens a
     /// comment depends on the next byte.
     slash: Option<u64>,
+    /// A character the last chunk cut where it can only be an error: its bytes so far.
+    carry: Option<Carry>,
+    /// Set by [`Tokenizer::finish`]: no more bytes will come.
+    ending: bool,
+}
+
+/// The first bytes of a character, and its offset.
+#[derive(Debug, Clone, Copy)]
+struct Carry {
+    at: u64,
+    buf: [u8; 4],
+    len: usize,
+}
+
+impl Carry {
+    /// `bytes` (fewer than 4) at `at`.
+    fn new(at: u64, bytes: &[u8]) -> Self {
+        Carry {
+            at,
+            buf: [0; 4],
+            len: 0,
+        }
+        .with(bytes)
+    }
+
+    /// With `more` bytes after (up to 4 in all).
+    fn with(mut self, more: &[u8]) -> Self {
+        let n = more.len().min(4 - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&more[..n]);
+        self.len += n;
+        self
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// Whether `rest` (at a chunk's end) is the start of a UTF-8 character, cut before its end.
+fn incomplete_char(rest: &[u8]) -> bool {
+    rest.len() < 4
+        && matches!(std::str::from_utf8(rest), Err(e) if e.valid_up_to() == 0 && e.error_len().is_none())
 }
 
 impl Default for Tokenizer {
@@ -140,6 +182,8 @@ impl Tokenizer {
             consumed: 0,
             start: 0,
             slash: None,
+            carry: None,
+            ending: false,
         }
     }
 
@@ -170,18 +214,47 @@ impl Tokenizer {
 
     /// Feeds the next chunk.
     pub fn feed(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<(), JsonError> {
+        let end = self.consumed + chunk.len() as u64;
+        let mut rest = chunk;
+        if let Some(carry) = self.carry.take() {
+            // Complete the character the last chunk cut, and read it where it began.
+            let take = (4 - carry.len).min(chunk.len());
+            let carry = carry.with(&chunk[..take]);
+            if take == chunk.len() && incomplete_char(carry.bytes()) {
+                self.carry = Some(carry);
+                self.consumed = end;
+                return Ok(());
+            }
+            self.consumed = carry.at;
+            self.run(carry.bytes(), sink)?;
+            rest = &chunk[take..];
+            self.consumed = end - rest.len() as u64;
+        }
         if let Some(at) = self.slash {
-            let Some(&next) = chunk.first() else {
+            let Some(&next) = rest.first() else {
                 return Ok(());
             };
             self.slash = None;
             self.after_slash(sink, next, at)?;
         }
+        self.run(rest, sink)?;
+        self.consumed = end;
+        Ok(())
+    }
+
+    /// Reads `chunk`, which starts at offset `self.consumed`.
+    fn run(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<(), JsonError> {
         let mut i = 0;
         while i < chunk.len() {
             let at = self.consumed + i as u64;
             i = match self.st {
                 St::Str { key } => self.string(sink, chunk, i, key)?,
+                // Outside strings a non-ASCII byte is an error, whose message shows the
+                // character: if the chunk cuts it, wait for the rest.
+                _ if chunk[i] >= 0x80 && !self.ending && incomplete_char(&chunk[i..]) => {
+                    self.carry = Some(Carry::new(at, &chunk[i..]));
+                    chunk.len()
+                }
                 St::Esc { key } => {
                     self.escape(&chunk[i..], at, key)?;
                     i + 1
@@ -199,13 +272,20 @@ impl Tokenizer {
                 _ => self.structural(sink, chunk, i)?,
             };
         }
-        self.consumed += chunk.len() as u64;
         Ok(())
     }
 
     /// Ends the input: flushes a number or word at the very end, closes an open top-level
     /// array where the options allow it, and fails if the text stopped inside a value.
     pub fn finish(&mut self, sink: &mut impl Sink) -> Result<(), JsonError> {
+        self.ending = true;
+        if let Some(carry) = self.carry.take() {
+            // The text ends inside a character: it is shown as its first byte.
+            let end = self.consumed;
+            self.consumed = carry.at;
+            self.run(carry.bytes(), sink)?;
+            self.consumed = end;
+        }
         if let Some(at) = self.slash.take() {
             // A `/` before the end opens no comment: it is simply out of place.
             self.on_byte(sink, b"/", at)?;
