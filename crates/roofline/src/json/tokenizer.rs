@@ -198,12 +198,14 @@ impl Tokenizer {
         Err(JsonError::new(at, ErrorKind::Syntax, message))
     }
 
+    #[inline(always)]
     fn emit(&self, sink: &mut impl Sink, at: u64, t: Token<'_>) -> Result<(), JsonError> {
         sink.token(t)
             .map_err(|m| JsonError::new(at, ErrorKind::Refused, m))
     }
 
     /// The state after a complete value.
+    #[inline(always)]
     fn after_value(&mut self) {
         self.st = if self.stack.is_empty() {
             St::Done
@@ -249,19 +251,23 @@ impl Tokenizer {
             let at = self.consumed + i as u64;
             i = match self.st {
                 St::Str { key } => self.string(sink, chunk, i, key)?,
-                // Outside strings a non-ASCII byte is an error, whose message shows the
-                // character: if the chunk cuts it, wait for the rest.
-                _ if chunk[i] >= 0x80 && !self.ending && incomplete_char(&chunk[i..]) => {
-                    self.carry = Some(Carry::new(at, &chunk[i..]));
-                    chunk.len()
-                }
+                // Outside strings a non-ASCII byte is an error whose message shows the
+                // character: `cut_char` waits for the rest of one the chunk cuts.
                 St::Esc { key } => {
-                    self.escape(&chunk[i..], at, key)?;
-                    i + 1
+                    if self.cut_char(chunk, i) {
+                        chunk.len()
+                    } else {
+                        self.escape(&chunk[i..], at, key)?;
+                        i + 1
+                    }
                 }
                 St::Unicode { key, n, code } => {
-                    self.unicode(&chunk[i..], at, key, n, code)?;
-                    i + 1
+                    if self.cut_char(chunk, i) {
+                        chunk.len()
+                    } else {
+                        self.unicode(&chunk[i..], at, key, n, code)?;
+                        i + 1
+                    }
                 }
                 St::Num(part) => self.number(sink, chunk, i, part)?,
                 St::Word => self.word(sink, chunk, i)?,
@@ -291,12 +297,11 @@ impl Tokenizer {
             self.on_byte(sink, b"/", at)?;
         }
         let end = self.consumed;
-        self.end_token(sink, end).map_err(|e| match e.kind {
-            ErrorKind::Syntax => JsonError {
-                kind: ErrorKind::CutShort,
-                ..e
-            },
-            _ => e,
+        self.end_token(sink, end).map_err(|mut e| {
+            if e.kind == ErrorKind::Syntax {
+                e.kind = ErrorKind::CutShort;
+            }
+            e
         })?;
         let open_top_array = self.opts.open_top_array
             && self.stack.as_slice() == [Frame::Array]
@@ -343,6 +348,7 @@ impl Tokenizer {
     }
 
     /// Between tokens: skips whitespace, refuses comments, and reads the byte at `i`.
+    #[inline(always)]
     fn structural(
         &mut self,
         sink: &mut impl Sink,
@@ -354,6 +360,9 @@ impl Tokenizer {
             // Runs of indentation: skip them in one go.
             let run = chunk[i..].iter().position(|&c| !ws(c));
             return Ok(run.map_or(chunk.len(), |r| i + r));
+        }
+        if self.cut_char(chunk, i) {
+            return Ok(chunk.len());
         }
         let at = self.consumed + i as u64;
         if chunk[i] == b'/' {
@@ -370,6 +379,18 @@ impl Tokenizer {
         Ok(i + 1)
     }
 
+    /// Whether `chunk[i]` starts a non-ASCII character that the chunk cuts, where such a
+    /// character can only be an error (outside strings), whose message shows it: then it waits,
+    /// carried, for the next chunk.
+    #[inline(always)]
+    fn cut_char(&mut self, chunk: &[u8], i: usize) -> bool {
+        let cut = chunk[i] >= 0x80 && !self.ending && incomplete_char(&chunk[i..]);
+        if cut {
+            self.carry = Some(Carry::new(self.consumed + i as u64, &chunk[i..]));
+        }
+        cut
+    }
+
     /// The byte after a `/` that ended the previous chunk: a comment, or a misplaced `/`.
     fn after_slash(&mut self, sink: &mut impl Sink, next: u8, at: u64) -> Result<(), JsonError> {
         if matches!(next, b'/' | b'*') {
@@ -379,6 +400,7 @@ impl Tokenizer {
     }
 
     /// Reads the byte that starts `rest` (not whitespace) between tokens.
+    #[inline(always)]
     fn on_byte(&mut self, sink: &mut impl Sink, rest: &[u8], at: u64) -> Result<(), JsonError> {
         let b = rest[0];
         match self.st {
@@ -394,11 +416,7 @@ impl Tokenizer {
                 self.st = St::Value;
                 Ok(())
             }
-            St::Colon => Err(JsonError::new(
-                at,
-                ErrorKind::Syntax,
-                self.colon_message(&describe(rest)),
-            )),
+            St::Colon => self.fail(at, self.colon_message(&describe(rest))),
             St::CommaOrEnd => self.comma_or_end(sink, rest, at),
             _ => self.fail(
                 at,
@@ -418,6 +436,7 @@ impl Tokenizer {
         )
     }
 
+    #[inline(always)]
     fn comma_or_end(
         &mut self,
         sink: &mut impl Sink,
@@ -452,6 +471,7 @@ impl Tokenizer {
     }
 
     /// Starts a value at the byte that starts `rest`.
+    #[inline(always)]
     fn start_value(&mut self, sink: &mut impl Sink, rest: &[u8], at: u64) -> Result<(), JsonError> {
         let b = rest[0];
         self.start = at;
@@ -484,6 +504,7 @@ impl Tokenizer {
     }
 
     /// Starts an object key at the byte that starts `rest`.
+    #[inline(always)]
     fn start_key(&mut self, rest: &[u8], at: u64) -> Result<(), JsonError> {
         match rest[0] {
             b'"' => {
@@ -500,6 +521,7 @@ impl Tokenizer {
         }
     }
 
+    #[inline(always)]
     fn open(&mut self, sink: &mut impl Sink, at: u64, f: Frame) -> Result<(), JsonError> {
         let max = self.opts.max_depth;
         if self.stack.len() >= max {
@@ -516,6 +538,7 @@ impl Tokenizer {
     }
 
     /// Closes the innermost container (the caller checked that the bracket matches).
+    #[inline(always)]
     fn close(&mut self, sink: &mut impl Sink, at: u64) -> Result<(), JsonError> {
         let t = match self.stack.pop() {
             Some(Frame::Object) => Token::EndObject,

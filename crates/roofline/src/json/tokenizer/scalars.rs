@@ -8,6 +8,7 @@ use crate::json::{describe, JsonError, Sink, Token};
 
 impl Tokenizer {
     /// Flushes a pending lone high surrogate into the string buffer as U+FFFD.
+    #[inline(always)]
     fn flush_high(&mut self) {
         if self.high.take().is_some() {
             push_char(&mut self.buf, 0xFFFD);
@@ -16,6 +17,7 @@ impl Tokenizer {
 
     /// Inside a string at `chunk[i]`: copies up to the next quote or backslash (or control
     /// character, where they are refused) in one go. Returns where to go on.
+    #[inline(always)]
     pub(super) fn string(
         &mut self,
         sink: &mut impl Sink,
@@ -61,6 +63,7 @@ impl Tokenizer {
     }
 
     /// Emits the string read; the buffer keeps it (a key is named if its `:` is missing).
+    #[inline(always)]
     fn emit_string(&mut self, sink: &mut impl Sink, at: u64, key: bool) -> Result<(), JsonError> {
         self.flush_high();
         let buf = std::mem::take(&mut self.buf);
@@ -76,6 +79,7 @@ impl Tokenizer {
     }
 
     /// The byte after a backslash, which starts `rest`.
+    #[inline(always)]
     pub(super) fn escape(&mut self, rest: &[u8], at: u64, key: bool) -> Result<(), JsonError> {
         let c = match rest[0] {
             b'"' => b'"',
@@ -154,6 +158,7 @@ impl Tokenizer {
 
     /// Inside a number at `chunk[i]`, having read `part` last: follows the JSON number
     /// grammar byte by byte, so an error names the first byte that breaks it.
+    #[inline(always)]
     pub(super) fn number(
         &mut self,
         sink: &mut impl Sink,
@@ -164,6 +169,9 @@ impl Tokenizer {
         let base = self.consumed;
         let at = |j: usize| base + j as u64;
         for (j, &b) in chunk.iter().enumerate().skip(i) {
+            if b.is_ascii_digit() && matches!(part, Num::Int | Num::Frac | Num::Exp) {
+                continue; // the common case first: another digit
+            }
             part = match (part, b) {
                 (Num::Minus, b'0') => Num::Zero,
                 (Num::Minus, b'1'..=b'9') => Num::Int,
@@ -200,6 +208,7 @@ impl Tokenizer {
         Ok(chunk.len())
     }
 
+    #[inline(always)]
     fn take_number_bytes(&mut self, bytes: &[u8], at: u64) -> Result<(), JsonError> {
         let max = self.opts.max_number_len;
         if self.buf.len().saturating_add(bytes.len()) > max {
@@ -210,6 +219,7 @@ impl Tokenizer {
     }
 
     /// Emits the complete number in the buffer.
+    #[inline(always)]
     pub(super) fn emit_number(&mut self, sink: &mut impl Sink, at: u64) -> Result<(), JsonError> {
         self.after_value();
         let buf = std::mem::take(&mut self.buf);
@@ -244,6 +254,7 @@ impl Tokenizer {
     }
 
     /// Inside a word at `chunk[i]`: reads letters, digits and `_` up to the word's end.
+    #[inline(always)]
     pub(super) fn word(
         &mut self,
         sink: &mut impl Sink,
@@ -265,6 +276,7 @@ impl Tokenizer {
     }
 
     /// The word in the buffer ended: a literal, or an error naming it.
+    #[inline(always)]
     pub(super) fn end_word(&mut self, sink: &mut impl Sink, at: u64) -> Result<(), JsonError> {
         let t = match self.buf.as_slice() {
             b"true" => Token::Bool(true),
