@@ -1,123 +1,12 @@
-//! Number formatting (SI prefixes) and tick generation.
+//! Tick labels and tick generation. The labels' numbers come from the one quantity formatter,
+//! `roofline::units` (`format_si`, `format_si_thousands`, `format_time_si`).
 
-/// Format an axis tick compactly with SI prefixes and `sig` significant digits (1..=15); with
-/// 3: `1e14 → "100T"`, `2e11 → "200G"`, `1.97e14 → "197T"`, `0.5 → "0.5"`, `1024 → "1024"`,
-/// `12345 → "12.3k"`, `1e-5 → "1e-5"`. Bare numbers, no unit (the axis title says it); the
-/// page's quantities with units go through `roofline::units::format_si`.
-///
-/// Values in `[0.001, 10000)` are written plainly (integers < 10000 keep all
-/// their digits); larger values use k, M, G, T, P, E; anything beyond uses
-/// scientific notation.
-pub fn format_axis_si(v: f64, sig: usize) -> String {
-    let sig = sig.clamp(1, 15);
-    if v.is_nan() {
-        return "NaN".to_string();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "∞" } else { "-∞" }.to_string();
-    }
-    if v == 0.0 {
-        return "0".to_string();
-    }
-    let sign = if v < 0.0 { "-" } else { "" };
-    let a = v.abs();
-    let body = if a >= 1e4 {
-        prefixed(a, sig)
-    } else if a >= 1e-3 {
-        plain(a, sig)
-    } else {
-        scientific(a, sig)
-    };
-    format!("{sign}{body}")
-}
-
-/// `a` in [1e-3, 1e4): plain decimal, trailing zeros trimmed.
-fn plain(a: f64, sig: usize) -> String {
-    // Digits before the decimal point (<= 0 for a < 1).
-    let int_digits = a.log10().floor() as i32 + 1;
-    let decimals = (sig as i32 - int_digits).clamp(0, 17) as usize;
-    let s = format!("{a:.decimals$}");
-    if s.parse::<f64>().map(|r| r >= 1e4).unwrap_or(false) {
-        return prefixed(a, sig);
-    }
-    trim_zeros(s)
-}
-
-const PREFIXES: [(f64, &str); 6] = [
-    (1e3, "k"),
-    (1e6, "M"),
-    (1e9, "G"),
-    (1e12, "T"),
-    (1e15, "P"),
-    (1e18, "E"),
-];
-
-fn prefixed(a: f64, sig: usize) -> String {
-    let mut i = PREFIXES.iter().rposition(|(p, _)| a >= *p).unwrap_or(0);
-    loop {
-        let (p, name) = PREFIXES[i];
-        let m = a / p;
-        let int_digits = (m.log10().floor() as i32 + 1).max(1);
-        let decimals = (sig as i32 - int_digits).clamp(0, 17) as usize;
-        let s = format!("{m:.decimals$}");
-        let rounded: f64 = s.parse().unwrap_or(m);
-        if rounded >= 1000.0 {
-            if i + 1 < PREFIXES.len() {
-                i += 1;
-                continue;
-            }
-            return scientific(a, sig);
-        }
-        return format!("{}{}", trim_zeros(s), name);
-    }
-}
-
-fn scientific(a: f64, sig: usize) -> String {
-    let s = format!("{:.*e}", sig - 1, a);
-    match s.split_once('e') {
-        Some((mant, exp)) => format!("{}e{}", trim_zeros(mant.to_string()), exp),
-        None => s,
-    }
-}
-
-fn trim_zeros(s: String) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
+use roofline::units::{format_si, format_si_thousands, format_time_si};
 
 /// Tick labels for an axis in seconds: each with its time prefix (`20 µs`, `1.5 ms`, `2 s`),
 /// never an exponent; as many digits as it takes for neighbours to differ.
 pub fn format_time_ticks(ticks: &[f64]) -> Vec<String> {
-    const UNITS: [(f64, &str); 5] = [
-        (1.0, "s"),
-        (1e-3, "ms"),
-        (1e-6, "µs"),
-        (1e-9, "ns"),
-        (1e-12, "ps"),
-    ];
-    let one = |t: f64, sig: usize| -> String {
-        let a = t.abs();
-        if t == 0.0 || !t.is_finite() || a >= 1e3 {
-            return format!("{} s", format_axis_si(t, sig));
-        }
-        let (p, unit) = UNITS
-            .iter()
-            .copied()
-            .find(|(p, _)| a >= *p * (1.0 - 1e-9))
-            .unwrap_or(UNITS[UNITS.len() - 1]);
-        format!("{} {unit}", format_axis_si(t / p, sig))
-    };
-    let mut labels = Vec::new();
-    for sig in 3..=10 {
-        labels = ticks.iter().map(|&t| one(t, sig)).collect();
-        if labels.windows(2).all(|w| w[0] != w[1]) {
-            break;
-        }
-    }
-    labels
+    distinct_labels(ticks, format_time_si)
 }
 
 /// Format a list of tick values so that neighbouring labels are distinct,
@@ -126,20 +15,19 @@ pub fn format_time_ticks(ticks: &[f64]) -> Vec<String> {
 /// When the axis reaches 10 000, thousands use the "k" prefix too, so decade
 /// ticks read 100, 1k, 10k rather than 100, 1000, 10k.
 pub fn format_ticks(ticks: &[f64]) -> Vec<String> {
-    let big = ticks.iter().any(|t| t.abs() >= 1e4 && t.is_finite());
+    if ticks.iter().any(|t| t.abs() >= 1e4 && t.is_finite()) {
+        distinct_labels(ticks, format_si_thousands)
+    } else {
+        distinct_labels(ticks, format_si)
+    }
+}
+
+/// The ticks' labels by `label` with the fewest significant digits, from 3 to 10, that make
+/// neighbours differ (10 if none does).
+fn distinct_labels(ticks: &[f64], label: fn(f64, usize) -> String) -> Vec<String> {
     let mut labels = Vec::new();
     for sig in 3..=10 {
-        labels = ticks
-            .iter()
-            .map(|&t| {
-                if big && t.abs() >= 1e3 && t.abs() < 1e4 {
-                    let sign = if t < 0.0 { "-" } else { "" };
-                    format!("{sign}{}", prefixed(t.abs(), sig))
-                } else {
-                    format_axis_si(t, sig)
-                }
-            })
-            .collect();
+        labels = ticks.iter().map(|&t| label(t, sig)).collect();
         if labels.windows(2).all(|w| w[0] != w[1]) {
             break;
         }
@@ -280,26 +168,4 @@ pub fn log_ticks(lo: f64, hi: f64, target: usize) -> Ticks {
         vec![]
     };
     Ticks { major, minor }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn si() {
-        assert_eq!(format_axis_si(1e14, 3), "100T");
-        assert_eq!(format_axis_si(2e11, 3), "200G");
-        assert_eq!(format_axis_si(1.97e14, 3), "197T");
-        assert_eq!(format_axis_si(0.5, 3), "0.5");
-        assert_eq!(format_axis_si(1024.0, 3), "1024");
-        assert_eq!(format_axis_si(12345.0, 3), "12.3k");
-        assert_eq!(format_axis_si(999_999.0, 3), "1M");
-        assert_eq!(format_axis_si(0.0, 3), "0");
-        assert_eq!(format_axis_si(-2e9, 3), "-2G");
-        assert_eq!(format_axis_si(1e-5, 3), "1e-5");
-        assert_eq!(format_axis_si(1e30, 3), "1e30");
-        assert_eq!(format_axis_si(0.001, 3), "0.001");
-        assert_eq!(format_axis_si(f64::NAN, 3), "NaN");
-    }
 }

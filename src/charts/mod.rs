@@ -32,7 +32,7 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 
 pub use either::{BackendError, EitherBackend, NoBackend};
-pub use format::{format_axis_si, format_ticks, format_time_ticks, linear_ticks, log_ticks, Ticks};
+pub use format::{format_ticks, format_time_ticks, linear_ticks, log_ticks, Ticks};
 pub use frontier::{FrontierChart, FrontierCurve, FrontierMark};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{

@@ -5,8 +5,7 @@
 
 use roofline::arch::{Arch, ConfigReport};
 use roofline::op::{Op, OpKind};
-
-use super::serving::params_text;
+use roofline::units::format_params;
 
 /// What an import found, as the page says it under the text area.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,10 +39,10 @@ pub fn import_hf_config(op: &mut Op, text: &str) -> Result<Imported, String> {
         "{} ({}): {} parameters",
         report.family,
         report.model_type,
-        params_text(total)
+        format_params(total)
     );
     if active != total {
-        summary.push_str(&format!(", {} active", params_text(active)));
+        summary.push_str(&format!(", {} active", format_params(active)));
     }
     if !report.unused_keys.is_empty() {
         summary.push_str(&format!(

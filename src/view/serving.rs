@@ -12,22 +12,10 @@ use roofline::scenario::Scenario;
 use roofline::serving::{
     serving, smallest_topology, speculative, Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS,
 };
-use roofline::units::{format_exact, format_sig, Unit};
+use roofline::units::{format_exact, format_params, format_sig, Unit};
 
 use super::cell::{Cell, ResultRow};
 use super::names::pretty;
-
-/// A parameter count as people write it: `46.7B`, `124M`; past a thousand trillion, plain
-/// scientific (`5.637e19`, never `5.637e7T`).
-pub fn params_text(v: f64) -> String {
-    match v {
-        v if v >= 1e15 => format_sig(v, 4),
-        v if v >= 1e12 => format!("{}T", format_sig(v / 1e12, 4)),
-        v if v >= 1e9 => format!("{}B", format_sig(v / 1e9, 4)),
-        v if v >= 1e6 => format!("{}M", format_sig(v / 1e6, 4)),
-        v => format_sig(v, 4),
-    }
-}
 
 /// A cell whose text carries its own short label (the serving row has no column headers of
 /// its own): `TTFT 1.2 s`.
@@ -95,14 +83,14 @@ fn serving_cells_as_if_it_fit(s: &Serving) -> Vec<Cell> {
             "params",
             "params",
             s.params,
-            params_text(s.params),
+            format_params(s.params),
             "all parameters, every expert included",
         ),
         labelled(
             "active_params",
             "active",
             s.active_params,
-            params_text(s.active_params),
+            format_params(s.active_params),
             "parameters one token uses (routed experts: top_k of them)",
         ),
         labelled(

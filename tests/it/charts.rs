@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
+use ::roofline::units::format_si;
 use roofline_lab::charts::{
-    format_axis_si, log_ticks, nearest_point, AxisScale, Ceiling, ChartGeometry, ChartSeries,
-    ChartTheme, HLine, Marker, MeasuredMark, PixelRect, PointMark, RooflineChart, Slope,
-    SweepChart, VLine,
+    log_ticks, nearest_point, AxisScale, Ceiling, ChartGeometry, ChartSeries, ChartTheme, HLine,
+    Marker, MeasuredMark, PixelRect, PointMark, RooflineChart, Slope, SweepChart, VLine,
 };
 
 /// Each chart drawn into SVG through [`render_svg_with`], as the page's export does (the page
@@ -159,18 +159,18 @@ fn first_load_roofline() -> RooflineChart {
     ];
     for (i, c) in chips.iter().enumerate() {
         m.ceilings.push(Ceiling {
-            label: format!("{} peak {}FLOP/s", c.name, format_axis_si(c.peak, 3)),
+            label: format!("{} peak {}FLOP/s", c.name, format_si(c.peak, 3)),
             flops_per_s: c.peak,
             series_idx: i,
         });
         m.slopes.push(Slope {
-            label: format!("{} HBM {}B/s", c.name, format_axis_si(c.hbm, 3)),
+            label: format!("{} HBM {}B/s", c.name, format_si(c.hbm, 3)),
             bytes_per_s: c.hbm,
             series_idx: i,
             dashed: false,
         });
         m.slopes.push(Slope {
-            label: format!("{} {} {}B/s", c.name, c.link.0, format_axis_si(c.link.1, 3)),
+            label: format!("{} {} {}B/s", c.name, c.link.0, format_si(c.link.1, 3)),
             bytes_per_s: c.link.1,
             series_idx: i,
             dashed: true,
@@ -179,7 +179,7 @@ fn first_load_roofline() -> RooflineChart {
         m.ridges.push(Marker::new(
             ridge,
             c.peak,
-            format!("ridge {}", format_axis_si(ridge, 3)),
+            format!("ridge {}", format_si(ridge, 3)),
         ));
         for (name, ai) in ops {
             m.points.push(PointMark {
@@ -808,14 +808,14 @@ fn nearest_point_picks_the_closest_in_pixels() {
 
 #[test]
 fn si_formatter() {
-    assert_eq!(format_axis_si(1e14, 3), "100T");
-    assert_eq!(format_axis_si(2e11, 3), "200G");
-    assert_eq!(format_axis_si(0.5, 3), "0.5");
-    assert_eq!(format_axis_si(1024.0, 3), "1024");
-    assert_eq!(format_axis_si(1.97e14, 3), "197T");
-    assert_eq!(format_axis_si(3.35e12, 3), "3.35T");
-    assert_eq!(format_axis_si(0.1, 3), "0.1");
-    assert_eq!(format_axis_si(1e4, 3), "10k");
+    assert_eq!(format_si(1e14, 3), "100T");
+    assert_eq!(format_si(2e11, 3), "200G");
+    assert_eq!(format_si(0.5, 3), "0.5");
+    assert_eq!(format_si(1024.0, 3), "1024");
+    assert_eq!(format_si(1.97e14, 3), "197T");
+    assert_eq!(format_si(3.35e12, 3), "3.35T");
+    assert_eq!(format_si(0.1, 3), "0.1");
+    assert_eq!(format_si(1e4, 3), "10k");
 }
 
 #[test]

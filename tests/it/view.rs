@@ -1061,11 +1061,8 @@ fn rows_say_their_numbers_in_units() {
             }
         }
     }
-    assert_eq!(
-        roofline_lab::view::serving::params_text(5.637e19),
-        "5.637e19"
-    );
-    assert_eq!(roofline_lab::view::serving::params_text(70.6e9), "70.6B");
+    assert_eq!(roofline::units::format_params(5.637e19), "5.637e19");
+    assert_eq!(roofline::units::format_params(70.6e9), "70.6B");
 }
 
 /// Issue 24, point 7: a collective's row and key line say what a collective is about. By hand

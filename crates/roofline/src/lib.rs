@@ -70,6 +70,7 @@ pub mod compare;
 pub mod dtype;
 pub mod error;
 pub mod eval;
+pub mod json;
 pub mod op;
 pub mod options;
 pub mod profile;

@@ -101,7 +101,6 @@
 
 mod calibrate;
 mod csv;
-mod json;
 mod ncu;
 mod place;
 mod trace;

@@ -7,8 +7,8 @@
 //! (`cat: "cuda_runtime"`), GPU kernels (`cat: "kernel"`) and the flow events (`cat: "ac2g"`)
 //! that join launches to kernels. See the parent module for how they are matched.
 
-use super::json::{Sink, Token, Tokenizer};
 use super::{Format, Kernel};
+use crate::json::{ErrorKind, JsonError, Options, Sink, Token, Tokenizer};
 use std::collections::HashMap;
 
 /// Longest input-shape text kept for one operator.
@@ -670,8 +670,15 @@ impl Sink for TraceSink {
 pub(crate) struct TraceReader {
     tok: Tokenizer,
     sink: TraceSink,
-    /// Bytes of the file before the JSON text (a byte-order mark, whitespace).
-    base: u64,
+}
+
+/// A tokenizer error as the importer says it: where in the file, and, at the end of the
+/// text, that the file was cut short.
+fn message(e: JsonError) -> String {
+    match e.kind {
+        ErrorKind::CutShort => format!("byte {}: {}: the file was cut short", e.offset, e.message),
+        _ => format!("byte {}: {}", e.offset, e.message),
+    }
 }
 
 /// What a trace gave.
@@ -685,24 +692,17 @@ impl TraceReader {
     /// A reader whose text starts `base` bytes into the file (for error offsets).
     pub(crate) fn new(base: u64) -> Self {
         TraceReader {
-            tok: Tokenizer::new(),
+            tok: Tokenizer::new(Options::TRACE).starting_at(base),
             sink: TraceSink::default(),
-            base,
         }
     }
 
     pub(crate) fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
-        let base = self.base;
-        self.tok
-            .feed(chunk, &mut self.sink)
-            .map_err(|e| format!("byte {}: {}", base + e.offset, e.message))
+        self.tok.feed(chunk, &mut self.sink).map_err(message)
     }
 
     pub(crate) fn finish(mut self) -> Result<TraceResult, String> {
-        let base = self.base;
-        self.tok
-            .finish(&mut self.sink)
-            .map_err(|e| format!("byte {}: {}", base + e.offset, e.message))?;
+        self.tok.finish(&mut self.sink).map_err(message)?;
         let s = self.sink;
         if !s.saw_events {
             return Err("a JSON file without a `traceEvents` array: not a profiler trace".into());

@@ -1,6 +1,9 @@
-//! Writing quantities: lossless ([`format_exact`]), pretty with 3 significant digits
-//! ([`format_quantity`], [`format_bytes_binary`], [`format_sig`]) and, for form fields, readable
-//! and lossless at once ([`format_field`]).
+//! Writing quantities, the crate's and the page's one formatter: it alone owns the SI and
+//! binary prefixes and the rounding to significant digits. Lossless ([`format_exact`]), pretty
+//! with 3 significant digits ([`format_quantity`], [`format_bytes_binary`], [`format_sig`]),
+//! for form fields readable and lossless at once ([`format_field`]), compact for chart axes
+//! ([`format_si`], [`format_si_thousands`], [`format_time_si`]) and parameter counts
+//! ([`format_params`]).
 
 use super::Unit;
 
@@ -27,20 +30,24 @@ pub fn format_exact(x: f64) -> String {
     }
 }
 
-const PREFIXES: [(i32, &str); 12] = [
-    (18, "E"),
-    (15, "P"),
-    (12, "T"),
-    (9, "G"),
-    (6, "M"),
-    (3, "k"),
-    (0, ""),
-    (-3, "m"),
-    (-6, "µ"),
-    (-9, "n"),
-    (-12, "p"),
-    (-15, "f"),
+/// The SI prefixes: decimal exponent, scale (the literal, exact where `10^e` is), symbol.
+const PREFIXES: [(i32, f64, &str); 12] = [
+    (18, 1e18, "E"),
+    (15, 1e15, "P"),
+    (12, 1e12, "T"),
+    (9, 1e9, "G"),
+    (6, 1e6, "M"),
+    (3, 1e3, "k"),
+    (0, 1.0, ""),
+    (-3, 1e-3, "m"),
+    (-6, 1e-6, "µ"),
+    (-9, 1e-9, "n"),
+    (-12, 1e-12, "p"),
+    (-15, 1e-15, "f"),
 ];
+
+/// The binary prefixes of capacities, 2^10 to 2^60.
+const BINARY: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 
 /// Splits `x` rounded to `sig` significant digits into (digits, decimal exponent of the first
 /// digit). `x` must be finite and non-zero.
@@ -74,15 +81,28 @@ fn place_point(digits: &str, int_len: i32) -> String {
             out.push_str(&digits[n..]);
         }
     }
-    if out.contains('.') {
-        while out.ends_with('0') {
-            out.pop();
-        }
-        if out.ends_with('.') {
-            out.pop();
-        }
+    trim_zeros(out)
+}
+
+/// Trims trailing fractional zeros, and then a trailing point: `12.50` → `12.5`, `3.0` → `3`.
+fn trim_zeros(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
-    out
+}
+
+/// `a` (> 0) rounded to `sig` significant digits in scientific form without padding:
+/// `1.97e14`, `2.32e-5`, `2e5`.
+fn scientific(a: f64, sig: usize) -> String {
+    let (digits, e10) = round_sig(a, sig);
+    sci_text(&digits, e10)
+}
+
+/// Rounded digits with the exponent of the first: `("197", 14)` → `1.97e14`.
+fn sci_text(digits: &str, e10: i32) -> String {
+    format!("{}e{e10}", place_point(digits, 1))
 }
 
 /// Pretty formatting with 3 significant digits and a decimal SI prefix.
@@ -118,8 +138,8 @@ pub fn format_quantity(x: f64, unit: Unit) -> String {
     }
     let (digits, e10) = round_sig(x, 3);
     let e3 = e10.div_euclid(3) * 3;
-    match PREFIXES.iter().find(|(p, _)| *p == e3) {
-        Some((p, prefix)) if unit != Unit::Count || *p >= 0 => {
+    match PREFIXES.iter().find(|(p, _, _)| *p == e3) {
+        Some((p, _, prefix)) if unit != Unit::Count || *p >= 0 => {
             let num = place_point(&digits, e10 - p + 1);
             glue(format!("{sign}{num}"), prefix)
         }
@@ -167,15 +187,15 @@ pub fn format_field(x: f64, unit: Unit) -> String {
     // and peta).
     let decimal = PREFIXES
         .iter()
-        .find(|(p, _)| *p == e3 && (*p >= 0 || unit == Unit::Seconds) && *p >= -12)
-        .map(|(p, prefix)| format!("{sign}{} {prefix}{sym}", place_point(&digits, e10 - p + 1)));
+        .find(|(p, _, _)| *p == e3 && (*p >= 0 || unit == Unit::Seconds) && *p >= -12)
+        .map(|(p, _, prefix)| format!("{sign}{} {prefix}{sym}", place_point(&digits, e10 - p + 1)));
     // Binary, for capacities: exact division by a power of two.
     let binary = (unit == Unit::Bytes && x.abs() >= 1024.0)
         .then(|| {
             let k = ((x.abs().log2() / 10.0).floor() as i32).clamp(1, 6);
             let v = x.abs() / 2f64.powi(10 * k);
             let (d, e) = shortest_digits(v);
-            let prefix = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][(k - 1) as usize];
+            let prefix = BINARY[(k - 1) as usize];
             (
                 d.len(),
                 format!("{sign}{} {prefix}B", place_point(&d, e + 1)),
@@ -205,17 +225,16 @@ pub fn format_bytes_binary(x: f64) -> String {
     if !x.is_finite() || x.abs() < 1024.0 {
         return format_quantity(x, Unit::Bytes);
     }
-    const BIN: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
     let mut v = x.abs();
     let mut idx = 0usize;
     v /= 1024.0;
-    while v >= 1024.0 && idx + 1 < BIN.len() {
+    while v >= 1024.0 && idx + 1 < BINARY.len() {
         v /= 1024.0;
         idx += 1;
     }
     let sign = if x < 0.0 { "-" } else { "" };
     let (digits, e10) = round_sig(v, 3);
-    format!("{sign}{} {}B", place_point(&digits, e10 + 1), BIN[idx])
+    format!("{sign}{} {}B", place_point(&digits, e10 + 1), BINARY[idx])
 }
 
 /// Formats `x` with `sig` significant digits in the style of the book's worked answers:
@@ -234,7 +253,7 @@ pub fn format_sig(x: f64, sig: usize) -> String {
     if (-3..5).contains(&e10) {
         format!("{sign}{}", place_point(&digits, e10 + 1))
     } else {
-        format!("{sign}{}e{e10}", place_point(&digits, 1))
+        format!("{sign}{}", sci_text(&digits, e10))
     }
 }
 
@@ -245,5 +264,134 @@ pub(crate) fn num3(x: f64) -> String {
         format_exact(x)
     } else {
         format_sig(x, 3)
+    }
+}
+
+/// A bare number, compact, with `sig` significant digits (1 to 15) and an SI prefix from `k`
+/// up, for chart axes and labels (the unit is written beside it): with 3, `1e14` → `100T`,
+/// `2e11` → `200G`, `1.97e14` → `197T`, `0.5` → `0.5`, `12345` → `12.3k`, `1e-5` → `1e-5`.
+///
+/// Values in `[0.001, 10000)` are written plainly (integers keep all their digits: `1024`);
+/// larger values take k, M, G, T, P, E; anything beyond, or below 0.001, is scientific.
+///
+/// ```
+/// use roofline::units::format_si;
+/// assert_eq!(format_si(1.97e14, 3), "197T");
+/// assert_eq!(format_si(1024.0, 3), "1024");
+/// assert_eq!(format_si(1e-5, 3), "1e-5");
+/// ```
+pub fn format_si(x: f64, sig: usize) -> String {
+    compact(x, sig, 1e4)
+}
+
+/// [`format_si`] with thousands prefixed too (`1k`, `2.5k`, never `1000`): for the ticks of an
+/// axis that reaches 10k, so that decades read 100, 1k, 10k.
+pub fn format_si_thousands(x: f64, sig: usize) -> String {
+    compact(x, sig, 1e3)
+}
+
+/// The compact form, with a prefix from `from` (1e3 or 1e4) up.
+fn compact(x: f64, sig: usize, from: f64) -> String {
+    let sig = sig.clamp(1, 15);
+    if x.is_nan() {
+        return "NaN".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "∞" } else { "-∞" }.to_string();
+    }
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let a = x.abs();
+    let body = if a >= from {
+        prefixed(a, sig)
+    } else if a >= 1e-3 {
+        plain(a, sig)
+    } else {
+        scientific(a, sig)
+    };
+    format!("{sign}{body}")
+}
+
+/// `a` in [1e-3, 1e4): plain decimal with `sig` significant digits (all of an integer's),
+/// trailing zeros trimmed.
+fn plain(a: f64, sig: usize) -> String {
+    // Digits before the decimal point (<= 0 for a < 1).
+    let int_digits = a.log10().floor() as i32 + 1;
+    let decimals = (sig as i32 - int_digits).clamp(0, 17) as usize;
+    let s = format!("{a:.decimals$}");
+    if s.parse::<f64>().map(|r| r >= 1e4).unwrap_or(false) {
+        return prefixed(a, sig);
+    }
+    trim_zeros(s)
+}
+
+/// `a` (>= 1e3) with the largest prefix from `k` to `E` that leaves it below 1000 once rounded;
+/// scientific beyond `E`.
+fn prefixed(a: f64, sig: usize) -> String {
+    // `E` down to `k`: the largest that `a` reaches, then larger ones while it rounds to 1000.
+    let up = &PREFIXES[..6];
+    let mut i = up
+        .iter()
+        .position(|(_, p, _)| a >= *p)
+        .unwrap_or(up.len() - 1);
+    loop {
+        let (_, p, name) = up[i];
+        let m = a / p;
+        let int_digits = (m.log10().floor() as i32 + 1).max(1);
+        let decimals = (sig as i32 - int_digits).clamp(0, 17) as usize;
+        let s = format!("{m:.decimals$}");
+        let rounded: f64 = s.parse().unwrap_or(m);
+        if rounded >= 1000.0 {
+            if i > 0 {
+                i -= 1;
+                continue;
+            }
+            return scientific(a, sig);
+        }
+        return format!("{}{}", trim_zeros(s), name);
+    }
+}
+
+/// A time with its prefix (`20 µs`, `1.5 ms`, `2 s`, down to `ps`), never an exponent below a
+/// second: the value in its unit through [`format_si`] with `sig` digits. Zero, non-finite
+/// values and 1000 s or more are in seconds.
+///
+/// ```
+/// use roofline::units::format_time_si;
+/// assert_eq!(format_time_si(2e-5, 3), "20 µs");
+/// assert_eq!(format_time_si(1.5e-3, 3), "1.5 ms");
+/// ```
+pub fn format_time_si(t: f64, sig: usize) -> String {
+    let a = t.abs();
+    if t == 0.0 || !t.is_finite() || a >= 1e3 {
+        return format!("{} s", format_si(t, sig));
+    }
+    // Seconds down to picoseconds, largest first; a hair under a unit still reads in it.
+    let (scale, prefix) = PREFIXES
+        .iter()
+        .filter(|(e, _, _)| (-12..=0).contains(e))
+        .find(|(_, p, _)| a >= *p * (1.0 - 1e-9))
+        .or(PREFIXES.iter().find(|(e, _, _)| *e == -12))
+        .map_or((1.0, ""), |&(_, p, s)| (p, s));
+    format!("{} {prefix}s", format_si(t / scale, sig))
+}
+
+/// A parameter count as people write it, 4 significant digits: `46.7B`, `124M`, `1.2T`; past a
+/// thousand trillion, plain scientific (`5.637e19`, never `5.637e7T`).
+///
+/// ```
+/// use roofline::units::format_params;
+/// assert_eq!(format_params(70.6e9), "70.6B");
+/// assert_eq!(format_params(5.637e19), "5.637e19");
+/// ```
+pub fn format_params(v: f64) -> String {
+    match v {
+        v if v >= 1e15 => format_sig(v, 4),
+        v if v >= 1e12 => format!("{}T", format_sig(v / 1e12, 4)),
+        v if v >= 1e9 => format!("{}B", format_sig(v / 1e9, 4)),
+        v if v >= 1e6 => format!("{}M", format_sig(v / 1e6, 4)),
+        v => format_sig(v, 4),
     }
 }

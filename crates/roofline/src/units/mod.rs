@@ -87,7 +87,10 @@ mod format;
 mod parse;
 
 pub(crate) use format::num3;
-pub use format::{format_bytes_binary, format_exact, format_field, format_quantity, format_sig};
+pub use format::{
+    format_bytes_binary, format_exact, format_field, format_params, format_quantity, format_si,
+    format_si_thousands, format_sig, format_time_si,
+};
 pub use parse::{parse_quantity, parse_quantity_unit};
 
 #[cfg(test)]
@@ -121,6 +124,37 @@ mod tests {
         assert_eq!(format_sig(2.3236e-5, 3), "2.32e-5");
         assert_eq!(format_sig(1.97e14, 3), "1.97e14");
         assert_eq!(num3(4096.0), "4096");
+    }
+
+    #[test]
+    fn compact_for_axes() {
+        for (x, want) in [
+            (1e14, "100T"),
+            (2e11, "200G"),
+            (1.97e14, "197T"),
+            (0.5, "0.5"),
+            (1024.0, "1024"),
+            (12345.0, "12.3k"),
+            (999_999.0, "1M"),
+            (0.0, "0"),
+            (-2e9, "-2G"),
+            (1e-5, "1e-5"),
+            (1e30, "1e30"),
+            (0.001, "0.001"),
+            (f64::NAN, "NaN"),
+        ] {
+            assert_eq!(format_si(x, 3), want, "{x}");
+        }
+        assert_eq!(format_si_thousands(1000.0, 3), "1k");
+        assert_eq!(format_si_thousands(-2500.0, 3), "-2.5k");
+        assert_eq!(format_si_thousands(999.0, 3), "999");
+        assert_eq!(format_time_si(2e-5, 3), "20 µs");
+        assert_eq!(format_time_si(0.9999999999e-3, 3), "1 ms");
+        assert_eq!(format_time_si(1e-15, 3), "0.001 ps");
+        assert_eq!(format_time_si(5000.0, 3), "5000 s");
+        assert_eq!(format_time_si(50000.0, 3), "50k s");
+        assert_eq!(format_params(124e6), "124M");
+        assert_eq!(format_params(1.2e12), "1.2T");
     }
 
     #[test]

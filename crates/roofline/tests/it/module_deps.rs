@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 /// (ARCHITECTURE.md's code map describes each). A new module gets its place here.
 const LAYERS: &[&str] = &[
     "error",
+    "json",
     "units",
     "ids",
     "dtype",

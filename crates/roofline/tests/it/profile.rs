@@ -559,7 +559,7 @@ fn an_importer_stays_failed() {
     assert!(
         first
             .to_string()
-            .contains("byte 17: expected a value but found `}`"),
+            .contains("byte 17: expected a value (an object, array, string, number, true, false or null), found `}`"),
         "{first}"
     );
     let again = imp.feed(b"]}").unwrap_err();
