@@ -2,8 +2,11 @@
 //! through `roofline::analyze`, with the book's worked numbers (parts 5, 6 and 12) and
 //! field-level errors for bad input.
 
-use roofline::train::{analyze_train, TrainBound};
-use roofline::{analyze, preset, url, Analysis, Bound, Op, Options, Resource, Scenario};
+use roofline::arch::arch_preset;
+use roofline::train::{analyze_train, TrainBound, TrainConfig};
+use roofline::{
+    analyze, preset, url, Analysis, Bound, Error, Op, OpKind, Options, Resource, Scenario, Train,
+};
 
 fn close(got: f64, want: f64, rel: f64, what: &str) {
     assert!(
@@ -270,4 +273,54 @@ fn links_round_trip() {
         assert!(again.notices.is_empty(), "{q}: {:?}", again.notices);
         assert_eq!(again.scenario, s, "{q}");
     }
+}
+
+/// Text fields: every field of the op reads back what it shows; bad text is refused with the
+/// field's name, leaving the op unchanged (the fields are the op's `op_fields!` list, the one
+/// declaration of a training field).
+#[test]
+fn fields_round_trip_and_refuse() {
+    let d = TrainConfig::default();
+    let mut c = TrainConfig {
+        arch: arch_preset("deepseek-v3").unwrap().arch,
+        ..d
+    };
+    c.mesh.ep = 8.0;
+    let op = Op::new(OpKind::Train(Train::from_config(c)));
+    for f in op.fields() {
+        let text = op
+            .get(f.key)
+            .unwrap_or_else(|| panic!("{} has no text", f.key));
+        let mut d = op.clone();
+        d.set(f.key, &text)
+            .unwrap_or_else(|e| panic!("{}={text}: {e}", f.key));
+        assert_eq!(d, op, "{} = {text}", f.key);
+        for bad in ["", "-1", "NaN", "1e999", "x", "0.5"] {
+            let mut d = op.clone();
+            if let Err(e) = d.set(f.key, bad) {
+                assert_eq!(d, op, "{}={bad} refused but changed", f.key);
+                let m = e.to_string();
+                assert!(m.starts_with(&format!("{}=", f.key)), "{m}");
+            }
+        }
+        if f.is_numeric() && f.none.is_none() {
+            assert!(op.clone().set(f.key, "").is_err(), "{} empty", f.key);
+        }
+    }
+    let mut c = op.clone();
+    assert!(matches!(
+        c.clone().set("nope", "1"),
+        Err(Error::UnknownField { .. })
+    ));
+    c.set("opt", "sgd").unwrap();
+    assert_eq!(c.get("opt").as_deref(), Some("sgd"));
+    c.set("mfu", "4e-1").unwrap();
+    assert_eq!(c.get("mfu").as_deref(), Some("0.4"));
+    assert_eq!(c.get_num("mfu"), Some(0.4));
+    c.set("batch", "2M").unwrap();
+    assert_eq!(c.get_num("batch"), Some(2e6));
+    c.set("preset", "llama3-8b").unwrap();
+    assert_eq!(c.get("preset").as_deref(), Some("llama3-8b"));
+    c.set("layers", "33").unwrap();
+    assert_eq!(c.get("preset").as_deref(), Some("custom"));
 }

@@ -50,6 +50,7 @@ mod llm_parts;
 mod llm_sweep;
 mod matmul;
 mod train;
+mod train_text;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use attention::Attention;

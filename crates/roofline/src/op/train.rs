@@ -1,8 +1,9 @@
 //! The `train` kind: one training step of a transformer on a mesh of chips (parts 5, 6 and 12
 //! of the book), analysed by [`crate::train`] on the scenario's chip.
 //!
-//! The op holds a [`TrainConfig`] whose fields are read and written through the config's own
-//! text access (`op=train:preset=llama3-70b,batch=4M,dp=2,fsdp=1024,tp=4,remat=block`); the
+//! The op holds a [`TrainConfig`]; its fields are declared once, in the `op_fields!` list below,
+//! and read and written as text by `op/train_text.rs`
+//! (`op=train:preset=llama3-70b,batch=4M,dp=2,fsdp=1024,tp=4,remat=block`); the
 //! hardware fields of the config (peak, HBM, network) are not op fields: they come from the
 //! chip ([`Train::config_on`]). The analysis (see `analysis/train.rs`) reports the step's
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
@@ -10,21 +11,18 @@
 
 use super::behavior::{n, OpBehavior, Workload};
 use super::llm::PRESET_IDS;
-use crate::arch::{Arch, MAX_DIM};
+use crate::arch::{arch_presets, Arch, MAX_DIM};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::{WrapRule, MAX_CHIPS};
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::FieldType;
-use crate::field::{
-    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldSpec, CHIPS,
-};
+use crate::field::{choice, dtype, integer, number, opt_dtype, opt_number, text, FieldSpec, CHIPS};
 use crate::resource::Resource;
 use crate::train::{
     analyze_train, Fabric, Hardware, Optimizer, Schedule, SwitchedFabric, TorusFabric, TrainConfig,
-    MAX_MICROBATCHES, MAX_SEQ, MAX_TOKENS,
+    MAX_MICROBATCHES, MAX_SEQ, MAX_TOKENS, MIN_MFU,
 };
-use crate::units::{format_exact, format_quantity, Unit};
+use crate::units::{format_quantity, Unit};
 use serde::{Deserialize, Serialize};
 
 /// A training step: the architecture, the global batch, the mesh, precision, optimizer,
@@ -136,6 +134,13 @@ pub fn fabric_of(chip: &Chip) -> Result<Fabric, Error> {
 }
 
 impl Train {
+    /// The op of a config (its `hw` is kept but not used: the chip supplies it).
+    pub fn from_config(config: TrainConfig) -> Train {
+        Train {
+            config: Box::new(config),
+        }
+    }
+
     /// The config on `chip`: peak in the compute dtype (`act`), HBM capacity and bandwidth,
     /// the chip's network ([`fabric_of`]) and, when the op gives no price, the chip's.
     pub fn config_on(&self, chip: &Chip) -> Result<TrainConfig, Error> {
@@ -152,27 +157,21 @@ impl Train {
         Ok(c)
     }
 
-    fn cfg_text(&self, key: &str) -> String {
-        self.config.get(key).unwrap_or_default()
-    }
-
-    /// Sets a field through the config (a choice is read against its ids first, so only
-    /// they are accepted); a refused text leaves the op unchanged.
-    fn cfg_set(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
-        match spec.ty {
-            FieldType::Choice(ids) => self.config.set(spec.key, ids[parse_choice(spec, text)?])?,
-            _ => self.config.set(spec.key, text)?,
-        }
-        self.canonical(spec.key);
-        Ok(())
+    /// The value of the `preset` field: the zoo preset whose architecture is the op's, or
+    /// `custom`.
+    pub fn preset_id(&self) -> &'static str {
+        arch_presets()
+            .iter()
+            .find(|p| p.arch == self.config.arch)
+            .map_or("custom", |p| p.id)
     }
 
     /// After an edit of an architecture field: an architecture that is no preset is a
     /// custom dense model, all of it in the op's fields (the dimensions over
     /// [`TrainConfig::default`]'s LLaMA-3 70B: no experts, latent attention, windows, biases
     /// or tied embeddings), so that a link says everything about it.
-    fn canonical(&mut self, key: &str) {
-        if !ARCH_KEYS.contains(&key) || self.cfg_text("preset") != "custom" {
+    pub(super) fn canonical(&mut self, key: &str) {
+        if !ARCH_KEYS.contains(&key) || self.preset_id() != "custom" {
             return;
         }
         let a = &self.config.arch;
@@ -189,20 +188,7 @@ impl Train {
         };
     }
 
-    /// A numeric field's value (`None` for the others, and for an unset budget).
-    fn cfg_num(&self, key: &str) -> Option<f64> {
-        self.numeric(key)?;
-        self.config.get(key)?.parse().ok()
-    }
-
-    /// Sets a numeric field (sweeps); a value the config refuses leaves it unchanged.
-    fn cfg_set_num(&mut self, key: &str, x: f64) -> bool {
-        let ok = self.numeric(key).is_some() && self.config.set(key, &format_exact(x)).is_ok();
-        self.canonical(key);
-        ok
-    }
-
-    fn numeric(&self, key: &str) -> Option<&'static FieldSpec> {
+    pub(super) fn numeric(&self, key: &str) -> Option<&'static FieldSpec> {
         self.fields()
             .iter()
             .find(|f| f.key == key && f.is_numeric())
@@ -229,19 +215,19 @@ impl OpBehavior for Train {
         "batch" => cfg("batch"): number("batch (tokens)", "4194304", (1.0, MAX_TOKENS), "a number of tokens", "global batch B in tokens per step (the book's B: total, not per chip)"),
         "seq" => cfg("seq"): integer("sequence", "4096", (1.0, MAX_SEQ), "a whole sequence length", "sequence length T: attention FLOPs, sequences per step B/T"),
         "dp" => cfg("dp"): integer("data parallel", "32", DEGREE, "a whole number of chips", "data parallelism: weights replicated, gradients AllReduced once per step"),
-        "fsdp" => cfg("fsdp"): integer("FSDP", "64", DEGREE, "a whole number of chips", "FSDP (ZeRO-3): weights AllGathered forward and backward, gradients ReduceScattered"),
-        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: activations AllGathered and ReduceScattered around each block").slider(CHIPS),
-        "pp" => cfg("pp"): integer("pipeline stages", "1", DEGREE, "a whole number of chips", "pipeline stages: a bubble of (p − 1)/(m + p − 1)"),
+        "fsdp" => cfg("fsdp"): integer("FSDP", "64", DEGREE, "a whole number of chips", "FSDP (ZeRO-3): weights, gradients and optimizer sharded; weights AllGathered forward and backward, gradients ReduceScattered"),
+        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: matrices sharded along F and heads, activations AllGathered and ReduceScattered around each block").slider(CHIPS),
+        "pp" => cfg("pp"): integer("pipeline stages", "1", DEGREE, "a whole number of chips", "pipeline stages: layers sharded; a bubble of (p − 1)/(m + p − 1)"),
         "mb" => cfg("mb"): integer("microbatches", "1", (1.0, MAX_MICROBATCHES), "a whole number of microbatches", "microbatches per step m (pipelining or gradient accumulation)"),
         "ep" => cfg("ep"): integer("expert parallel", "1", DEGREE, "a whole number of chips", "expert parallelism: experts sharded, tokens sent by AllToAll (mixtures of experts only)").slider(CHIPS),
-        "remat" => cfg("remat"): text("checkpointing", "block", "none, block, matmuls, mlp or a number of checkpoints per layer", "activation checkpointing: none, block (recompute the forward: 6N → 8N), matmuls, mlp, or k D-sized checkpoints per layer"),
+        "remat" => cfg("remat"): text("checkpointing", "block", "none, block, matmuls, mlp or a number of checkpoints per layer", "activation checkpointing: none (keep ~20·D per layer), block (keep the block input, recompute the forward: 6N → 8N), matmuls (keep the big matmuls' outputs), mlp (keep the MLP's: D + 2F), or a number k of D-sized checkpoints per layer"),
         "opt" => cfg("opt"): choice("optimizer", OPT_IDS, "adam", "adam: two states per parameter; momentum: one; sgd: none", "an optimizer").folds(),
         "sched" => cfg("sched"): choice("pipeline schedule", SCHED_IDS, "1f1b", "1f1b or gpipe: bubble (p − 1)/(m + p − 1); zb: zero bubble", "a schedule").folds(),
         "zero1" => cfg("zero1"): choice("ZeRO-1", YES_NO, "no", "also shard the optimizer states and master weights over dp", "yes or no").folds(),
         "causal" => cfg("causal"): choice("causal attention", YES_NO, "yes", "causal masking: half the T×T attention products", "yes or no").folds(),
-        "mlp_only" => cfg("mlp_only"): choice("MLP blocks only", YES_NO, "no", "the book's simplified layer: only the MLP blocks count, as in its rules", "yes or no").folds(),
+        "mlp_only" => cfg("mlp_only"): choice("MLP blocks only", YES_NO, "no", "the book's simplified layer: only the MLP blocks count (no attention, embedding or norms), as in its rules", "yes or no").folds(),
         "param" => cfg("param"): dtype("weights", "bf16", "working weights: held, multiplied and AllGathered").folds(),
-        "act" => cfg("act"): dtype("compute", "bf16", "activations and compute (the peak is the chip's for this dtype)").folds(),
+        "act" => cfg("act"): dtype("compute", "bf16", "activations: checkpoints and tensor-parallel and pipeline traffic (the peak is the chip's for this dtype)").folds(),
         "grad" => cfg("grad"): dtype("gradients", "bf16", "gradients: held and reduced").folds(),
         "master" => cfg("master"): master_dtype("master weights", "fp32", "a master copy of the weights (fp32), or none").folds(),
         "opt_dtype" => cfg("opt_dtype"): dtype("optimizer states", "fp32", "optimizer states").folds(),
@@ -249,7 +235,7 @@ impl OpBehavior for Train {
         "my" => cfg("my"): integer("M_Y", "0", (0.0, 16.0), "a number of torus axes", "torus axes tensor parallelism spans (0: automatic, 1)").folds(),
         "mz" => cfg("mz"): integer("M_Z", "0", (0.0, 16.0), "a number of torus axes", "torus axes expert parallelism spans (0: automatic, 1)").folds(),
         "tokens" => cfg("tokens"): opt_number("token budget", "1.5e13", (1.0, MAX_TOKENS), "a number of tokens", "tokens to train on, for the days and cost; none for no budget"),
-        "mfu" => cfg("mfu"): text("assumed MFU", "none", "an MFU from 0.0001 to 1, or none", "an MFU for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
+        "mfu" => cfg("mfu"): opt_number("assumed MFU", "none", (MIN_MFU, 1.0), "an MFU", "an MFU (0.0001 to 1) for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
         "price" => cfg("price"): text("price per chip-hour", "none", "a price per chip-hour from 0 to 1e9, or none", "USD per chip-hour for the cost; none: the chip's price, if any").folds(),
     }
 
