@@ -435,6 +435,48 @@ pub(crate) fn find_spec(
         })
 }
 
+/// The field access `op_fields!` generates: a kind's (inside its `OpBehavior`) or a group of
+/// fields several kinds share (the architecture's, [`ArchFields`](crate::arch::ArchFields)).
+pub(crate) trait FieldAccess {
+    /// The fields, in form order.
+    fn fields(&self) -> &'static [FieldSpec];
+    /// A field's text; `None` for an unknown key.
+    fn get(&self, key: &str) -> Option<String>;
+    /// Sets a field from text.
+    fn set_field(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error>;
+    /// A numeric field's value.
+    fn get_num(&self, key: &str) -> Option<f64>;
+    /// Sets a numeric field; `false` when the key is not a numeric field.
+    fn set_num_raw(&mut self, key: &str, x: f64) -> bool;
+}
+
+/// A kind's fields with a shared group spliced in: `before`, then the group's specs with
+/// the defaults of the kind's default value (`shared`: its group, so `train`'s `layers`
+/// defaults to its LLaMA-3 70B's 80 where `llm`'s defaults to 32), then `after`. Built once
+/// per kind (a default that differs from the group's is kept for the process).
+pub(crate) fn splice(
+    before: &[FieldSpec],
+    shared: &dyn FieldAccess,
+    after: &[FieldSpec],
+) -> Vec<FieldSpec> {
+    let group = shared.fields().iter().map(|f| {
+        let default = match shared.get(f.key) {
+            Some(t) if t != f.default => &*Box::leak(t.into_boxed_str()),
+            _ => f.default,
+        };
+        FieldSpec {
+            default,
+            ..f.clone()
+        }
+    });
+    before
+        .iter()
+        .cloned()
+        .chain(group)
+        .chain(after.iter().cloned())
+        .collect()
+}
+
 /// Generates a kind's field specs and field access from one declarative list, one line per
 /// field in form order: `"key" => access(...): constructor(spec args after the key)`, then
 /// what the form needs of it, if anything: `.slider(SIZES)`, `.unit(Unit::Bytes)`, `.folds()`.
@@ -455,8 +497,66 @@ pub(crate) fn find_spec(
 ///   only) from `self.cfg_num("key")`, written by `self.cfg_set_num("key", x)`.
 ///
 /// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num` and
-/// `set_num_raw`, inside the kind's `impl OpBehavior`.
+/// `set_num_raw`, inside the kind's `impl OpBehavior` (or a [`FieldAccess`] impl).
+///
+/// A kind that takes an architecture splices the architecture's fields (declared once, in
+/// [`ArchFields`](crate::arch::ArchFields)) into its list with a line `; arch;` between two
+/// groups of its own entries: they are read through the kind's `self.arch_fields()` (an
+/// `&ArchFields`) and written through `self.set_arch_field(spec, text)` and
+/// `self.set_arch_num(key, x)`, their defaults those of the kind's `Default`.
 macro_rules! op_fields {
+    ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?) $(.$form:ident($($farg:expr),*))*),+ ;
+     arch ;
+     $($key2:literal => $how2:ident($($arg2:tt)*) : $ctor2:ident($($spec2:expr),* $(,)?) $(.$form2:ident($($farg2:expr),*))*),* $(,)?) => {
+        fn fields(&self) -> &'static [$crate::field::FieldSpec] {
+            static BEFORE: [$crate::field::FieldSpec; [$($key),+].len()] =
+                [$($ctor($key, $($spec),*)$(.$form($($farg),*))*),+];
+            static AFTER: [$crate::field::FieldSpec; <[&str]>::len(&[$($key2),*])] =
+                [$($ctor2($key2, $($spec2),*)$(.$form2($($farg2),*))*),*];
+            static ALL: std::sync::OnceLock<Vec<$crate::field::FieldSpec>> =
+                std::sync::OnceLock::new();
+            ALL.get_or_init(|| {
+                let d = <Self as Default>::default();
+                $crate::field::splice(&BEFORE, d.arch_fields(), &AFTER)
+            })
+        }
+        fn get(&self, key: &str) -> Option<String> {
+            match key {
+                $($key => Some(op_fields!(@get self, $key, $how($($arg)*))),)+
+                $($key2 => Some(op_fields!(@get self, $key2, $how2($($arg2)*))),)*
+                _ => $crate::field::FieldAccess::get(self.arch_fields(), key),
+            }
+        }
+        fn set_field(
+            &mut self,
+            spec: &$crate::field::FieldSpec,
+            text: &str,
+        ) -> Result<(), $crate::error::Error> {
+            match spec.key {
+                $($key => op_fields!(@set self, spec, text, $how($($arg)*)),)+
+                $($key2 => op_fields!(@set self, spec, text, $how2($($arg2)*)),)*
+                _ => self.set_arch_field(spec, text)?,
+            }
+            Ok(())
+        }
+        #[allow(unreachable_patterns)]
+        fn get_num(&self, key: &str) -> Option<f64> {
+            match key {
+                $($key => op_fields!(@get_num self, $how($($arg)*)),)+
+                $($key2 => op_fields!(@get_num self, $how2($($arg2)*)),)*
+                _ => $crate::field::FieldAccess::get_num(self.arch_fields(), key),
+            }
+        }
+        #[allow(unreachable_patterns)]
+        fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
+            match key {
+                $($key => op_fields!(@set_num self, x, $how($($arg)*)),)+
+                $($key2 => op_fields!(@set_num self, x, $how2($($arg2)*)),)*
+                _ => self.set_arch_num(key, x),
+            }
+        }
+    };
+
     ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?) $(.$form:ident($($farg:expr),*))*),+ $(,)?) => {
         fn fields(&self) -> &'static [$crate::field::FieldSpec] {
             static FIELDS: [$crate::field::FieldSpec; [$($key),+].len()] =

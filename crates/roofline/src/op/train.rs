@@ -11,12 +11,15 @@
 
 use super::behavior::{n, OpBehavior, Workload};
 use super::llm::PRESET_IDS;
-use crate::arch::{arch_presets, Arch, MAX_DIM};
+use crate::arch::{arch_presets, Arch, ArchFields};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::{WrapRule, MAX_CHIPS};
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::{choice, dtype, integer, number, opt_dtype, opt_number, text, FieldSpec, CHIPS};
+use crate::field::{
+    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldAccess,
+    FieldSpec, CHIPS,
+};
 use crate::resource::Resource;
 use crate::train::{
     analyze_train, Fabric, Hardware, Optimizer, Schedule, SwitchedFabric, TorusFabric, TrainConfig,
@@ -31,9 +34,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Train {
-    /// The run; `config.hw` is not used (the chip supplies it). Boxed: a config is large, and
-    /// an [`OpKind`](super::OpKind) is as large as its largest kind.
+    /// The run; `config.hw` is not used (the chip supplies it), `config.arch` is the one
+    /// the architecture's fields describe. Boxed: a config is large, and an
+    /// [`OpKind`](super::OpKind) is as large as its largest kind.
     pub config: Box<TrainConfig>,
+    /// The architecture's fields, as the link holds them (`experts=0`: dense); every edit
+    /// sets `config.arch` to [`ArchFields::arch`] of them.
+    shape: ArchFields,
 }
 
 impl Default for Train {
@@ -46,15 +53,14 @@ impl Default for Train {
         config.mesh.dp = 32.0;
         config.mesh.fsdp = 64.0;
         config.mesh.tp = 4.0;
-        Train {
-            config: Box::new(config),
-        }
+        Train::from_config(config)
     }
 }
 
 const YES_NO: &[&str] = &["yes", "no"];
-/// The architecture's fields: editing one makes a custom dense model ([`Train::canonical`]).
-const ARCH_KEYS: &[&str] = &[
+/// The architecture's shape fields: editing one of a preset makes a custom model, dense
+/// unless a mixture-of-experts field is given too ([`Train::set_arch_field`]).
+const SHAPE_KEYS: &[&str] = &[
     "layers", "dmodel", "ffn", "heads", "kv_heads", "head_dim", "vocab", "gated",
 ];
 const OPT_IDS: &[&str] = Optimizer::IDS;
@@ -134,11 +140,26 @@ pub fn fabric_of(chip: &Chip) -> Result<Fabric, Error> {
 }
 
 impl Train {
-    /// The op of a config (its `hw` is kept but not used: the chip supplies it).
-    pub fn from_config(config: TrainConfig) -> Train {
+    /// The op of a config (its `hw` is kept but not used: the chip supplies it); its
+    /// architecture is read as fields ([`ArchFields::of`]) and built back from them.
+    pub fn from_config(mut config: TrainConfig) -> Train {
+        let shape = ArchFields::of(&config.arch);
+        config.arch = shape.arch();
         Train {
             config: Box::new(config),
+            shape,
         }
+    }
+
+    /// Sets the architecture (a preset's, or an imported `config.json`'s): every
+    /// architecture field from `a`, what it lacks (experts, MLA, a window) at the defaults.
+    pub fn set_arch(&mut self, a: &Arch) {
+        self.set_shape(ArchFields::of(a));
+    }
+
+    fn set_shape(&mut self, shape: ArchFields) {
+        self.shape = shape;
+        self.config.arch = shape.arch();
     }
 
     /// The config on `chip`: peak in the compute dtype (`act`), HBM capacity and bandwidth,
@@ -166,26 +187,57 @@ impl Train {
             .map_or("custom", |p| p.id)
     }
 
-    /// After an edit of an architecture field: an architecture that is no preset is a
-    /// custom dense model, all of it in the op's fields (the dimensions over
-    /// [`TrainConfig::default`]'s LLaMA-3 70B: no experts, latent attention, windows, biases
-    /// or tied embeddings), so that a link says everything about it.
-    pub(super) fn canonical(&mut self, key: &str) {
-        if !ARCH_KEYS.contains(&key) || self.preset_id() != "custom" {
+    /// Sets the `preset` field: a preset id fills the architecture, `custom` changes nothing.
+    fn set_preset(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        if let Some(p) = arch_presets().get(parse_choice(spec, text)?) {
+            self.set_arch(&p.arch);
+        }
+        Ok(())
+    }
+
+    /// The architecture's fields, spliced into the op's (`op_fields!`'s `arch`).
+    fn arch_fields(&self) -> &ArchFields {
+        &self.shape
+    }
+
+    /// Sets an architecture field. An edit of a shape field ([`SHAPE_KEYS`]) that takes the
+    /// model off a preset makes a custom dense model: the shape over [`TrainConfig::default`]'s
+    /// LLaMA-3 70B (no experts, latent attention, windows, biases or tied embeddings), so
+    /// that a link says everything about it; mixture-of-experts (or other) fields given
+    /// after it make it a mixture again. Links written before those fields existed (shape
+    /// fields only) keep their meaning.
+    fn set_arch_field(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        let mut shape = self.shape;
+        shape.set_field(spec, text)?;
+        self.edit_shape(spec.key, shape);
+        Ok(())
+    }
+
+    fn set_arch_num(&mut self, key: &str, x: f64) -> bool {
+        let mut shape = self.shape;
+        let ok = shape.set_num_raw(key, x);
+        self.edit_shape(key, shape);
+        ok
+    }
+
+    fn edit_shape(&mut self, key: &str, shape: ArchFields) {
+        let was_preset = self.preset_id() != "custom";
+        self.set_shape(shape);
+        if !(was_preset && SHAPE_KEYS.contains(&key) && self.preset_id() == "custom") {
             return;
         }
-        let a = &self.config.arch;
-        self.config.arch = Arch {
-            layers: a.layers,
-            dmodel: a.dmodel,
-            heads: a.heads,
-            kv_heads: a.kv_heads,
-            head_dim: a.head_dim,
-            ffn: a.ffn,
-            gated: a.gated,
-            vocab: a.vocab,
+        let s = &self.shape;
+        self.set_arch(&Arch {
+            layers: s.layers,
+            dmodel: s.dmodel,
+            heads: s.heads,
+            kv_heads: s.kv_heads,
+            head_dim: s.head_dim,
+            ffn: s.ffn,
+            gated: s.gated,
+            vocab: s.vocab,
             ..TrainConfig::default().arch
-        };
+        });
     }
 
     pub(super) fn numeric(&self, key: &str) -> Option<&'static FieldSpec> {
@@ -197,21 +249,14 @@ impl Train {
 
 impl OpBehavior for Train {
     op_fields! {
-        "preset" => cfg("preset"): choice(
+        "preset" => derived(preset_id, set_preset): choice(
             "model",
             PRESET_IDS,
             "llama3-70b",
-            "architecture preset (fills layers … vocab, and the experts of a mixture); editing one of those makes a custom dense model",
+            "architecture preset (fills the architecture's fields: the shape, a mixture's experts, latent attention, windows); editing a shape field (layers … vocab, gated) makes a custom model, dense unless a mixture-of-experts field is given",
             "a model preset",
-        ),
-        "layers" => cfg("layers"): integer("layers", "80", (1.0, MAX_DIM), "a positive size", "transformer layers L").folds(),
-        "dmodel" => cfg("dmodel"): integer("d_model", "8192", (1.0, MAX_DIM), "a positive size", "model width D").folds(),
-        "ffn" => cfg("ffn"): integer("ffn", "28672", (1.0, MAX_DIM), "a positive size", "dense MLP width F").folds(),
-        "heads" => cfg("heads"): integer("heads", "64", (1.0, MAX_DIM), "a positive size", "query heads H").folds(),
-        "kv_heads" => cfg("kv_heads"): integer("KV heads", "8", (1.0, MAX_DIM), "a positive size", "key/value heads K").folds(),
-        "head_dim" => cfg("head_dim"): integer("head dim", "128", (1.0, MAX_DIM), "a positive size", "head dimension h").folds(),
-        "vocab" => cfg("vocab"): integer("vocabulary", "128256", (1.0, MAX_DIM), "a positive size", "vocabulary V").folds(),
-        "gated" => cfg("gated"): choice("gated MLP", YES_NO, "yes", "gate, up and down matrices (3·D·F, SwiGLU) or up and down (2·D·F)", "yes or no").folds(),
+        );
+        arch;
         "batch" => cfg("batch"): number("batch (tokens)", "4194304", (1.0, MAX_TOKENS), "a number of tokens", "global batch B in tokens per step (the book's B: total, not per chip)"),
         "seq" => cfg("seq"): integer("sequence", "4096", (1.0, MAX_SEQ), "a whole sequence length", "sequence length T: attention FLOPs, sequences per step B/T"),
         "dp" => cfg("dp"): integer("data parallel", "32", DEGREE, "a whole number of chips", "data parallelism: weights replicated, gradients AllReduced once per step"),

@@ -7,7 +7,6 @@
 //! [`TrainConfig::validate`], so a link's fields may arrive in any order.
 
 use super::train::Train;
-use crate::arch::arch_preset;
 use crate::collective::check;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -48,16 +47,7 @@ fn yn(b: bool) -> String {
 pub(super) fn text_of(c: &TrainConfig, key: &str) -> String {
     let n = format_exact;
     let o = |x: Option<f64>| x.map_or("none".into(), format_exact);
-    let a = &c.arch;
     match key {
-        "layers" => n(a.layers),
-        "dmodel" => n(a.dmodel),
-        "ffn" => n(a.ffn),
-        "heads" => n(a.heads),
-        "kv_heads" => n(a.kv_heads),
-        "head_dim" => n(a.head_dim),
-        "vocab" => n(a.vocab),
-        "gated" => yn(a.gated),
         "batch" => n(c.batch),
         "seq" => n(c.seq),
         "dp" => n(c.mesh.dp),
@@ -89,16 +79,8 @@ pub(super) fn text_of(c: &TrainConfig, key: &str) -> String {
 
 /// Sets a numeric field of the config (`None`: an optional field's `none`).
 fn set_number(c: &mut TrainConfig, key: &str, x: Option<f64>) {
-    let a = &mut c.arch;
     let v = x.unwrap_or(0.0);
     match key {
-        "layers" => a.layers = v,
-        "dmodel" => a.dmodel = v,
-        "ffn" => a.ffn = v,
-        "heads" => a.heads = v,
-        "kv_heads" => a.kv_heads = v,
-        "head_dim" => a.head_dim = v,
-        "vocab" => a.vocab = v,
         "batch" => c.batch = v,
         "seq" => c.seq = v,
         "dp" => c.mesh.dp = v,
@@ -125,12 +107,6 @@ fn set_choice(c: &mut TrainConfig, spec: &FieldSpec, text: &str) -> Result<(), E
     let id = ids[parse_choice(spec, text)?];
     let yes = id == "yes";
     match spec.key {
-        "preset" => {
-            if let Some(p) = arch_preset(id) {
-                c.arch = p.arch;
-            }
-        }
-        "gated" => c.arch.gated = yes,
         "zero1" => c.zero1 = yes,
         "causal" => c.causal = yes,
         "mlp_only" => c.mlp_only = yes,
@@ -205,12 +181,9 @@ pub(super) fn set_text(c: &mut TrainConfig, spec: &FieldSpec, text: &str) -> Res
 }
 
 impl Train {
-    /// The text of field `key` (the `preset` field: a preset id or `custom`).
+    /// The text of field `key`.
     pub(super) fn cfg_text(&self, key: &str) -> String {
-        match key {
-            "preset" => self.preset_id().into(),
-            _ => text_of(&self.config, key),
-        }
+        text_of(&self.config, key)
     }
 
     /// Sets a field from text; a refused text leaves the op unchanged.
@@ -218,7 +191,6 @@ impl Train {
         let mut c = (*self.config).clone();
         set_text(&mut c, spec, text)?;
         *self.config = c;
-        self.canonical(spec.key);
         Ok(())
     }
 
