@@ -503,7 +503,9 @@ pub(crate) fn splice(
 /// [`ArchFields`](crate::arch::ArchFields)) into its list with a line `; arch;` between two
 /// groups of its own entries: they are read through the kind's `self.arch_fields()` (an
 /// `&ArchFields`) and written through `self.set_arch_field(spec, text)` and
-/// `self.set_arch_num(key, x)`, their defaults those of the kind's `Default`.
+/// `self.set_arch_num(key, x)`, their defaults those of the kind's `Default`; the kind then
+/// says it takes an architecture (`takes_arch`), which `self.set_arch(a)` sets whole
+/// (`apply_arch`: a pasted `config.json`; the kind's module imports `Arch`).
 macro_rules! op_fields {
     ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?) $(.$form:ident($($farg:expr),*))*),+ ;
      arch ;
@@ -554,6 +556,13 @@ macro_rules! op_fields {
                 $($key2 => op_fields!(@set_num self, x, $how2($($arg2)*)),)*
                 _ => self.set_arch_num(key, x),
             }
+        }
+        fn takes_arch(&self) -> bool {
+            true
+        }
+        // `Arch` as the kind's module names it (`field` sits below `arch`).
+        fn apply_arch(&mut self, a: &Arch) {
+            self.set_arch(a)
         }
     };
 
