@@ -308,6 +308,10 @@ fn fields_round_trip_and_refuse() {
             assert!(op.clone().set(f.key, "").is_err(), "{} empty", f.key);
         }
     }
+    assert_eq!(
+        Op::default_for("train").unwrap().title(),
+        "train llama3-70b on 4.19M tokens per step, dp 32 × fsdp 64 × tp 4 = 8192 chips"
+    );
     let mut c = op.clone();
     assert!(matches!(
         c.clone().set("nope", "1"),
@@ -388,4 +392,24 @@ fn an_inconsistent_moe_is_refused() {
             .to_string();
         assert!(e.contains(want), "{q}: {e}");
     }
+}
+
+/// The op reads back from its JSON, a custom mixture of experts with its fields as given
+/// (`expert_ffn=0`: the ffn width) included; JSON written before the op held the
+/// architecture's fields (its config alone) reads the architecture from the config.
+#[test]
+fn the_op_reads_back_from_its_json() {
+    let s = link("chip=h100&op=train:layers=36,dmodel=2880,ffn=2880,experts=128,top_k=4,tp=1");
+    let json = serde_json::to_string(&s.ops[0]).unwrap();
+    let back: Op = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, s.ops[0]);
+    assert_eq!(back.get("expert_ffn").as_deref(), Some("0"));
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v.as_object_mut().unwrap().remove("shape");
+    let old: Op = serde_json::from_value(v).unwrap();
+    let (OpKind::Train(a), OpKind::Train(b)) = (&old.kind, &s.ops[0].kind) else {
+        panic!("kinds")
+    };
+    assert_eq!(a.config, b.config);
+    assert_eq!(old.get("experts").as_deref(), Some("128"));
 }

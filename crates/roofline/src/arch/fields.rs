@@ -3,7 +3,7 @@
 //! (`experts=0` for a dense model, `expert_ffn=0` for "the ffn width", ...), [`ArchFields::arch`]
 //! builds the [`Arch`] they describe and [`ArchFields::of`] reads one back. Their specs (label,
 //! range, help, folding) and text access are its `op_fields!` list; a kind splices them into
-//! its own list (`op_fields! { ...; arch; ... }`, see `field.rs`).
+//! its own list (`op_fields! { ...; arch(max); ... }`, see `field/op_fields.rs`).
 
 use super::{Arch, Mla, Moe, SlidingWindow};
 use crate::error::Error;

@@ -22,11 +22,13 @@ pub(crate) trait FieldAccess {
 
 /// A kind's fields with a shared group spliced in: `before`, then the group's specs with
 /// the defaults of the kind's default value (`shared`: its group, so `train`'s `layers`
-/// defaults to its LLaMA-3 70B's 80 where `llm`'s defaults to 32), then `after`. Built once
-/// per kind (a default that differs from the group's is kept for the process).
+/// defaults to its LLaMA-3 70B's 80 where `llm`'s defaults to 32) and their ranges capped at
+/// the kind's `max` (`train` keeps the 1e9 its shape fields always had), then `after`. Built
+/// once per kind (a default that differs from the group's is kept for the process).
 pub(crate) fn splice(
     before: &[FieldSpec],
     shared: &dyn FieldAccess,
+    max: f64,
     after: &[FieldSpec],
 ) -> Vec<FieldSpec> {
     let group = shared.fields().iter().map(|f| {
@@ -36,6 +38,7 @@ pub(crate) fn splice(
         };
         FieldSpec {
             default,
+            max: f.max.min(max),
             ..f.clone()
         }
     });
@@ -70,15 +73,15 @@ pub(crate) fn splice(
 /// `set_num_raw`, inside the kind's `impl OpBehavior` (or a [`FieldAccess`] impl).
 ///
 /// A kind that takes an architecture splices the architecture's fields (declared once, in
-/// [`ArchFields`](crate::arch::ArchFields)) into its list with a line `; arch;` between two
-/// groups of its own entries: they are read through the kind's `self.arch_fields()` (an
+/// [`ArchFields`](crate::arch::ArchFields)) into its list with a line `; arch(max);` between
+/// two groups of its own entries (`max` caps their ranges): they are read through the kind's `self.arch_fields()` (an
 /// `&ArchFields`) and written through `self.set_arch_field(spec, text)` and
 /// `self.set_arch_num(key, x)`, their defaults those of the kind's `Default`; the kind then
 /// says it takes an architecture (`takes_arch`), which `self.set_arch(a)` sets whole
 /// (`apply_arch`: a pasted `config.json`; the kind's module imports `Arch`).
 macro_rules! op_fields {
     ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?) $(.$form:ident($($farg:expr),*))*),+ ;
-     arch ;
+     arch($max:expr) ;
      $($key2:literal => $how2:ident($($arg2:tt)*) : $ctor2:ident($($spec2:expr),* $(,)?) $(.$form2:ident($($farg2:expr),*))*),* $(,)?) => {
         fn fields(&self) -> &'static [$crate::field::FieldSpec] {
             static BEFORE: [$crate::field::FieldSpec; [$($key),+].len()] =
@@ -89,7 +92,7 @@ macro_rules! op_fields {
                 std::sync::OnceLock::new();
             ALL.get_or_init(|| {
                 let d = <Self as Default>::default();
-                $crate::field::splice(&BEFORE, d.arch_fields(), &AFTER)
+                $crate::field::splice(&BEFORE, d.arch_fields(), $max, &AFTER)
             })
         }
         fn get(&self, key: &str) -> Option<String> {

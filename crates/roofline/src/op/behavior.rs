@@ -28,7 +28,7 @@ pub(crate) trait OpBehavior {
     fn set_num_raw(&mut self, key: &str, x: f64) -> bool;
     /// Whether the kind takes a transformer architecture (its fields include the
     /// architecture's, [`ArchFields`](crate::arch::ArchFields)): `op_fields!` says so for the
-    /// kinds whose list splices them in (`; arch;`).
+    /// kinds whose list splices them in (`; arch(max);`).
     fn takes_arch(&self) -> bool {
         false
     }

@@ -519,7 +519,7 @@ impl OpBehavior for Llm {
             "link for the tensor-parallel all-reduces: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
             "a link",
         );
-        arch;
+        arch(crate::field::MAX_DIM);
         "prompt" => num(prompt): size(
             "prompt",
             "2048",

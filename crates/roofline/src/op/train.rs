@@ -32,15 +32,43 @@ use serde::{Deserialize, Serialize};
 /// checkpointing and the budget, as a [`TrainConfig`] (its `hw` is replaced by the chip's
 /// numbers when analysed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, from = "Serialized")]
 pub struct Train {
     /// The run; `config.hw` is not used (the chip supplies it), `config.arch` is the one
     /// the architecture's fields describe. Boxed: a config is large, and an
     /// [`OpKind`](super::OpKind) is as large as its largest kind.
     pub config: Box<TrainConfig>,
-    /// The architecture's fields, as the link holds them (`experts=0`: dense); every edit
-    /// sets `config.arch` to [`ArchFields::arch`] of them.
+    /// The architecture's fields, as the link holds them (`experts=0`: dense, `expert_ffn=0`:
+    /// the ffn width); every edit sets `config.arch` to [`ArchFields::arch`] of them.
     shape: ArchFields,
+}
+
+/// A train op as serialised: its config and, since issue 22, the architecture's fields (JSON
+/// without them reads its architecture from the config, [`Train::from_config`]).
+#[derive(Deserialize)]
+#[serde(default)]
+struct Serialized {
+    config: Box<TrainConfig>,
+    shape: Option<ArchFields>,
+}
+
+impl Default for Serialized {
+    fn default() -> Self {
+        Serialized {
+            config: Train::default().config,
+            shape: None,
+        }
+    }
+}
+
+impl From<Serialized> for Train {
+    fn from(s: Serialized) -> Train {
+        let mut t = Train::from_config(*s.config);
+        if let Some(shape) = s.shape {
+            t.set_shape(shape);
+        }
+        t
+    }
 }
 
 impl Default for Train {
@@ -256,7 +284,7 @@ impl OpBehavior for Train {
             "architecture preset (fills the architecture's fields: the shape, a mixture's experts, latent attention, windows); editing a shape field (layers … vocab, gated) makes a custom model, dense unless a mixture-of-experts field is given",
             "a model preset",
         );
-        arch;
+        arch(crate::arch::MAX_DIM);
         "batch" => cfg("batch"): number("batch (tokens)", "4194304", (1.0, MAX_TOKENS), "a number of tokens", "global batch B in tokens per step (the book's B: total, not per chip)"),
         "seq" => cfg("seq"): integer("sequence", "4096", (1.0, MAX_SEQ), "a whole sequence length", "sequence length T: attention FLOPs, sequences per step B/T"),
         "dp" => cfg("dp"): integer("data parallel", "32", DEGREE, "a whole number of chips", "data parallelism: weights replicated, gradients AllReduced once per step"),
@@ -310,7 +338,7 @@ impl OpBehavior for Train {
         let c = &self.config;
         format!(
             "train {} on {} tokens per step, {}",
-            self.cfg_text("preset"),
+            self.preset_id(),
             format_quantity(c.batch, Unit::Count),
             c.mesh.describe()
         )
