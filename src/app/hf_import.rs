@@ -1,4 +1,5 @@
-//! "Paste a config.json" on a transformer (`llm`) card (issue 13): a text area
+//! "Paste a config.json" on a card whose kind takes an architecture (`llm` since issue 13,
+//! `train` since issue 22; `Op::takes_arch`): a text area
 //! (`textarea[name=hf-config]`) and a file input read in the page (nothing is uploaded).
 //! Text that reads as a config sets the card's architecture through the core's reader
 //! ([`crate::view::import_hf_config`]); text that does not (malformed JSON, an unknown

@@ -106,6 +106,8 @@ fn OpCard(
             .with(|s| index.get().and_then(|i| s.ops.get(i).cloned()))
     });
     let kind_id = Memo::new(move |_| op.with(|o| o.as_ref().map(Op::kind_id).unwrap_or_default()));
+    // The kinds that take an architecture (llm, train) get the config.json import.
+    let takes_arch = Memo::new(move |_| op.with(|o| o.as_ref().is_some_and(Op::takes_arch)));
     let n_ops = Memo::new(move |_| c.keys.with(|k| k.ops.len()));
     let at = move || index.get_untracked().unwrap_or(usize::MAX);
     let change_kind = move |ev: leptos::ev::Event| {
@@ -221,7 +223,7 @@ fn OpCard(
                 <button class="small" title="Duplicate" aria-label="dup: duplicate this operation" on:click=dup>"dup"</button>
                 <button class="small" title="Remove" aria-label="Remove this operation" disabled=only_one on:click=remove>"✕"</button>
             </div>
-            {move || (kind_id.get() == "llm").then(|| view! { <super::hf_import::HfImport id=id/> })}
+            {move || takes_arch.get().then(|| view! { <super::hf_import::HfImport id=id/> })}
             <div class="fields">
                 <Field key="label" label="label" value=label_value text=true on_commit=label_commit/>
                 {fields}

@@ -1,10 +1,11 @@
-//! A pasted Hugging Face `config.json` into an `llm` operation (issue 13): the core's reader
-//! ([`roofline::arch::Arch::from_hf_config`]) fills the operation's architecture fields; batch,
-//! context, phase, dtypes, parallelism and serving lengths are kept. The link then carries the
-//! architecture fields, never the JSON.
+//! A pasted Hugging Face `config.json` into an operation that takes an architecture (`llm`
+//! since issue 13, `train` since issue 22; [`Op::takes_arch`]): the core's reader
+//! ([`roofline::arch::Arch::from_hf_config`]) fills the operation's architecture fields
+//! ([`Op::set_arch`]); the rest (batch, context, mesh, dtypes, ...) is kept. The link then
+//! carries the architecture fields, never the JSON.
 
-use roofline::arch::{Arch, ConfigReport};
-use roofline::op::{Op, OpKind};
+use roofline::arch::{Arch, ArchFields, ConfigReport};
+use roofline::op::Op;
 use roofline::units::format_params;
 
 /// What an import found, as the page says it under the text area.
@@ -22,19 +23,20 @@ pub struct Imported {
 /// unknown `model_type`, a missing key or an inconsistent architecture is an error in words
 /// (the core's, which quotes user text clipped) and leaves `op` untouched.
 pub fn import_hf_config(op: &mut Op, text: &str) -> Result<Imported, String> {
-    let OpKind::Llm(l) = &op.kind else {
-        return Err("a config.json sets a transformer (llm) operation".into());
-    };
+    if !op.takes_arch() {
+        return Err("a config.json sets a transformer (llm) or training (train) operation".into());
+    }
     if text.trim().is_empty() {
         return Err("paste a config.json (a JSON object with a model_type)".into());
     }
     let (arch, report): (Arch, ConfigReport) =
         Arch::from_hf_config(text).map_err(|e| e.to_string())?;
-    arch.validate().map_err(|e| e.to_string())?;
-    let mut next = *l;
-    next.set_arch(&arch);
-    let (total, active) = (next.params(), next.active_params());
-    op.kind = OpKind::Llm(next);
+    let mut next = op.clone();
+    next.set_arch(&arch).map_err(|e| e.to_string())?;
+    // The architecture as the op holds it (its fields).
+    let held = ArchFields::of(&arch).arch();
+    let (total, active) = (held.params_total(), held.params_active());
+    *op = next;
     let mut summary = format!(
         "{} ({}): {} parameters",
         report.family,

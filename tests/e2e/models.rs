@@ -111,6 +111,43 @@ async fn a_pasted_config_sets_the_model_and_its_serving_figures() {
     b.close().await;
 }
 
+/// Issue 22: a training card has the same import. A pasted Mixtral config makes the step a
+/// mixture of experts (the zoo names it: 8 experts, top-2; 46.7B parameters, 12.88B active, as
+/// tests/view_models.rs counts them), the mesh stays, and the link carries the architecture's
+/// fields, never the JSON.
+#[tokio::test(flavor = "current_thread")]
+async fn a_pasted_config_sets_a_training_steps_model() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=train:dp=1,fsdp=512,tp=8").await;
+    b.click(".card[data-op='0'] [data-hf-import] summary").await;
+    paste(&b, MIXTRAL).await;
+    let summary = b.text(".card[data-op='0'] [data-hf-summary]").await;
+    assert!(
+        summary.starts_with("Mixtral (mixtral): 46.7B parameters, 12.88B active"),
+        "{summary}"
+    );
+    assert_eq!(message(&b).await, "");
+    let preset = b
+        .js("return document.querySelector(\".card[data-op='0'] select[name='preset']\").value")
+        .await;
+    assert_eq!(preset.as_str(), Some("mixtral-8x7b"), "the zoo names it");
+    let q = b.settled_search().await;
+    for want in [
+        "op=train:preset=mixtral-8x7b",
+        "experts=8",
+        "top_k=2",
+        "fsdp=512",
+        "tp=8",
+    ] {
+        assert!(q.contains(want), "{want} in {q}");
+    }
+    assert!(!q.contains("model_type"), "{q}");
+    let m = b.row_metrics("0", 0).await;
+    assert!(num(&m, "t_lower") > 0.0, "{m:?}");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_bad_config_is_named_next_to_the_field_and_keeps_the_last_good_plot() {
     let b = Browser::start().await;

@@ -121,15 +121,16 @@ async fn the_books_44_days_from_a_link_with_plot_derivation_and_exports() {
 }
 
 /// Issue 24, point 8: the training card shows its 12 main fields (and the op's label) and folds
-/// the other 22 (the architecture a preset sets, optimizer, schedule, dtypes, torus axes, price)
-/// behind "more fields", closed by default and open for a link that sets one of them.
+/// the other 44 (the architecture's 30 fields a preset sets, the `llm` op's since issue 22;
+/// optimizer, schedule, dtypes, torus axes, price) behind "more fields", closed by default and
+/// open for a link that sets one of them.
 #[tokio::test(flavor = "current_thread")]
 async fn the_training_card_folds_what_most_people_leave_alone() {
     let b = Browser::start().await;
     b.open("/?chip=tpu-v5p&op=train").await;
     let count = "const c = document.querySelector(\"[data-op='0']\"); const d = c.querySelector('details.more-fields'); return [c.querySelectorAll('.field').length - d.querySelectorAll('.field').length, d.querySelectorAll('.field').length, d.open]";
     let v = b.js(count).await;
-    assert_eq!(v, serde_json::json!([13, 22, false]), "{v:?}");
+    assert_eq!(v, serde_json::json!([13, 44, false]), "{v:?}");
     b.open("/?chip=tpu-v5p&op=train:opt=sgd").await;
     let v = b.js(count).await;
     assert_eq!(

@@ -169,6 +169,49 @@ fn a_pasted_deepseek_v3_config_has_671b_parameters_37b_active() {
     assert_eq!(num(serving, "max_batch"), 0.0);
 }
 
+/// Issue 22: the same import sets a training step's architecture (the op takes the `llm` op's
+/// architecture fields), keeping its mesh and batch; the link then carries the fields. The
+/// Mixtral config gives the zoo's preset exactly, with its 8 experts, top-2 (46.7B parameters,
+/// 12.88B active, as for `llm` above); the step's FLOPs follow the active parameters.
+#[test]
+fn a_pasted_config_sets_a_training_steps_architecture() {
+    let mut op = Op::default_for("train").unwrap();
+    op.set("batch", "1M").unwrap();
+    op.set("ep", "8").unwrap();
+    let got = view::import_hf_config(&mut op, MIXTRAL).unwrap();
+    assert_eq!(
+        got.summary,
+        "Mixtral (mixtral): 46.7B parameters, 12.88B active; 12 keys not used"
+    );
+    assert_eq!(op.get("preset").unwrap(), "mixtral-8x7b");
+    assert_eq!(op.get("experts").unwrap(), "8");
+    assert_eq!(op.get("top_k").unwrap(), "2");
+    assert_eq!(op.get("batch").unwrap(), "1e6");
+    assert_eq!(op.get("ep").unwrap(), "8");
+    let OpKind::Train(t) = &op.kind else { panic!() };
+    assert_eq!(t.config.arch.params_total(), 46_702_792_704.0);
+    assert_eq!(t.config.arch.params_active(), 12_879_925_248.0);
+    // The link says the architecture in fields: it decodes to the same op.
+    let s = Scenario {
+        ops: vec![op.clone()],
+        ..Scenario::default()
+    };
+    let back = roofline::url::decode(&roofline::url::encode(&s));
+    assert!(back.notices.is_empty(), "{:?}", back.notices);
+    assert_eq!(back.scenario.ops[0], op);
+    // DeepSeek-V3 (MLA, a shared expert, 3 dense layers) is not a preset of the fields alone
+    // here; its numbers arrive whole.
+    let mut d = Op::default_for("train").unwrap();
+    view::import_hf_config(&mut d, DEEPSEEK_V3).unwrap();
+    assert_eq!(d.get("kv_rank").unwrap(), "512");
+    assert_eq!(d.get("dense_layers").unwrap(), "3");
+    assert_eq!(d.get("experts").unwrap(), "256");
+    // A refused config changes nothing.
+    let before = op.clone();
+    assert!(view::import_hf_config(&mut op, "{\"model_type\": \"mixtral\"}").is_err());
+    assert_eq!(op, before);
+}
+
 #[test]
 fn bad_configs_are_refused_in_words_and_change_nothing() {
     let before = llm();

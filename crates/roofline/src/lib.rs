@@ -95,7 +95,7 @@ pub use field::{FieldSpec, FieldType};
 pub use op::{
     aggregate_presets, llm_presets, Aggregate, AggregatePreset, AllReduceTopology, AxisSpec, Bmm,
     Collective, Custom, Dot, Elementwise, KindInfo, LevelSpec, Link, Llm, LlmPreset, Matmul, Op,
-    OpKind, Part, Phase, Split, WeightSource,
+    OpKind, Part, Phase, Split, Train, WeightSource,
 };
 pub use options::{Calibration, FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};

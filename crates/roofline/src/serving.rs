@@ -266,7 +266,7 @@ pub fn smallest_topology(
     let mut n = 1.0;
     // Tensor parallelism gives each chip whole heads: past the largest power of two that
     // divides the heads, no group is possible.
-    while n <= MAX_TOPOLOGY_CHIPS && l.heads % n == 0.0 {
+    while n <= MAX_TOPOLOGY_CHIPS && l.shape.heads % n == 0.0 {
         let mut m = *l;
         m.tp = n;
         let max_batch = m.max_batch(chip.hbm_cap, m.prompt + m.output);

@@ -39,10 +39,12 @@
 //!
 //! [GQA]: https://arxiv.org/abs/2305.13245
 
+mod fields;
 mod hf;
 pub mod json;
 mod zoo;
 
+pub use fields::ArchFields;
 pub use hf::{model_types, ConfigReport};
 pub use zoo::{arch_preset, arch_presets, ArchPreset};
 

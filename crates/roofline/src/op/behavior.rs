@@ -26,6 +26,15 @@ pub(crate) trait OpBehavior {
     /// Sets a numeric field without validation (sweeps, critical-point solving). Returns
     /// `false` if the key is not numeric.
     fn set_num_raw(&mut self, key: &str, x: f64) -> bool;
+    /// Whether the kind takes a transformer architecture (its fields include the
+    /// architecture's, [`ArchFields`](crate::arch::ArchFields)): `op_fields!` says so for the
+    /// kinds whose list splices them in (`; arch(max);`).
+    fn takes_arch(&self) -> bool {
+        false
+    }
+    /// Sets every architecture field from `a` (a kind that takes an architecture; the others
+    /// ignore it).
+    fn apply_arch(&mut self, _a: &crate::arch::Arch) {}
     /// Whether FLOPs and every resource's bytes are affine in this numeric field (all else
     /// fixed), so sweeps may interpolate exactly from two evaluations. `false` by default: a
     /// kind opts in per field.

@@ -1,20 +1,22 @@
 //! The `llm` op: a transformer step described by an `arch::Arch` (dense or MoE, GQA or MLA,
-//! windows), its fields, presets and serving lengths; its parts are in `llm_parts.rs`. Over
-//! 600 lines on purpose: its 44 fields, each declared once with its help text (a quarter of
-//! the file), and the documentation of every part's formula on the type.
+//! windows), its fields, presets and serving lengths; its parts are in `llm_parts.rs`, its
+//! architecture's 30 fields in `arch/fields.rs` (shared with `train`). Over 600 lines on
+//! purpose: its own 17 fields, each declared once with its help text, and the documentation of
+//! every part's formula on the type.
 
 use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
 use super::Model;
-use crate::arch::{arch_presets, Arch, ArchPreset, Mla, Moe, SlidingWindow};
+use crate::arch::{arch_presets, Arch, ArchFields, ArchPreset};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
 use crate::field::{
-    choice, dtype, integer, number, opt_number, parse_choice, size, FieldSpec, CHIPS, SIZES,
+    choice, dtype, integer, number, opt_number, parse_choice, size, FieldAccess, FieldSpec, CHIPS,
+    SIZES,
 };
 use crate::resource::Resource;
 use crate::units::{format_exact, format_quantity, format_sig, Unit};
@@ -89,7 +91,6 @@ const DRAFT_IDS: &[&str] = match ZOO_IDS.split_last() {
     Some((_, ids)) => ids,
     None => &[],
 };
-const YES_NO: &[&str] = &["yes", "no"];
 
 /// Tokens one speculative step yields on average with `k` draft tokens each accepted with
 /// rate `α` (the longest accepted prefix plus the target's own token):
@@ -151,22 +152,10 @@ pub(crate) const NORM_FLOPS: f64 = 4.0;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Llm {
-    /// Transformer layers `L`.
-    pub layers: f64,
-    /// Model width `D`.
-    pub dmodel: f64,
-    /// MLP hidden width `F` (the dense layers' of an MoE).
-    pub ffn: f64,
-    /// Gated MLP (gate, up, down) or not (up, down); experts alike.
-    pub gated: bool,
-    /// Query heads `H`.
-    pub heads: f64,
-    /// Key/value heads `K` (unused with MLA).
-    pub kv_heads: f64,
-    /// Head dimension `h` (unused with MLA).
-    pub head_dim: f64,
-    /// Vocabulary `V`.
-    pub vocab: f64,
+    /// The architecture's fields (`layers dmodel ffn ... norms`; [`ArchFields`]), their keys
+    /// at the top level of the link and of the serialised op.
+    #[serde(flatten)]
+    pub shape: ArchFields,
     /// Batch `B`, in sequences.
     pub b: f64,
     /// Context length `S` (KV-cache positions per sequence; prompt length in prefill).
@@ -183,50 +172,6 @@ pub struct Llm {
     pub tp: f64,
     /// The link the all-reduces use when `tp > 1`.
     pub link: Link,
-    /// Routed experts `E`; 0 for a dense MLP.
-    pub experts: f64,
-    /// Experts per token `k`.
-    pub top_k: f64,
-    /// Expert width `F_e`; 0 means `F`.
-    pub expert_ffn: f64,
-    /// Shared experts `S_e`.
-    pub shared_experts: f64,
-    /// Shared expert width `F_s`; 0 means `F_e`.
-    pub shared_ffn: f64,
-    /// Layers with a dense MLP `L_d`.
-    pub dense_layers: f64,
-    /// A bias per expert in the router.
-    pub router_bias: bool,
-    /// The shared expert's output gated by a `D → 1` projection (Qwen2-MoE).
-    pub shared_gate: bool,
-    /// MLA KV rank `r`; 0 for grouped-query attention.
-    pub kv_rank: f64,
-    /// MLA query rank `r_q` (0: queries projected directly).
-    pub q_rank: f64,
-    /// MLA per-head RoPE dimensions `d_r`.
-    pub rope_dim: f64,
-    /// MLA per-head query/key dimensions without RoPE `d_n`.
-    pub nope_dim: f64,
-    /// MLA value head dimension `d_v`.
-    pub v_dim: f64,
-    /// Sliding window `W` in positions; 0 for none.
-    pub window: f64,
-    /// Layers with the window `L_w`; 0 means all.
-    pub window_layers: f64,
-    /// The LM head is the embedding table.
-    pub tied: bool,
-    /// Biases on Q, K, V.
-    pub qkv_bias: bool,
-    /// A bias on the output projection.
-    pub o_bias: bool,
-    /// Biases on the MLP and expert projections.
-    pub mlp_bias: bool,
-    /// A learned attention sink per head and layer.
-    pub sinks: bool,
-    /// Per-head q/k RMSNorms.
-    pub qk_norm: bool,
-    /// RMSNorms of width `D` per layer.
-    pub norms: f64,
     /// Serving: prompt length `P` (tokens).
     pub prompt: f64,
     /// Serving: output length `G` (tokens generated per request).
@@ -262,151 +207,35 @@ impl Default for Llm {
 }
 
 impl Llm {
-    /// The architecture the fields describe: MoE when `experts > 0` (`expert_ffn` 0 → `F`,
-    /// `shared_ffn` 0 → `F_e`), MLA when `kv_rank > 0`, a window when `window > 0`
-    /// (`window_layers` 0 → all layers).
+    /// The architecture the fields describe ([`ArchFields::arch`]).
     pub fn arch(&self) -> Arch {
-        let moe = (self.experts > 0.0).then(|| {
-            let ef = if self.expert_ffn > 0.0 {
-                self.expert_ffn
-            } else {
-                self.ffn
-            };
-            Moe {
-                experts: self.experts,
-                top_k: self.top_k,
-                expert_ffn: ef,
-                shared_experts: self.shared_experts,
-                shared_ffn: if self.shared_experts <= 0.0 {
-                    0.0
-                } else if self.shared_ffn > 0.0 {
-                    self.shared_ffn
-                } else {
-                    ef
-                },
-                dense_layers: self.dense_layers,
-                router_bias: self.router_bias,
-                shared_gate: self.shared_gate,
-            }
-        });
-        let mla = (self.kv_rank > 0.0).then_some(Mla {
-            q_lora_rank: self.q_rank,
-            kv_lora_rank: self.kv_rank,
-            qk_nope_head_dim: self.nope_dim,
-            qk_rope_head_dim: self.rope_dim,
-            v_head_dim: self.v_dim,
-        });
-        let window = (self.window > 0.0).then_some(SlidingWindow {
-            size: self.window,
-            layers: if self.window_layers > 0.0 {
-                self.window_layers
-            } else {
-                self.layers
-            },
-        });
-        Arch {
-            layers: self.layers,
-            dmodel: self.dmodel,
-            heads: self.heads,
-            kv_heads: self.kv_heads,
-            head_dim: self.head_dim,
-            ffn: self.ffn,
-            gated: self.gated,
-            vocab: self.vocab,
-            tied_embeddings: self.tied,
-            qkv_bias: self.qkv_bias,
-            o_bias: self.o_bias,
-            mlp_bias: self.mlp_bias,
-            attn_sinks: self.sinks,
-            norms_per_layer: self.norms,
-            qk_norm: self.qk_norm,
-            moe,
-            mla,
-            window,
-        }
+        self.shape.arch()
     }
 
     /// Sets every architecture field from `a` (batch, context, phase, dtypes, parallelism and
     /// serving lengths are kept); what `a` lacks (experts, MLA, a window) gets the defaults.
     pub fn set_arch(&mut self, a: &Arch) {
-        let d = Llm::zeroed();
-        self.layers = a.layers;
-        self.dmodel = a.dmodel;
-        self.ffn = a.ffn;
-        self.gated = a.gated;
-        self.heads = a.heads;
-        self.kv_heads = a.kv_heads;
-        self.head_dim = a.head_dim;
-        self.vocab = a.vocab;
-        self.tied = a.tied_embeddings;
-        self.qkv_bias = a.qkv_bias;
-        self.o_bias = a.o_bias;
-        self.mlp_bias = a.mlp_bias;
-        self.sinks = a.attn_sinks;
-        self.norms = a.norms_per_layer;
-        self.qk_norm = a.qk_norm;
-        match &a.moe {
-            Some(m) => {
-                self.experts = m.experts;
-                self.top_k = m.top_k;
-                self.expert_ffn = m.expert_ffn;
-                self.shared_experts = m.shared_experts;
-                self.shared_ffn = m.shared_ffn;
-                self.dense_layers = m.dense_layers;
-                self.router_bias = m.router_bias;
-                self.shared_gate = m.shared_gate;
-            }
-            None => {
-                self.experts = d.experts;
-                self.top_k = d.top_k;
-                self.expert_ffn = d.expert_ffn;
-                self.shared_experts = d.shared_experts;
-                self.shared_ffn = d.shared_ffn;
-                self.dense_layers = d.dense_layers;
-                self.router_bias = d.router_bias;
-                self.shared_gate = d.shared_gate;
-            }
-        }
-        match &a.mla {
-            Some(m) => {
-                self.kv_rank = m.kv_lora_rank;
-                self.q_rank = m.q_lora_rank;
-                self.rope_dim = m.qk_rope_head_dim;
-                self.nope_dim = m.qk_nope_head_dim;
-                self.v_dim = m.v_head_dim;
-            }
-            None => {
-                self.kv_rank = d.kv_rank;
-                self.q_rank = d.q_rank;
-                self.rope_dim = d.rope_dim;
-                self.nope_dim = d.nope_dim;
-                self.v_dim = d.v_dim;
-            }
-        }
-        match &a.window {
-            Some(w) => {
-                self.window = w.size;
-                self.window_layers = w.layers;
-            }
-            None => {
-                self.window = 0.0;
-                self.window_layers = 0.0;
-            }
-        }
+        self.shape = ArchFields::of(a);
+    }
+
+    /// The architecture's fields, spliced into the op's (`op_fields!`'s `arch`).
+    fn arch_fields(&self) -> &ArchFields {
+        &self.shape
+    }
+
+    fn set_arch_field(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        self.shape.set_field(spec, text)
+    }
+
+    fn set_arch_num(&mut self, key: &str, x: f64) -> bool {
+        self.shape.set_num_raw(key, x)
     }
 
     /// The defaults of every field but the architecture's base shape (no experts, GQA, no
     /// window; the shape fields at 1 until a preset fills them).
     fn zeroed() -> Llm {
         Llm {
-            layers: 1.0,
-            dmodel: 1.0,
-            ffn: 1.0,
-            gated: true,
-            heads: 1.0,
-            kv_heads: 1.0,
-            head_dim: 1.0,
-            vocab: 1.0,
+            shape: ArchFields::BLANK,
             b: 1.0,
             ctx: 2048.0,
             phase: Phase::Decode,
@@ -415,28 +244,6 @@ impl Llm {
             kv: DType::Bf16,
             tp: 1.0,
             link: Link::Ici,
-            experts: 0.0,
-            top_k: 1.0,
-            expert_ffn: 0.0,
-            shared_experts: 0.0,
-            shared_ffn: 0.0,
-            dense_layers: 0.0,
-            router_bias: false,
-            shared_gate: false,
-            kv_rank: 0.0,
-            q_rank: 0.0,
-            rope_dim: 64.0,
-            nope_dim: 128.0,
-            v_dim: 128.0,
-            window: 0.0,
-            window_layers: 0.0,
-            tied: false,
-            qkv_bias: false,
-            o_bias: false,
-            mlp_bias: false,
-            sinks: false,
-            qk_norm: false,
-            norms: 2.0,
             prompt: 2048.0,
             output: 512.0,
             draft: None,
@@ -601,17 +408,20 @@ impl Llm {
     fn name(&self) -> String {
         match self.preset() {
             Some(p) => p.name.to_string(),
-            None if self.experts <= 0.0 && self.kv_rank <= 0.0 && self.window <= 0.0 => {
+            None if self.shape.experts <= 0.0
+                && self.shape.kv_rank <= 0.0
+                && self.shape.window <= 0.0 =>
+            {
                 format!(
                     "LLM (L={}, D={}, F={}{}, H={}, K={}, h={}, V={})",
-                    n(self.layers),
-                    n(self.dmodel),
-                    n(self.ffn),
-                    if self.gated { " gated" } else { "" },
-                    n(self.heads),
-                    n(self.kv_heads),
-                    n(self.head_dim),
-                    n(self.vocab)
+                    n(self.shape.layers),
+                    n(self.shape.dmodel),
+                    n(self.shape.ffn),
+                    if self.shape.gated { " gated" } else { "" },
+                    n(self.shape.heads),
+                    n(self.shape.kv_heads),
+                    n(self.shape.head_dim),
+                    n(self.shape.vocab)
                 )
             }
             None => format!("LLM ({})", self.arch().describe()),
@@ -623,74 +433,43 @@ impl Llm {
     /// `window_layers ≤ layers`, MLA dimensions.
     fn check_arch(&self) -> Result<(), Error> {
         if self.ep > 1.0 {
-            if self.experts <= 0.0 {
+            if self.shape.experts <= 0.0 {
                 return Err(Error::invalid(
                     "ep",
                     n(self.ep),
                     "expert parallelism needs a mixture of experts (experts > 0)",
                 ));
             }
-            if self.experts % self.ep != 0.0 {
+            if self.shape.experts % self.ep != 0.0 {
                 return Err(Error::invalid(
                     "ep",
                     n(self.ep),
                     format!(
                         "must divide the routed experts E = {} (each group holds E/ep of them)",
-                        n(self.experts)
+                        n(self.shape.experts)
                     ),
                 ));
             }
         }
-        if self.experts > 0.0 {
-            if self.top_k < 1.0 || self.top_k > self.experts {
-                return Err(Error::invalid(
-                    "top_k",
-                    n(self.top_k),
-                    format!("must be from 1 to experts = {}", n(self.experts)),
-                ));
-            }
-            if self.dense_layers >= self.layers {
-                return Err(Error::invalid(
-                    "dense_layers",
-                    n(self.dense_layers),
-                    format!(
-                        "must be below layers = {} (an MoE needs at least one MoE layer)",
-                        n(self.layers)
-                    ),
-                ));
-            }
-        }
+        self.shape.check_moe()?;
         // Grouped-query attention: each KV head serves a whole group of query heads (MLA has
         // no KV heads: its cache is the latent).
-        if self.kv_rank <= 0.0 {
-            check_kv_heads(self.heads, self.kv_heads)?;
+        if self.shape.kv_rank <= 0.0 {
+            check_kv_heads(self.shape.heads, self.shape.kv_heads)?;
         }
         // Tensor parallelism splits the query heads across the chips (KV heads fewer than the
         // chips are replicated).
-        if self.heads % self.tp != 0.0 {
+        if self.shape.heads % self.tp != 0.0 {
             return Err(Error::invalid(
                 "tp",
                 n(self.tp),
                 format!(
                     "must divide the {} query heads (tensor parallelism gives each chip H/tp whole heads)",
-                    n(self.heads)
+                    n(self.shape.heads)
                 ),
             ));
         }
-        if self.kv_rank > 0.0 && self.nope_dim + self.rope_dim < 1.0 {
-            return Err(Error::invalid(
-                "nope_dim",
-                n(self.nope_dim),
-                "nope_dim + rope_dim must be at least 1 with MLA",
-            ));
-        }
-        if self.window > 0.0 && self.window_layers > self.layers {
-            return Err(Error::invalid(
-                "window_layers",
-                n(self.window_layers),
-                format!("must be at most layers = {}", n(self.layers)),
-            ));
-        }
+        self.shape.check_mla_window()?;
         Ok(())
     }
 }
@@ -740,151 +519,8 @@ impl OpBehavior for Llm {
             "ici",
             "link for the tensor-parallel all-reduces: ici/nvlink use the peer bandwidth, pcie the host link, dcn the network",
             "a link",
-        ),
-        "layers" => num(layers): size(
-            "layers",
-            "32",
-            "transformer layers L: per-layer parts repeat L times",
-        ).folds(),
-        "dmodel" => num(dmodel): size("d_model", "4096", "model width D").folds(),
-        "ffn" => num(ffn): size("ffn", "14336", "MLP hidden width F").folds(),
-        "gated" => yes_no(gated): choice(
-            "gated MLP",
-            YES_NO,
-            "yes",
-            "yes: gate, up and down matrices (SwiGLU, 3·D·F parameters); no: up and down (2·D·F)",
-            "yes or no",
-        ).folds(),
-        "heads" => num(heads): size("heads", "32", "query heads H").folds(),
-        "kv_heads" => num(kv_heads): size(
-            "KV heads",
-            "8",
-            "key/value heads K (GQA: H/K query heads share one; attention intensity ≈ H/K in bf16)",
-        ).folds(),
-        "head_dim" => num(head_dim): size("head dim", "128", "head dimension h").folds(),
-        "vocab" => num(vocab): size(
-            "vocabulary",
-            "128256",
-            "vocabulary V: LM head [D,V]; the embedding table is only gathered (T rows)",
-        ).folds(),
-        "experts" => num(experts): integer(
-            "experts",
-            "0",
-            (0.0, 1e9),
-            "0 (dense) or a whole number of experts",
-            "routed experts E per MoE layer (0: a dense MLP); decode reads only the E·(1 − (1 − k/E)^T) experts T tokens hit",
-        ).folds(),
-        "top_k" => num(top_k): integer(
-            "experts per token",
-            "1",
-            (1.0, 1e9),
-            "a whole number from 1",
-            "routed experts per token k (at most E): active parameters and FLOPs use k experts",
-        ).folds(),
-        "shared_experts" => num(shared_experts): integer(
-            "shared experts",
-            "0",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "shared experts every token goes through (DeepSeek, Llama 4)",
-        ).folds(),
-        "expert_ffn" => num(expert_ffn): integer(
-            "expert ffn",
-            "0",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "width F_e of each expert's MLP (0: the ffn width F)",
-        ).folds(),
-        "shared_ffn" => num(shared_ffn): integer(
-            "shared expert ffn",
-            "0",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "width of each shared expert (0: the expert width F_e)",
-        ).folds(),
-        "dense_layers" => num(dense_layers): integer(
-            "dense layers",
-            "0",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "layers L_d with a dense MLP of width F instead of experts (DeepSeek-V3: the first 3)",
-        ).folds(),
-        "router_bias" => yes_no(router_bias): choice(
-            "router bias",
-            YES_NO,
-            "no",
-            "a bias per expert in the router (E parameters per MoE layer)",
-            "yes or no",
-        ).folds(),
-        "shared_gate" => yes_no(shared_gate): choice(
-            "shared expert gate",
-            YES_NO,
-            "no",
-            "the shared expert's output gated by a D → 1 projection (Qwen2-MoE)",
-            "yes or no",
-        ).folds(),
-        "kv_rank" => num(kv_rank): integer(
-            "MLA KV rank",
-            "0",
-            (0.0, 1e9),
-            "0 (GQA) or a whole number",
-            "multi-head latent attention: the cached latent's rank r (kv_lora_rank; 0: grouped-query attention); cache r + d_r elements per layer and position",
-        ).folds(),
-        "q_rank" => num(q_rank): integer(
-            "MLA query rank",
-            "0",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "MLA query compression rank r_q (q_lora_rank; 0: queries projected directly)",
-        ).folds(),
-        "rope_dim" => num(rope_dim): integer(
-            "MLA RoPE dim",
-            "64",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "MLA per-head RoPE dimensions d_r (qk_rope_head_dim; the key part is shared and cached)",
-        ).folds(),
-        "nope_dim" => num(nope_dim): integer(
-            "MLA no-RoPE dim",
-            "128",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "MLA per-head query/key dimensions without RoPE d_n (qk_nope_head_dim)",
-        ).folds(),
-        "v_dim" => num(v_dim): size("MLA value dim", "128", "MLA value head dimension d_v (v_head_dim)").folds(),
-        "window" => num(window): integer(
-            "sliding window",
-            "0",
-            (0.0, 1e9),
-            "0 (none) or a whole number of positions",
-            "sliding window W: those layers cache and read at most W positions (0: none)",
-        ).folds(),
-        "window_layers" => num(window_layers): integer(
-            "window layers",
-            "0",
-            (0.0, 1e9),
-            "0 (all) or a whole number",
-            "layers L_w with the window (0: all layers); the rest attend to the whole context",
-        ).folds(),
-        "tied" => yes_no(tied): choice(
-            "tied embeddings",
-            YES_NO,
-            "no",
-            "the LM head is the embedding table (V·D parameters once, not twice)",
-            "yes or no",
-        ).folds(),
-        "qkv_bias" => yes_no(qkv_bias): choice("QKV bias", YES_NO, "no", "biases on Q, K and V (Qwen2)", "yes or no").folds(),
-        "o_bias" => yes_no(o_bias): choice("output bias", YES_NO, "no", "a bias on the attention output projection", "yes or no").folds(),
-        "mlp_bias" => yes_no(mlp_bias): choice("MLP bias", YES_NO, "no", "biases on the MLP and expert projections", "yes or no").folds(),
-        "sinks" => yes_no(sinks): choice("attention sinks", YES_NO, "no", "a learned attention sink per head and layer (gpt-oss)", "yes or no").folds(),
-        "qk_norm" => yes_no(qk_norm): choice("q/k norms", YES_NO, "no", "per-head query and key RMSNorms (Qwen3, Gemma 3)", "yes or no").folds(),
-        "norms" => num(norms): integer(
-            "norms per layer",
-            "2",
-            (0.0, 1e9),
-            "0 or a whole number",
-            "RMSNorms of width D per layer (2: before attention and MLP; Gemma 3: 4)",
-        ).folds(),
+        );
+        arch(crate::field::MAX_DIM);
         "prompt" => num(prompt): size(
             "prompt",
             "2048",
@@ -1014,7 +650,7 @@ impl OpBehavior for Llm {
             "Parameters: {} ({}), of which the embedding table's V·D = {} are only gathered (T rows per step).",
             format_exact(self.params()),
             format_quantity(self.params(), Unit::Count),
-            format_exact(self.vocab * self.dmodel)
+            format_exact(self.shape.vocab * self.shape.dmodel)
         ));
         self.arch_notes(out);
         out.push(match self.phase {
@@ -1061,7 +697,7 @@ impl OpBehavior for Llm {
             ));
         }
         if self.ep > 1.0 {
-            let e = self.experts;
+            let e = self.shape.experts;
             out.push(format!(
                 "Expert parallel over ep = {ep} groups of {nn} chip(s), {chips} chips in all (values are per chip): each group holds E/ep = {e_g} of the E = {e} routed experts and a copy of everything else, and serves B/ep = {b_g} of the sequences through attention and the dense layers (T/ep tokens, their KV caches). Under uniform routing a group receives T·k/ep token slots and reads its experts hit, E/ep·(1 − (1 − k/E)^T) = 1/ep of the model's. Per MoE layer, an AllToAll dispatches each token's k activations to their experts' groups and another combines the results: V = ep·(T/ep)·k·D·s_x/n bytes each, of which every chip sends the (ep − 1)/ep that leaves its group, (ep − 1)·V/ep² bytes over {link} (the switched AllToAll, (n−1)·V/(n²·W); sharding.md, \"Our final communication primitive: the AllToAll\").",
                 ep = n(self.ep),
@@ -1085,7 +721,7 @@ impl OpBehavior for Llm {
 impl Llm {
     fn composite_parts(&self) -> Composite {
         Composite {
-            affine: self.experts <= 0.0,
+            affine: self.shape.experts <= 0.0,
             parts: self.parts(),
             tokens: self.tokens(),
             dtype: self.compute_dtype(),

@@ -67,7 +67,7 @@ impl Llm {
 
     fn norm(&self, rows: f64) -> OpKind {
         OpKind::Elementwise(Elementwise {
-            n: rows * self.dmodel,
+            n: rows * self.shape.dmodel,
             flops: NORM_FLOPS,
             inputs: 1.0,
             t: self.x,
@@ -126,13 +126,13 @@ impl Llm {
     /// of `b` or `ctx` can read each part as a linear function of `v` ([`super::llm_sweep`]).
     pub(crate) fn parts_at(&self, vars: &StepVars) -> Vec<Part> {
         let a = self.arch();
-        let (l, d, h) = (self.layers, self.dmodel, self.head_dim);
+        let (l, d, h) = (self.shape.layers, self.shape.dmodel, self.shape.head_dim);
         // Expert parallelism: each of the `ep` groups serves `B/ep` of the sequences (and their
         // tokens) through attention and the dense layers; the routed experts see every token.
         let ep = self.ep;
         let (b, nn) = (vars.b / ep, self.tp);
         let t = vars.t / ep;
-        let hq = self.heads / nn;
+        let hq = self.shape.heads / nn;
         let (sw, sx, skv) = (self.w.bytes(), self.x.bytes(), self.kv.bytes());
         let attn_t = DType::compute_default(self.x, self.kv);
         let ct = self.compute_dtype();
@@ -155,12 +155,17 @@ impl Llm {
             None => v.push(part(
                 "QKV projection",
                 Work::WeightMatmul,
-                self.matmul(t, d, (self.heads + 2.0 * self.kv_heads) * h, Split::F),
+                self.matmul(
+                    t,
+                    d,
+                    (self.shape.heads + 2.0 * self.shape.kv_heads) * h,
+                    Split::F,
+                ),
                 l,
             )),
             Some(m) => {
                 let qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-                let hh = self.heads;
+                let hh = self.shape.heads;
                 if m.q_lora_rank > 0.0 {
                     let rq = m.q_lora_rank;
                     v.push(part(
@@ -212,7 +217,7 @@ impl Llm {
             let (p, read) = (vars.pairs[g], vars.read[g]);
             match &a.mla {
                 None => {
-                    let hk = self.kv_heads / nn;
+                    let hk = self.shape.kv_heads / nn;
                     let attn_flops = 2.0 * b * hq * h * p;
                     let q_bytes = sx * t * hq * h;
                     let cache_bytes = skv * b * hk * read * h;
@@ -255,14 +260,14 @@ impl Llm {
         v.push(part(
             "output projection",
             Work::WeightMatmul,
-            self.matmul(t, self.heads * v_dim, d, Split::D),
+            self.matmul(t, self.shape.heads * v_dim, d, Split::D),
             l,
         ));
         v.push(part("MLP norm", Work::Norm, self.norm(t), l));
         let ld = a.dense_mlp_layers();
         if ld > 0.0 {
-            let ff = self.ffn;
-            if self.gated {
+            let ff = self.shape.ffn;
+            if self.shape.gated {
                 v.push(part(
                     "MLP gate",
                     Work::WeightMatmul,
@@ -285,7 +290,7 @@ impl Llm {
         }
         if let Some(m) = &a.moe {
             let lm = a.moe_layers();
-            let mats = if self.gated { 3.0 } else { 2.0 };
+            let mats = if self.shape.gated { 3.0 } else { 2.0 };
             v.push(part(
                 "router",
                 Work::WeightMatmul,
@@ -368,7 +373,7 @@ impl Llm {
         v.push(part(
             "LM head",
             Work::WeightMatmul,
-            self.matmul(rows, d, self.vocab, Split::F),
+            self.matmul(rows, d, self.shape.vocab, Split::F),
             1.0,
         ));
         v
@@ -393,7 +398,7 @@ impl Llm {
                     String::new()
                 },
                 if m.dense_layers > 0.0 {
-                    format!("; {} dense layers with an MLP of width F = {}", n(m.dense_layers), n(self.ffn))
+                    format!("; {} dense layers with an MLP of width F = {}", n(m.dense_layers), n(self.shape.ffn))
                 } else {
                     String::new()
                 },
@@ -404,7 +409,7 @@ impl Llm {
             out.push(format!(
                 "Routed experts read per step: {}. Each token runs k experts: FLOPs 2·T·k·P_e per MoE layer (P_e = {} matrix parameters per expert{}), bytes s_w·{}·P_e of weights plus 2·s_x·T·k·D of activations.",
                 m.distinct_line(t),
-                n(if self.gated { 3.0 } else { 2.0 } * self.dmodel * m.expert_ffn),
+                n(if self.shape.gated { 3.0 } else { 2.0 } * self.shape.dmodel * m.expert_ffn),
                 if self.tp > 1.0 {
                     format!(", split {} ways by tensor parallelism", n(self.tp))
                 } else {
@@ -432,7 +437,7 @@ impl Llm {
                 "Sliding window W = {} on {} of {} layers: they cache and (in decode) read min(S, W) = {} positions per sequence; prefill computes Σ min(i, W) scores per sequence and head.",
                 n(w.size),
                 n(w.layers),
-                n(self.layers),
+                n(self.shape.layers),
                 n(self.ctx.min(w.size)),
             ));
         }

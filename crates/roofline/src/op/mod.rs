@@ -50,6 +50,7 @@ mod llm_parts;
 mod llm_sweep;
 mod matmul;
 mod train;
+mod train_text;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use attention::Attention;
@@ -63,6 +64,7 @@ pub use llm::{expected_tokens, llm_presets, Llm, LlmPreset, Phase};
 pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
 pub use train::{fabric_of, Train};
 
+use crate::arch::Arch;
 use crate::error::Error;
 use crate::field::find_spec;
 pub use crate::field::{FieldSpec, FieldType};
@@ -253,6 +255,38 @@ impl Op {
         self.kind.validate()
     }
 
+    /// Whether this op takes a transformer architecture (`llm`, `train`): a pasted
+    /// `config.json` can set it ([`Op::set_arch`]).
+    pub fn takes_arch(&self) -> bool {
+        self.kind.behavior().takes_arch()
+    }
+
+    /// Sets the op's architecture from `a` (every architecture field; what `a` lacks, such as
+    /// experts, at the defaults), keeping the rest of the op. An error for a kind that takes
+    /// no architecture, or an architecture [`Arch::validate`] refuses; the op is then unchanged.
+    ///
+    /// ```
+    /// use roofline::{arch_preset, Op};
+    /// let mut op = Op::default_for("train").unwrap();
+    /// op.set("batch", "1M").unwrap();
+    /// op.set_arch(&arch_preset("mixtral-8x7b").unwrap().arch).unwrap();
+    /// assert_eq!(op.get("preset").as_deref(), Some("mixtral-8x7b"));
+    /// assert_eq!(op.get("batch").as_deref(), Some("1e6"));
+    /// assert!(Op::default_for("matmul").unwrap().set_arch(&Default::default()).is_err());
+    /// ```
+    pub fn set_arch(&mut self, a: &Arch) -> Result<(), Error> {
+        if !self.takes_arch() {
+            return Err(Error::invalid(
+                "op",
+                self.kind_id(),
+                "takes no transformer architecture (llm and train do)",
+            ));
+        }
+        a.validate()?;
+        self.kind.behavior_mut().apply_arch(a);
+        Ok(())
+    }
+
     /// What a measurement of this operation times (a GEMM, a decode step, ...), if the
     /// validation set measures such work.
     pub fn workload(&self) -> Option<Workload> {
@@ -337,6 +371,32 @@ mod tests {
             assert_eq!(op.get("nope"), None);
             assert!(!op.kind.set_num_raw("nope", 1.0));
         }
+    }
+
+    /// The kinds whose field lists splice in the architecture's say so (the page offers them
+    /// a config.json import); the others refuse an architecture and stay unchanged.
+    #[test]
+    fn the_kinds_that_take_an_architecture() {
+        let a = crate::arch::arch_preset("mixtral-8x7b").unwrap().arch;
+        let mut with = Vec::new();
+        for k in OpKind::KINDS {
+            let mut op = Op::default_for(k.id).unwrap();
+            let before = op.clone();
+            if op.takes_arch() {
+                with.push(k.id);
+                op.set_arch(&a).unwrap();
+                assert_eq!(
+                    op.get("preset").as_deref(),
+                    Some("mixtral-8x7b"),
+                    "{}",
+                    k.id
+                );
+            } else {
+                assert!(op.set_arch(&a).is_err(), "{}", k.id);
+                assert_eq!(op, before);
+            }
+        }
+        assert_eq!(with, ["llm", "train"]);
     }
 
     #[test]

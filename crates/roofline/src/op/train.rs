@@ -1,8 +1,9 @@
 //! The `train` kind: one training step of a transformer on a mesh of chips (parts 5, 6 and 12
 //! of the book), analysed by [`crate::train`] on the scenario's chip.
 //!
-//! The op holds a [`TrainConfig`] whose fields are read and written through the config's own
-//! text access (`op=train:preset=llama3-70b,batch=4M,dp=2,fsdp=1024,tp=4,remat=block`); the
+//! The op holds a [`TrainConfig`]; its fields are declared once, in the `op_fields!` list below,
+//! and read and written as text by `op/train_text.rs`
+//! (`op=train:preset=llama3-70b,batch=4M,dp=2,fsdp=1024,tp=4,remat=block`); the
 //! hardware fields of the config (peak, HBM, network) are not op fields: they come from the
 //! chip ([`Train::config_on`]). The analysis (see `analysis/train.rs`) reports the step's
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
@@ -11,32 +12,64 @@
 use super::behavior::{n, OpBehavior, Traits, Workload};
 use super::llm::PRESET_IDS;
 use super::Model;
-use crate::arch::{Arch, MAX_DIM};
+use crate::arch::{arch_presets, Arch, ArchFields};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::{WrapRule, MAX_CHIPS};
 use crate::error::Error;
 use crate::eval::Cost;
-use crate::field::FieldType;
 use crate::field::{
-    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldSpec, CHIPS,
+    choice, dtype, integer, number, opt_dtype, opt_number, parse_choice, text, FieldAccess,
+    FieldSpec, CHIPS,
 };
 use crate::resource::Resource;
 use crate::train::{
     analyze_train, Fabric, Hardware, Optimizer, Schedule, SwitchedFabric, TorusFabric, TrainConfig,
-    MAX_MICROBATCHES, MAX_SEQ, MAX_TOKENS,
+    MAX_MICROBATCHES, MAX_SEQ, MAX_TOKENS, MIN_MFU,
 };
-use crate::units::{format_exact, format_quantity, Unit};
+use crate::units::{format_quantity, Unit};
 use serde::{Deserialize, Serialize};
 
 /// A training step: the architecture, the global batch, the mesh, precision, optimizer,
 /// checkpointing and the budget, as a [`TrainConfig`] (its `hw` is replaced by the chip's
 /// numbers when analysed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, from = "Serialized")]
 pub struct Train {
-    /// The run; `config.hw` is not used (the chip supplies it). Boxed: a config is large, and
-    /// an [`OpKind`](super::OpKind) is as large as its largest kind.
+    /// The run; `config.hw` is not used (the chip supplies it), `config.arch` is the one
+    /// the architecture's fields describe. Boxed: a config is large, and an
+    /// [`OpKind`](super::OpKind) is as large as its largest kind.
     pub config: Box<TrainConfig>,
+    /// The architecture's fields, as the link holds them (`experts=0`: dense, `expert_ffn=0`:
+    /// the ffn width); every edit sets `config.arch` to [`ArchFields::arch`] of them.
+    shape: ArchFields,
+}
+
+/// A train op as serialised: its config and, since issue 22, the architecture's fields (JSON
+/// without them reads its architecture from the config, [`Train::from_config`]).
+#[derive(Deserialize)]
+#[serde(default)]
+struct Serialized {
+    config: Box<TrainConfig>,
+    shape: Option<ArchFields>,
+}
+
+impl Default for Serialized {
+    fn default() -> Self {
+        Serialized {
+            config: Train::default().config,
+            shape: None,
+        }
+    }
+}
+
+impl From<Serialized> for Train {
+    fn from(s: Serialized) -> Train {
+        let mut t = Train::from_config(*s.config);
+        if let Some(shape) = s.shape {
+            t.set_shape(shape);
+        }
+        t
+    }
 }
 
 impl Default for Train {
@@ -49,15 +82,14 @@ impl Default for Train {
         config.mesh.dp = 32.0;
         config.mesh.fsdp = 64.0;
         config.mesh.tp = 4.0;
-        Train {
-            config: Box::new(config),
-        }
+        Train::from_config(config)
     }
 }
 
 const YES_NO: &[&str] = &["yes", "no"];
-/// The architecture's fields: editing one makes a custom dense model ([`Train::canonical`]).
-const ARCH_KEYS: &[&str] = &[
+/// The architecture's shape fields: editing one of a preset makes a custom model, dense
+/// unless a mixture-of-experts field is given too ([`Train::set_arch_field`]).
+const SHAPE_KEYS: &[&str] = &[
     "layers", "dmodel", "ffn", "heads", "kv_heads", "head_dim", "vocab", "gated",
 ];
 const OPT_IDS: &[&str] = Optimizer::IDS;
@@ -137,6 +169,28 @@ pub fn fabric_of(chip: &Chip) -> Result<Fabric, Error> {
 }
 
 impl Train {
+    /// The op of a config (its `hw` is kept but not used: the chip supplies it); its
+    /// architecture is read as fields ([`ArchFields::of`]) and built back from them.
+    pub fn from_config(mut config: TrainConfig) -> Train {
+        let shape = ArchFields::of(&config.arch);
+        config.arch = shape.arch();
+        Train {
+            config: Box::new(config),
+            shape,
+        }
+    }
+
+    /// Sets the architecture (a preset's, or an imported `config.json`'s): every
+    /// architecture field from `a`, what it lacks (experts, MLA, a window) at the defaults.
+    pub fn set_arch(&mut self, a: &Arch) {
+        self.set_shape(ArchFields::of(a));
+    }
+
+    fn set_shape(&mut self, shape: ArchFields) {
+        self.shape = shape;
+        self.config.arch = shape.arch();
+    }
+
     /// The config on `chip`: peak in the compute dtype (`act`), HBM capacity and bandwidth,
     /// the chip's network ([`fabric_of`]) and, when the op gives no price, the chip's.
     pub fn config_on(&self, chip: &Chip) -> Result<TrainConfig, Error> {
@@ -153,57 +207,69 @@ impl Train {
         Ok(c)
     }
 
-    fn cfg_text(&self, key: &str) -> String {
-        self.config.get(key).unwrap_or_default()
+    /// The value of the `preset` field: the zoo preset whose architecture is the op's, or
+    /// `custom`.
+    pub fn preset_id(&self) -> &'static str {
+        arch_presets()
+            .iter()
+            .find(|p| p.arch == self.config.arch)
+            .map_or("custom", |p| p.id)
     }
 
-    /// Sets a field through the config (a choice is read against its ids first, so only
-    /// they are accepted); a refused text leaves the op unchanged.
-    fn cfg_set(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
-        match spec.ty {
-            FieldType::Choice(ids) => self.config.set(spec.key, ids[parse_choice(spec, text)?])?,
-            _ => self.config.set(spec.key, text)?,
+    /// Sets the `preset` field: a preset id fills the architecture, `custom` changes nothing.
+    fn set_preset(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        if let Some(p) = arch_presets().get(parse_choice(spec, text)?) {
+            self.set_arch(&p.arch);
         }
-        self.canonical(spec.key);
         Ok(())
     }
 
-    /// After an edit of an architecture field: an architecture that is no preset is a
-    /// custom dense model, all of it in the op's fields (the dimensions over
-    /// [`TrainConfig::default`]'s LLaMA-3 70B: no experts, latent attention, windows, biases
-    /// or tied embeddings), so that a link says everything about it.
-    fn canonical(&mut self, key: &str) {
-        if !ARCH_KEYS.contains(&key) || self.cfg_text("preset") != "custom" {
-            return;
-        }
-        let a = &self.config.arch;
-        self.config.arch = Arch {
-            layers: a.layers,
-            dmodel: a.dmodel,
-            heads: a.heads,
-            kv_heads: a.kv_heads,
-            head_dim: a.head_dim,
-            ffn: a.ffn,
-            gated: a.gated,
-            vocab: a.vocab,
-            ..TrainConfig::default().arch
-        };
+    /// The architecture's fields, spliced into the op's (`op_fields!`'s `arch`).
+    fn arch_fields(&self) -> &ArchFields {
+        &self.shape
     }
 
-    /// A numeric field's value (`None` for the others, and for an unset budget).
-    fn cfg_num(&self, key: &str) -> Option<f64> {
-        self.numeric(key)?;
-        self.config.get(key)?.parse().ok()
+    /// Sets an architecture field. An edit of a shape field ([`SHAPE_KEYS`]) that takes the
+    /// model off a preset makes a custom dense model: the shape over [`TrainConfig::default`]'s
+    /// LLaMA-3 70B (no experts, latent attention, windows, biases or tied embeddings), so
+    /// that a link says everything about it; mixture-of-experts (or other) fields given
+    /// after it make it a mixture again. Links written before those fields existed (shape
+    /// fields only) keep their meaning.
+    fn set_arch_field(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        let mut shape = self.shape;
+        shape.set_field(spec, text)?;
+        self.edit_shape(spec.key, shape);
+        Ok(())
     }
 
-    /// Sets a numeric field (sweeps); a value the config refuses leaves it unchanged.
-    fn cfg_set_num(&mut self, key: &str, x: f64) -> bool {
-        let ok = self.numeric(key).is_some() && self.config.set(key, &format_exact(x)).is_ok();
-        self.canonical(key);
+    fn set_arch_num(&mut self, key: &str, x: f64) -> bool {
+        let mut shape = self.shape;
+        let ok = shape.set_num_raw(key, x);
+        self.edit_shape(key, shape);
         ok
     }
 
-    fn numeric(&self, key: &str) -> Option<&'static FieldSpec> {
+    fn edit_shape(&mut self, key: &str, shape: ArchFields) {
+        let was_preset = self.preset_id() != "custom";
+        self.set_shape(shape);
+        if !(was_preset && SHAPE_KEYS.contains(&key) && self.preset_id() == "custom") {
+            return;
+        }
+        let s = &self.shape;
+        self.set_arch(&Arch {
+            layers: s.layers,
+            dmodel: s.dmodel,
+            heads: s.heads,
+            kv_heads: s.kv_heads,
+            head_dim: s.head_dim,
+            ffn: s.ffn,
+            gated: s.gated,
+            vocab: s.vocab,
+            ..TrainConfig::default().arch
+        });
+    }
+
+    pub(super) fn numeric(&self, key: &str) -> Option<&'static FieldSpec> {
         self.fields()
             .iter()
             .find(|f| f.key == key && f.is_numeric())
@@ -212,37 +278,30 @@ impl Train {
 
 impl OpBehavior for Train {
     op_fields! {
-        "preset" => cfg("preset"): choice(
+        "preset" => derived(preset_id, set_preset): choice(
             "model",
             PRESET_IDS,
             "llama3-70b",
-            "architecture preset (fills layers … vocab, and the experts of a mixture); editing one of those makes a custom dense model",
+            "architecture preset (fills the architecture's fields: the shape, a mixture's experts, latent attention, windows); editing a shape field (layers … vocab, gated) makes a custom model, dense unless a mixture-of-experts field is given",
             "a model preset",
-        ),
-        "layers" => cfg("layers"): integer("layers", "80", (1.0, MAX_DIM), "a positive size", "transformer layers L").folds(),
-        "dmodel" => cfg("dmodel"): integer("d_model", "8192", (1.0, MAX_DIM), "a positive size", "model width D").folds(),
-        "ffn" => cfg("ffn"): integer("ffn", "28672", (1.0, MAX_DIM), "a positive size", "dense MLP width F").folds(),
-        "heads" => cfg("heads"): integer("heads", "64", (1.0, MAX_DIM), "a positive size", "query heads H").folds(),
-        "kv_heads" => cfg("kv_heads"): integer("KV heads", "8", (1.0, MAX_DIM), "a positive size", "key/value heads K").folds(),
-        "head_dim" => cfg("head_dim"): integer("head dim", "128", (1.0, MAX_DIM), "a positive size", "head dimension h").folds(),
-        "vocab" => cfg("vocab"): integer("vocabulary", "128256", (1.0, MAX_DIM), "a positive size", "vocabulary V").folds(),
-        "gated" => cfg("gated"): choice("gated MLP", YES_NO, "yes", "gate, up and down matrices (3·D·F, SwiGLU) or up and down (2·D·F)", "yes or no").folds(),
+        );
+        arch(crate::arch::MAX_DIM);
         "batch" => cfg("batch"): number("batch (tokens)", "4194304", (1.0, MAX_TOKENS), "a number of tokens", "global batch B in tokens per step (the book's B: total, not per chip)"),
         "seq" => cfg("seq"): integer("sequence", "4096", (1.0, MAX_SEQ), "a whole sequence length", "sequence length T: attention FLOPs, sequences per step B/T"),
         "dp" => cfg("dp"): integer("data parallel", "32", DEGREE, "a whole number of chips", "data parallelism: weights replicated, gradients AllReduced once per step"),
-        "fsdp" => cfg("fsdp"): integer("FSDP", "64", DEGREE, "a whole number of chips", "FSDP (ZeRO-3): weights AllGathered forward and backward, gradients ReduceScattered"),
-        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: activations AllGathered and ReduceScattered around each block").slider(CHIPS),
-        "pp" => cfg("pp"): integer("pipeline stages", "1", DEGREE, "a whole number of chips", "pipeline stages: a bubble of (p − 1)/(m + p − 1)"),
+        "fsdp" => cfg("fsdp"): integer("FSDP", "64", DEGREE, "a whole number of chips", "FSDP (ZeRO-3): weights, gradients and optimizer sharded; weights AllGathered forward and backward, gradients ReduceScattered"),
+        "tp" => cfg("tp"): integer("tensor parallel", "4", DEGREE, "a whole number of chips", "tensor parallelism: matrices sharded along F and heads, activations AllGathered and ReduceScattered around each block").slider(CHIPS),
+        "pp" => cfg("pp"): integer("pipeline stages", "1", DEGREE, "a whole number of chips", "pipeline stages: layers sharded; a bubble of (p − 1)/(m + p − 1)"),
         "mb" => cfg("mb"): integer("microbatches", "1", (1.0, MAX_MICROBATCHES), "a whole number of microbatches", "microbatches per step m (pipelining or gradient accumulation)"),
         "ep" => cfg("ep"): integer("expert parallel", "1", DEGREE, "a whole number of chips", "expert parallelism: experts sharded, tokens sent by AllToAll (mixtures of experts only)").slider(CHIPS),
-        "remat" => cfg("remat"): text("checkpointing", "block", "none, block, matmuls, mlp or a number of checkpoints per layer", "activation checkpointing: none, block (recompute the forward: 6N → 8N), matmuls, mlp, or k D-sized checkpoints per layer"),
+        "remat" => cfg("remat"): text("checkpointing", "block", "none, block, matmuls, mlp or a number of checkpoints per layer", "activation checkpointing: none (keep ~20·D per layer), block (keep the block input, recompute the forward: 6N → 8N), matmuls (keep the big matmuls' outputs), mlp (keep the MLP's: D + 2F), or a number k of D-sized checkpoints per layer"),
         "opt" => cfg("opt"): choice("optimizer", OPT_IDS, "adam", "adam: two states per parameter; momentum: one; sgd: none", "an optimizer").folds(),
         "sched" => cfg("sched"): choice("pipeline schedule", SCHED_IDS, "1f1b", "1f1b or gpipe: bubble (p − 1)/(m + p − 1); zb: zero bubble", "a schedule").folds(),
         "zero1" => cfg("zero1"): choice("ZeRO-1", YES_NO, "no", "also shard the optimizer states and master weights over dp", "yes or no").folds(),
         "causal" => cfg("causal"): choice("causal attention", YES_NO, "yes", "causal masking: half the T×T attention products", "yes or no").folds(),
-        "mlp_only" => cfg("mlp_only"): choice("MLP blocks only", YES_NO, "no", "the book's simplified layer: only the MLP blocks count, as in its rules", "yes or no").folds(),
+        "mlp_only" => cfg("mlp_only"): choice("MLP blocks only", YES_NO, "no", "the book's simplified layer: only the MLP blocks count (no attention, embedding or norms), as in its rules", "yes or no").folds(),
         "param" => cfg("param"): dtype("weights", "bf16", "working weights: held, multiplied and AllGathered").folds(),
-        "act" => cfg("act"): dtype("compute", "bf16", "activations and compute (the peak is the chip's for this dtype)").folds(),
+        "act" => cfg("act"): dtype("compute", "bf16", "activations: checkpoints and tensor-parallel and pipeline traffic (the peak is the chip's for this dtype)").folds(),
         "grad" => cfg("grad"): dtype("gradients", "bf16", "gradients: held and reduced").folds(),
         "master" => cfg("master"): master_dtype("master weights", "fp32", "a master copy of the weights (fp32), or none").folds(),
         "opt_dtype" => cfg("opt_dtype"): dtype("optimizer states", "fp32", "optimizer states").folds(),
@@ -250,7 +309,7 @@ impl OpBehavior for Train {
         "my" => cfg("my"): integer("M_Y", "0", (0.0, 16.0), "a number of torus axes", "torus axes tensor parallelism spans (0: automatic, 1)").folds(),
         "mz" => cfg("mz"): integer("M_Z", "0", (0.0, 16.0), "a number of torus axes", "torus axes expert parallelism spans (0: automatic, 1)").folds(),
         "tokens" => cfg("tokens"): opt_number("token budget", "1.5e13", (1.0, MAX_TOKENS), "a number of tokens", "tokens to train on, for the days and cost; none for no budget"),
-        "mfu" => cfg("mfu"): text("assumed MFU", "none", "an MFU from 0.0001 to 1, or none", "an MFU for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
+        "mfu" => cfg("mfu"): opt_number("assumed MFU", "none", (MIN_MFU, 1.0), "an MFU", "an MFU (0.0001 to 1) for the book's estimate days = FLOPs/(N·C·MFU); none for the roofline's own only"),
         "price" => cfg("price"): text("price per chip-hour", "none", "a price per chip-hour from 0 to 1e9, or none", "USD per chip-hour for the cost; none: the chip's price, if any").folds(),
     }
 
@@ -287,7 +346,7 @@ impl OpBehavior for Train {
         let c = &self.config;
         format!(
             "train {} on {} tokens per step, {}",
-            self.cfg_text("preset"),
+            self.preset_id(),
             format_quantity(c.batch, Unit::Count),
             c.mesh.describe()
         )

@@ -12,8 +12,8 @@
 //!   fp32 master weights and optimizer states), the [`Optimizer`], the checkpointing policy
 //!   ([`Remat`]), the pipeline [`Schedule`], a token budget, an assumed MFU and a price, and
 //!   the chip as plain numbers ([`Hardware`]: peak, HBM capacity and bandwidth, and the
-//!   [`Fabric`] its collectives run over). Text access for forms and URLs:
-//!   [`TrainConfig::get`], [`TrainConfig::set`], [`train_fields`].
+//!   [`Fabric`] its collectives run over). Its fields as text (forms, links) are the `train`
+//!   operation's, declared once in `op/train.rs`.
 //! * [`analyze_train`] → [`TrainAnalysis`]: FLOPs per token (`6·N` plus attention, plus
 //!   recompute), every collective of the step per chip ([`TrainCollective`]: FSDP AllGathers
 //!   of the weights forward and backward and ReduceScatters of the gradients, data-parallel
@@ -60,7 +60,6 @@ mod analysis;
 mod config;
 mod critical;
 mod fabric;
-mod fields;
 mod model;
 pub mod plot;
 
@@ -70,10 +69,9 @@ pub use analysis::{
 };
 pub use config::{
     AxisCounts, Hardware, Mesh, Optimizer, Precision, Remat, Schedule, TrainConfig,
-    MAX_MICROBATCHES, MAX_PRICE, MAX_SAVED, MAX_SEQ, MAX_TOKENS,
+    MAX_MICROBATCHES, MAX_PRICE, MAX_SAVED, MAX_SEQ, MAX_TOKENS, MIN_MFU,
 };
 pub use critical::Regime;
 pub use fabric::{split_axes, AxisNetworks, Fabric, MeshAxis, SwitchedFabric, TorusFabric};
-pub use fields::{train_fields, TrainField, TrainFieldKind};
 pub use model::{Phase, Window, INTERMEDIATES_PER_LAYER, LOGIT_BYTES};
 pub use plot::{train_plot, PlotAxis, PlotStrategy, TrainCurve, TrainPlot, TrainPoint};

@@ -1,11 +1,11 @@
 //! Fuzzing of the training model: random configs (any preset or random architecture, batch,
 //! mesh, fabric, policy, dtype and option) through `analyze_train` and `train_plot`, and
-//! random text through every field of `TrainConfig::set`.
+//! random text through every field of the `train` op (its config's text access).
 //!
 //! Properties: nothing panics. An analysed config keeps the invariants of
 //! `common::train::check_analysis` (every number finite, `t_math ≤ t_lower ≤ t_upper`, MFU in
 //! (0, 1], memory and critical batches consistent); a config that does not analyse fails
-//! with a short message. A refused text edit leaves the config unchanged and its message
+//! with a short message. A refused text edit leaves the op unchanged and its message
 //! starts with `<field>=` (the unknown-field error aside); an accepted one reads back: the
 //! field's text sets the same config again.
 //!
@@ -21,7 +21,8 @@ use crate::common;
 use common::fuzz::{self, number_text};
 use common::train::{check_analysis, random_config};
 use common::Rng;
-use roofline::train::{analyze_train, train_fields, train_plot, PlotAxis, TrainConfig};
+use roofline::train::{analyze_train, train_plot, PlotAxis, TrainConfig};
+use roofline::{Op, OpKind, Train};
 
 /// Longest error message allowed (user text in messages is clipped to 40 characters).
 const MAX_MESSAGE: usize = 400;
@@ -82,7 +83,7 @@ const TEXTS: &[&str] = &[
 
 /// A random edit: a field key (now and then an unknown one) and a text.
 fn edit(r: &mut Rng) -> (String, String) {
-    let fields = train_fields();
+    let fields = Op::default_for("train").unwrap().fields();
     let key = if r.chance(40) {
         "nope".to_string()
     } else {
@@ -96,7 +97,7 @@ fn edit(r: &mut Rng) -> (String, String) {
     (key, text)
 }
 
-fn check_edit(c: &TrainConfig, key: &str, text: &str) -> Result<TrainConfig, String> {
+fn check_edit(c: &Op, key: &str, text: &str) -> Result<Op, String> {
     let mut d = c.clone();
     match d.set(key, text) {
         Ok(()) => {
@@ -108,21 +109,21 @@ fn check_edit(c: &TrainConfig, key: &str, text: &str) -> Result<TrainConfig, Str
                 .set(key, &shown)
                 .map_err(|e| format!("{key}: its own text {shown:?} is refused: {e}"))?;
             if again != d {
-                return Err(format!("{key}: its own text {shown:?} changes the config"));
+                return Err(format!("{key}: its own text {shown:?} changes the op"));
             }
             Ok(d)
         }
         Err(e) => {
             if d != *c {
-                return Err(format!(
-                    "{key}={text:?} refused ({e}) but the config changed"
-                ));
+                return Err(format!("{key}={text:?} refused ({e}) but the op changed"));
             }
             let m = e.to_string();
             if key != "nope" && !m.starts_with(&format!("{key}=")) {
                 return Err(format!("message does not name the field: {m}"));
             }
-            if m.chars().count() > MAX_MESSAGE {
+            // The unknown-field error lists every key of the op (over 60 with the
+            // architecture's); the others are short.
+            if key != "nope" && m.chars().count() > MAX_MESSAGE {
                 return Err(format!("message of {} characters", m.chars().count()));
             }
             Ok(d)
@@ -134,10 +135,14 @@ fn check_edit(c: &TrainConfig, key: &str, text: &str) -> Result<TrainConfig, Str
 /// plot). `Ok(true)` when it analysed.
 fn check_case(input: &(TrainConfig, Vec<(String, String)>, bool)) -> Result<bool, String> {
     let (start, edits, plot) = input;
-    let mut c = start.clone();
+    let mut op = Op::new(OpKind::Train(Train::from_config(start.clone())));
     for (k, t) in edits {
-        c = check_edit(&c, k, t)?;
+        op = check_edit(&op, k, t)?;
     }
+    let OpKind::Train(t) = &op.kind else {
+        return Err("not a train op".into());
+    };
+    let c = (*t.config).clone();
     match analyze_train(&c) {
         Ok(a) => {
             c.validate()

@@ -953,7 +953,7 @@ fn inference_worked_problems_1_and_2() {
     // By hand, per chip: (16e9 − 18.39e9/16) / (262,144·128,000/16) = 7.08.
     let hand = (16e9 - l.params() / 16.0) / (262_144.0 * 128e3 / 16.0);
     assert_eq!(mb, hand.floor());
-    l16.kv_heads = 1.0;
+    l16.shape.kv_heads = 1.0;
     assert_eq!(l16.max_batch(16e9, 128e3), 56.0);
 }
 

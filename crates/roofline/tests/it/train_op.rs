@@ -2,8 +2,11 @@
 //! through `roofline::analyze`, with the book's worked numbers (parts 5, 6 and 12) and
 //! field-level errors for bad input.
 
-use roofline::train::{analyze_train, TrainBound};
-use roofline::{analyze, preset, url, Analysis, Bound, Op, Options, Resource, Scenario};
+use roofline::arch::arch_preset;
+use roofline::train::{analyze_train, TrainBound, TrainConfig};
+use roofline::{
+    analyze, preset, url, Analysis, Bound, Error, Op, OpKind, Options, Resource, Scenario, Train,
+};
 
 fn close(got: f64, want: f64, rel: f64, what: &str) {
     assert!(
@@ -239,7 +242,8 @@ fn bad_input_names_the_field() {
 }
 
 /// Editing a dimension of a preset makes a custom dense model, all of it in the link: a
-/// mixture of experts loses its experts (the op has no expert fields; its presets carry them).
+/// mixture of experts loses its experts unless the link gives them too (links written before
+/// the op took the experts' fields keep their meaning).
 #[test]
 fn an_edited_preset_is_a_custom_dense_model() {
     let s = link("chip=h100&op=train:preset=mixtral-8x7b,layers=16");
@@ -271,4 +275,142 @@ fn links_round_trip() {
         assert!(again.notices.is_empty(), "{q}: {:?}", again.notices);
         assert_eq!(again.scenario, s, "{q}");
     }
+}
+
+/// Text fields: every field of the op reads back what it shows; bad text is refused with the
+/// field's name, leaving the op unchanged (the fields are the op's `op_fields!` list, the one
+/// declaration of a training field).
+#[test]
+fn fields_round_trip_and_refuse() {
+    let d = TrainConfig::default();
+    let mut c = TrainConfig {
+        arch: arch_preset("deepseek-v3").unwrap().arch,
+        ..d
+    };
+    c.mesh.ep = 8.0;
+    let op = Op::new(OpKind::Train(Train::from_config(c)));
+    for f in op.fields() {
+        let text = op
+            .get(f.key)
+            .unwrap_or_else(|| panic!("{} has no text", f.key));
+        let mut d = op.clone();
+        d.set(f.key, &text)
+            .unwrap_or_else(|e| panic!("{}={text}: {e}", f.key));
+        assert_eq!(d, op, "{} = {text}", f.key);
+        for bad in ["", "-1", "NaN", "1e999", "x", "0.5"] {
+            let mut d = op.clone();
+            if let Err(e) = d.set(f.key, bad) {
+                assert_eq!(d, op, "{}={bad} refused but changed", f.key);
+                let m = e.to_string();
+                assert!(m.starts_with(&format!("{}=", f.key)), "{m}");
+            }
+        }
+        if f.is_numeric() && f.none.is_none() {
+            assert!(op.clone().set(f.key, "").is_err(), "{} empty", f.key);
+        }
+    }
+    assert_eq!(
+        Op::default_for("train").unwrap().title(),
+        "train llama3-70b on 4.19M tokens per step, dp 32 × fsdp 64 × tp 4 = 8192 chips"
+    );
+    let mut c = op.clone();
+    assert!(matches!(
+        c.clone().set("nope", "1"),
+        Err(Error::UnknownField { .. })
+    ));
+    c.set("opt", "sgd").unwrap();
+    assert_eq!(c.get("opt").as_deref(), Some("sgd"));
+    c.set("mfu", "4e-1").unwrap();
+    assert_eq!(c.get("mfu").as_deref(), Some("0.4"));
+    assert_eq!(c.get_num("mfu"), Some(0.4));
+    c.set("batch", "2M").unwrap();
+    assert_eq!(c.get_num("batch"), Some(2e6));
+    c.set("preset", "llama3-8b").unwrap();
+    assert_eq!(c.get("preset").as_deref(), Some("llama3-8b"));
+    c.set("layers", "33").unwrap();
+    assert_eq!(c.get("preset").as_deref(), Some("custom"));
+}
+
+/// Issue 22: a custom mixture of experts trained through the op's own fields, on the book's
+/// shapes. gpus.md, "Data Parallelism": "B/X > (E/k)·C/W_collective. For example, the new
+/// OpenAI OSS model with k=4 and E=128, this increases to 32 * 2475 = 79,200 across nodes".
+/// The shapes: D = F_e = 2880, E = 128 experts, k = 4 per token, gated (3 matrices), no
+/// biases, the book's MLP blocks only (`mlp_only`), no recompute, pure data parallelism over
+/// 1024 H100s (C = 9.89e14 in bf16, 400 GB/s per GPU beyond the node).
+///
+/// By hand: per layer the AllReduce carries the gradients of 128 experts of 3·2880² =
+/// 24,883,200 parameters and a router of 128·2880 = 368,640: 3,185,418,240 parameters; a
+/// token's FLOPs are 2 per parameter of its 4 experts and the router: 2·(4·24,883,200 +
+/// 368,640) = 2·99,901,440. So E/k is really 3,185,418,240/99,901,440 = 31.885609 (the router
+/// is dense). The dense rule C/W = 9.89e14/4e11 = 2472.5, across 4 scalable units of 256 GPUs
+/// the leaf's (32 − 1)/32: 2472.5·31/32 = 2395.234 tokens per GPU for a dense model, and ×
+/// 31.885609 = 76,373.506 for this mixture; the book's closed form is 32·2472.5 = 79,120 (its
+/// 79,200 with C rounded to 990e12).
+#[test]
+fn a_custom_moe_trains_on_the_books_e_over_k() {
+    let base = "chip=h100&op=train:layers=36,dmodel=2880,ffn=2880,mlp_only=yes,remat=none,batch=1e8,dp=1024,fsdp=1,tp=1";
+    let dense = first(&link(base));
+    let moe = first(&link(&format!("{base},experts=128,top_k=4")));
+    let (d, m) = (dense.critical.unwrap(), moe.critical.unwrap());
+    let grads = 128.0 * 3.0 * 2880.0 * 2880.0 + 128.0 * 2880.0;
+    let flops = 4.0 * 3.0 * 2880.0 * 2880.0 + 128.0 * 2880.0;
+    close(grads, 3_185_418_240.0, 0.0, "gradients per layer");
+    close(flops, 99_901_440.0, 0.0, "FLOPs per token / 2");
+    let rule = 9.89e14 / 4e11 * 31.0 / 32.0;
+    close(d.value, rule, 1e-12, "dense: 2472.5·31/32");
+    close(d.approx.unwrap(), 2472.5, 1e-12, "dense: C/W");
+    close(
+        m.value,
+        rule * grads / flops,
+        1e-12,
+        "× E/k from the parameters",
+    );
+    close(m.value, 76_373.506, 1e-8, "76,373.5");
+    close(m.approx.unwrap(), 32.0 * 2472.5, 1e-12, "the book's 32·C/W");
+    // The same fields make the same architecture in `llm` (one declaration for both kinds;
+    // the shape fields not given are each kind's default model's: LLaMA-3 70B's 64 heads here).
+    let l = link("op=llm:layers=36,dmodel=2880,ffn=2880,heads=64,experts=128,top_k=4");
+    let t = link(&format!("{base},experts=128,top_k=4"));
+    let (OpKind::Llm(l), OpKind::Train(t)) = (&l.ops[0].kind, &t.ops[0].kind) else {
+        panic!("kinds")
+    };
+    assert_eq!(l.arch(), t.config.arch);
+}
+
+/// A mixture the fields cannot describe is refused with the field named: more experts per
+/// token than experts, no MoE layer left, expert parallelism not dividing the experts.
+#[test]
+fn an_inconsistent_moe_is_refused() {
+    let chip = preset("h100").unwrap();
+    for (q, want) in [
+        ("experts=8,top_k=9", "top_k=9: must be at most experts = 8"),
+        ("experts=8,top_k=2,dense_layers=80", "dense_layers=80"),
+        ("experts=8,top_k=2,ep=3,dp=1,fsdp=1", "ep=3"),
+    ] {
+        let s = link(&format!("chip=h100&op=train:{q}"));
+        let e = analyze(&s.ops[0], &chip, &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{q}: {e}");
+    }
+}
+
+/// The op reads back from its JSON, a custom mixture of experts with its fields as given
+/// (`expert_ffn=0`: the ffn width) included; JSON written before the op held the
+/// architecture's fields (its config alone) reads the architecture from the config.
+#[test]
+fn the_op_reads_back_from_its_json() {
+    let s = link("chip=h100&op=train:layers=36,dmodel=2880,ffn=2880,experts=128,top_k=4,tp=1");
+    let json = serde_json::to_string(&s.ops[0]).unwrap();
+    let back: Op = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, s.ops[0]);
+    assert_eq!(back.get("expert_ffn").as_deref(), Some("0"));
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v.as_object_mut().unwrap().remove("shape");
+    let old: Op = serde_json::from_value(v).unwrap();
+    let (OpKind::Train(a), OpKind::Train(b)) = (&old.kind, &s.ops[0].kind) else {
+        panic!("kinds")
+    };
+    assert_eq!(a.config, b.config);
+    assert_eq!(old.get("experts").as_deref(), Some("128"));
 }

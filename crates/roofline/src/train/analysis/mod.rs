@@ -1,6 +1,7 @@
 //! [`analyze_train`]: the step of a [`TrainConfig`] on its mesh, with every number written out.
 
 mod criticals;
+mod derivation;
 mod memory;
 mod split;
 mod types;
@@ -11,10 +12,10 @@ pub use types::{
     TrainAnalysis, TrainBound, TrainCollective,
 };
 
-use super::config::{Remat, Schedule, TrainConfig};
+use super::config::{Schedule, TrainConfig};
 use super::critical::Regime;
 use super::fabric::MeshAxis;
-use super::model::{attn_dot_fwd, part_params, Model, Phase, Times};
+use super::model::{attn_dot_fwd, part_params, Model, Times};
 use crate::collective::Topology;
 use crate::error::Error;
 use crate::units::{format_exact, format_quantity, format_sig, Unit};
@@ -73,6 +74,8 @@ fn moe_factor(cfg: &TrainConfig) -> f64 {
 
 /// Analyzes a training step: FLOPs, every collective, overlap, the bound, MFU, tokens/s,
 /// memory, critical batches, the best FSDP × TP split and the time and cost of the budget.
+/// The figures come from [`step_figures`] and the sub-analyses (memory, critical batches,
+/// split); the derivation's prose from `derivation.rs`, in the order the figures are found.
 ///
 /// ```
 /// use roofline::train::{analyze_train, TrainConfig};
@@ -85,15 +88,77 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
     cfg.validate()?;
     let model = Model::build(cfg, true)?;
     let t = model.eval(model.b0);
+    let s = step_figures(cfg, &model, &t);
     let mut d = Vec::new();
-    let a = &cfg.arch;
-    let mesh = &cfg.mesh;
-    let n = model.chips;
-    let b = model.b0;
-    let peak = cfg.hw.peak;
-    let params = a.params();
+    derivation::head(cfg, &model, &t, &s, &mut d);
+    derivation::collectives(&model, &mut d);
+    let links = link_times(&model, &t, &mut d);
+    derivation::step(cfg, &model, &t, &s, &mut d);
+    let memory = memory::memory(cfg, &model, &mut d);
+    if let Some(bud) = &s.budget {
+        derivation::budget(cfg, bud, &mut d);
+    }
+    let critical = criticals::criticals(cfg, &model, &mut d);
+    let critical_b = critical_b(&critical);
+    let optimal_fsdp = split::optimal_fsdp(cfg, &model, &mut d);
+    let notes = notes(cfg, &model, &memory);
+    Ok(TrainAnalysis {
+        chips: model.chips,
+        tokens_per_chip: model.b0,
+        sequences: cfg.sequences(),
+        params: cfg.arch.params(),
+        flops: s.flops,
+        flops_per_chip: s.flops_per_chip,
+        t_fwd: t.t_fwd,
+        t_bwd: t.t_bwd,
+        t_math: t.t_math,
+        t_hbm: t.t_hbm,
+        t_bubble: t.t_bubble,
+        bubble_fraction: s.bubble_fraction,
+        t_lower: t.t_lower,
+        t_upper: t.t_upper,
+        bound: t.bound,
+        links,
+        collectives: s.collectives,
+        parts: part_costs(cfg, &model, &t),
+        mfu: s.mfu,
+        mfu_min: s.mfu_min,
+        hfu: s.hfu,
+        tokens_per_s: s.tokens_per_s,
+        tokens_per_s_min: s.tokens_per_s_min,
+        days: s.budget.map(|x| x.days),
+        cost: s.budget.and_then(|x| x.cost),
+        budget: s.budget,
+        fits: memory.fits,
+        memory,
+        critical,
+        critical_b,
+        optimal_fsdp,
+        notes,
+        derivation: d,
+    })
+}
 
-    // FLOPs.
+/// The step's own figures, without prose: FLOPs per token, the collectives, the bubble, MFU,
+/// tokens/s and the budget.
+struct Step {
+    flops: FlopsPerToken,
+    /// Parameters of the modelled parts (the MLP blocks alone with `mlp_only`).
+    p_total: f64,
+    flops_per_chip: f64,
+    collectives: Vec<TrainCollective>,
+    bubble_fraction: f64,
+    mfu: f64,
+    mfu_min: f64,
+    hfu: f64,
+    tokens_per_s: f64,
+    tokens_per_s_min: f64,
+    budget: Option<Budget>,
+}
+
+fn step_figures(cfg: &TrainConfig, model: &Model, t: &Times) -> Step {
+    let a = &cfg.arch;
+    let (mesh, b, peak) = (&cfg.mesh, model.b0, cfg.hw.peak);
     let attention = if cfg.mlp_only {
         0.0
     } else {
@@ -109,61 +174,35 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
         hardware: matmul + attention + model.recompute,
         six_n: 6.0 * p_active,
     };
-    if cfg.mlp_only {
-        d.push(format!(
-            "The book's simplified layer: MLP blocks only ({} parameters), no attention, norms, embedding or LM head (training.md, \"we'll approximate a Transformer as a stack of MLP blocks\")",
-            sig(p_total)
-        ));
-    }
-    d.push(format!(
-        "Model: {}; {} parameters ({} active per token)",
-        a.describe(),
-        sig(params.total()),
-        sig(params.active())
-    ));
-    d.push(format!(
-        "Mesh: {}; batch B = {} tokens per step ({} sequences of T = {}); b = B/N = {} tokens per chip",
-        mesh.describe(),
-        sig(cfg.batch),
-        sig(cfg.sequences()),
-        nn(cfg.seq),
-        sig(b)
-    ));
-    d.push(format!(
-        "FLOPs per token: 6·N_matmul = 6·{} = {} (transformers.md, \"General rule of thumb\"; the book's 6·params = {}) + attention 3·2·H·(qk + v)·Σ mean context = {} ({}) = {} model FLOPs",
-        sig(matmul / 6.0),
-        ff(matmul),
-        ff(flops.six_n),
-        ff(attention),
-        if cfg.causal { "causal: half the T×T products" } else { "full T×T, the book's 12BT²NH" },
-        ff(flops.model)
-    ));
-    d.push(format!(
-        "Checkpointing: {}; recompute {} per token: {} hardware FLOPs per token",
-        cfg.remat.describe(),
-        ff(flops.recompute),
-        ff(flops.hardware)
-    ));
     let flops_per_chip = b * flops.hardware;
-    d.push(format!(
-        "T_math = b·FLOPs/C = {}·{}/{} = {} (forward {}, backward {})",
-        sig(b),
-        ff(flops.hardware),
-        format_quantity(peak, Unit::FlopRate),
-        fs(t.t_math),
-        fs(t.t_fwd),
-        fs(t.t_bwd)
-    ));
+    let bubble_fraction = if mesh.pp > 1.0 && cfg.schedule != Schedule::ZeroBubble {
+        (mesh.pp - 1.0) / (mesh.microbatches + mesh.pp - 1.0)
+    } else {
+        0.0
+    };
+    let model_per_chip = b * flops.model;
+    Step {
+        flops,
+        p_total,
+        flops_per_chip,
+        collectives: collectives(model),
+        bubble_fraction,
+        mfu: model_per_chip / (t.t_lower * peak),
+        mfu_min: model_per_chip / (t.t_upper * peak),
+        hfu: flops_per_chip / (t.t_lower * peak),
+        tokens_per_s: cfg.batch / t.t_lower,
+        tokens_per_s_min: cfg.batch / t.t_upper,
+        budget: budget(cfg, &flops, t, model.chips),
+    }
+}
 
-    // Per-part breakdown.
-    let parts = part_costs(cfg, &model, &t);
-
-    // Collectives.
-    let mut collectives = Vec::with_capacity(model.terms.len());
+/// Every collective of the step that the mesh has, per chip.
+fn collectives(model: &Model) -> Vec<TrainCollective> {
+    let mut out = Vec::with_capacity(model.terms.len());
     for term in &model.terms {
         let Some(r) = &term.result else { continue };
         let each = term.one(1.0);
-        collectives.push(TrainCollective {
+        out.push(TrainCollective {
             axis: term.axis,
             kind: term.kind,
             part: term.part.into(),
@@ -180,93 +219,14 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
             section: r.section.into(),
             derivation: r.derivation.clone(),
         });
-        d.push(format!(
-            "{} {} {} of the {} ({}): V = {}, {} per step × {} = {} ({}; {})",
-            term.axis.name(),
-            r.kind.name(),
-            term.array,
-            term.part,
-            match term.phase {
-                Phase::Forward => "forward",
-                Phase::Backward => "backward",
-                Phase::Recompute => "recompute",
-            },
-            if term.array_bytes == term.bytes {
-                fb(term.bytes)
-            } else {
-                format!(
-                    "{} (the cluster formula's V = {} with the inner axis)",
-                    fb(term.array_bytes),
-                    fb(term.bytes)
-                )
-            },
-            sig(term.count),
-            fs(each),
-            fs(term.count * each),
-            r.formula,
-            if r.latency_bound {
-                "latency-bound"
-            } else {
-                "bandwidth-bound"
-            }
-        ));
     }
-    let links = link_times(&model, &t, &mut d);
-    d.push(format!(
-        "HBM: {} per step (weights read forward, backward{} per microbatch, gradients written, optimizer update) / {} = {}",
-        fb(model.hbm_bytes),
-        if matches!(cfg.remat, Remat::Block | Remat::Saved(_)) { " and recompute" } else { "" },
-        fr(cfg.hw.hbm_bw),
-        fs(t.t_hbm)
-    ));
-    let bubble_fraction = if mesh.pp > 1.0 && cfg.schedule != Schedule::ZeroBubble {
-        (mesh.pp - 1.0) / (mesh.microbatches + mesh.pp - 1.0)
-    } else {
-        0.0
-    };
-    if mesh.pp > 1.0 {
-        d.push(format!(
-            "Pipeline ({}): bubble (p − 1)/(m + p − 1) = {}/{} = {} of the step: T_math·(p − 1)/m + 2(p − 1) sends = {} ({SEC_PP}; the book's total send time 2BD/(W·N_MB)·(N_MB + N_stages − 2))",
-            cfg.schedule.as_str(),
-            nn(mesh.pp - 1.0),
-            nn(mesh.microbatches + mesh.pp - 1.0),
-            sig(bubble_fraction),
-            fs(t.t_bubble)
-        ));
-    }
-    d.push(format!(
-        "t_lower = max(each pass as long as its compute or its slowest link's traffic in it ({} for T_math {}), T_HBM {}) + bubble {} = {}: {}",
-        fs(t.t_lower - t.t_bubble),
-        fs(t.t_math),
-        fs(t.t_hbm),
-        fs(t.t_bubble),
-        fs(t.t_lower),
-        t.bound.describe()
-    ));
-    d.push(format!(
-        "t_upper = T_math + T_HBM + Σ links + bubble = {} (nothing overlapped)",
-        fs(t.t_upper)
-    ));
-    let model_per_chip = b * flops.model;
-    let mfu = model_per_chip / (t.t_lower * peak);
-    let mfu_min = model_per_chip / (t.t_upper * peak);
-    let hfu = flops_per_chip / (t.t_lower * peak);
-    let tokens_per_s = cfg.batch / t.t_lower;
-    let tokens_per_s_min = cfg.batch / t.t_upper;
-    d.push(format!(
-        "MFU = b·model FLOPs/(t·C) = {} at t_lower ({} at t_upper); HFU {}; {} tokens/s ({} at t_upper)",
-        sig(mfu),
-        sig(mfu_min),
-        sig(hfu),
-        crate::units::format_quantity(tokens_per_s, crate::units::Unit::Count),
-        crate::units::format_quantity(tokens_per_s_min, crate::units::Unit::Count)
-    ));
+    out
+}
 
-    // Memory.
-    let memory = memory::memory(cfg, &model, &mut d);
-
-    // Budget.
-    let budget = cfg.tokens.map(|tokens| {
+/// The days and cost of the token budget, if the config has one.
+fn budget(cfg: &TrainConfig, flops: &FlopsPerToken, t: &Times, n: f64) -> Option<Budget> {
+    let peak = cfg.hw.peak;
+    cfg.tokens.map(|tokens| {
         let steps = tokens / cfg.batch;
         let flops_total = tokens * flops.model;
         let flops_6n = tokens * flops.six_n;
@@ -274,7 +234,7 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
         let days_upper = steps * t.t_upper / 86400.0;
         let at = |f: f64| cfg.mfu.map(|u| f / (n * peak * u) / 86400.0);
         let chip_hours = n * days * 24.0;
-        let bud = Budget {
+        Budget {
             tokens,
             steps,
             flops: flops_total,
@@ -286,90 +246,24 @@ pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
             chip_hours,
             cost: cfg.price.map(|p| p * chip_hours),
             cost_upper: cfg.price.map(|p| p * n * days_upper * 24.0),
-        };
-        d.push(format!(
-            "Budget: {} tokens = {} steps, {} model FLOPs (6·N·tokens = {}): {} days at t_lower ({} at t_upper), {} chip-hours",
-            sig(tokens),
-            sig(steps),
-            sig(flops_total),
-            sig(flops_6n),
-            sig(days),
-            sig(days_upper),
-            sig(chip_hours)
-        ));
-        if let (Some(u), Some(x), Some(y)) = (cfg.mfu, bud.days_at_mfu, bud.days_at_mfu_6n) {
-            d.push(format!(
-                "At an assumed MFU of {}: FLOPs/(N·C·MFU) = {} days (the book's 6·N·tokens: {} days; applied-training.md)",
-                sig(u),
-                sig(x),
-                sig(y)
-            ));
         }
-        if let (Some(p), Some(c)) = (cfg.price, bud.cost) {
-            d.push(format!(
-                "Cost: {} chip-hours × {} per chip-hour = {}",
-                sig(chip_hours),
-                sig(p),
-                sig(c)
-            ));
-        }
-        bud
-    });
+    })
+}
 
-    // Critical batches.
-    let critical = criticals::criticals(cfg, &model, &mut d);
+/// The batch per chip below which communication binds: the largest of the strategies'
+/// exact critical batches, none when one is always communication-bound.
+fn critical_b(critical: &[Critical]) -> Option<f64> {
     let mut critical_b: Option<f64> = None;
-    let mut always = false;
-    for c in &critical {
+    for c in critical {
         if let TrainBound::Comms(_) = c.resource {
             match (c.regime, c.exact) {
                 (Regime::Below, Some(x)) => critical_b = Some(critical_b.map_or(x, |y| y.max(x))),
-                (Regime::Always, _) => always = true,
+                (Regime::Always, _) => return None,
                 _ => {}
             }
         }
     }
-    if always {
-        critical_b = None;
-    }
-    let optimal_fsdp = split::optimal_fsdp(cfg, &model, &mut d);
-    let notes = notes(cfg, &model, &memory);
-
-    Ok(TrainAnalysis {
-        chips: n,
-        tokens_per_chip: b,
-        sequences: cfg.sequences(),
-        params,
-        flops,
-        flops_per_chip,
-        t_fwd: t.t_fwd,
-        t_bwd: t.t_bwd,
-        t_math: t.t_math,
-        t_hbm: t.t_hbm,
-        t_bubble: t.t_bubble,
-        bubble_fraction,
-        t_lower: t.t_lower,
-        t_upper: t.t_upper,
-        bound: t.bound,
-        links,
-        collectives,
-        parts,
-        mfu,
-        mfu_min,
-        hfu,
-        tokens_per_s,
-        tokens_per_s_min,
-        days: budget.map(|x| x.days),
-        cost: budget.and_then(|x| x.cost),
-        budget,
-        fits: memory.fits,
-        memory,
-        critical,
-        critical_b,
-        optimal_fsdp,
-        notes,
-        derivation: d,
-    })
+    critical_b
 }
 
 fn link_times(model: &Model, t: &Times, d: &mut Vec<String>) -> Vec<LinkTime> {

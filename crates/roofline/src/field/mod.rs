@@ -1,6 +1,11 @@
 //! Field specs: what each field of an operation kind is (key, label, type, range, help), the
-//! constructors kinds declare them with, and `op_fields!`, the declarative list a kind's
-//! field access is generated from.
+//! constructors kinds declare them with, and `op_fields!` (`op_fields.rs`), the declarative
+//! list a kind's field access is generated from.
+
+#[macro_use]
+mod op_fields;
+
+pub(crate) use op_fields::{splice, FieldAccess};
 
 use crate::dtype::DType;
 use crate::error::Error;
@@ -433,121 +438,4 @@ pub(crate) fn find_spec(
             kind: kind.to_string(),
             expected: fields.iter().map(|f| f.key).collect::<Vec<_>>().join(", "),
         })
-}
-
-/// Generates a kind's field specs and field access from one declarative list, one line per
-/// field in form order: `"key" => access(...): constructor(spec args after the key)`, then
-/// what the form needs of it, if anything: `.slider(SIZES)`, `.unit(Unit::Bytes)`, `.folds()`.
-///
-/// Accesses (`self.f` is the struct field `f`):
-///
-/// * `num(f)`: an `f64`, read and written as a number (swept, solved);
-/// * `dtype(f)`: a [`DType`];
-/// * `opt_dtype(f)`: an `Option<DType>`, `None` written as the spec's none word (`auto`);
-/// * `choice(f)`: an `id_enum!` enum, by its id;
-/// * `yes_no(f)`: a `bool`, as the choice `yes` / `no`;
-/// * `derived(get, set)`: text from the method `self.get()`, written by `self.set(spec,
-///   text)` (a preset derived from other fields);
-/// * `opt_num(get, set, clear, i)`: an optional number read by `self.get(i)`, written by
-///   `self.set(i, x)`, cleared by `self.clear()` on the none word (tiles).
-/// * `cfg("key")`: a field of a nested config with its own text access (`train`): text from
-///   `self.cfg_text("key")`, written by `self.cfg_set(spec, text)`; numbers (numeric specs
-///   only) from `self.cfg_num("key")`, written by `self.cfg_set_num("key", x)`.
-///
-/// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num` and
-/// `set_num_raw`, inside the kind's `impl OpBehavior`.
-macro_rules! op_fields {
-    ($($key:literal => $how:ident($($arg:tt)*) : $ctor:ident($($spec:expr),* $(,)?) $(.$form:ident($($farg:expr),*))*),+ $(,)?) => {
-        fn fields(&self) -> &'static [$crate::field::FieldSpec] {
-            static FIELDS: [$crate::field::FieldSpec; [$($key),+].len()] =
-                [$($ctor($key, $($spec),*)$(.$form($($farg),*))*),+];
-            &FIELDS
-        }
-        fn get(&self, key: &str) -> Option<String> {
-            match key {
-                $($key => Some(op_fields!(@get self, $key, $how($($arg)*))),)+
-                _ => None,
-            }
-        }
-        fn set_field(
-            &mut self,
-            spec: &$crate::field::FieldSpec,
-            text: &str,
-        ) -> Result<(), $crate::error::Error> {
-            match spec.key {
-                $($key => op_fields!(@set self, spec, text, $how($($arg)*)),)+
-                _ => {}
-            }
-            Ok(())
-        }
-        #[allow(unreachable_patterns)]
-        fn get_num(&self, key: &str) -> Option<f64> {
-            match key {
-                $($key => op_fields!(@get_num self, $how($($arg)*)),)+
-                _ => None,
-            }
-        }
-        #[allow(unreachable_patterns)]
-        fn set_num_raw(&mut self, key: &str, x: f64) -> bool {
-            match key {
-                $($key => op_fields!(@set_num self, x, $how($($arg)*)),)+
-                _ => false,
-            }
-        }
-    };
-
-    (@get $s:ident, $k:literal, num($f:ident)) => { $crate::units::format_exact($s.$f) };
-    (@get $s:ident, $k:literal, dtype($f:ident)) => { $s.$f.as_str().to_string() };
-    (@get $s:ident, $k:literal, choice($f:ident)) => { $s.$f.as_str().to_string() };
-    (@get $s:ident, $k:literal, yes_no($f:ident)) => { (if $s.$f { "yes" } else { "no" }).to_string() };
-    (@get $s:ident, $k:literal, derived($g:ident, $set:ident)) => { $s.$g().to_string() };
-    (@get $s:ident, $k:literal, cfg($f:literal)) => { $s.cfg_text($f) };
-    (@get $s:ident, $k:literal, opt_dtype($f:ident)) => {
-        $s.$f
-            .map_or($crate::field::none_word($s.fields(), $k), |t| t.as_str())
-            .to_string()
-    };
-    (@get $s:ident, $k:literal, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => {
-        $s.$g($i)
-            .map_or_else(|| $crate::field::none_word($s.fields(), $k).to_string(), $crate::units::format_exact)
-    };
-
-    (@set $s:ident, $spec:ident, $t:ident, num($f:ident)) => { $s.$f = $spec.parse_num($t)? };
-    (@set $s:ident, $spec:ident, $t:ident, dtype($f:ident)) => { $s.$f = $spec.parse_dtype($t)? };
-    (@set $s:ident, $spec:ident, $t:ident, choice($f:ident)) => {
-        $s.$f = $crate::ids::IdEnum::from_id($t)
-            .ok_or_else(|| $crate::error::Error::invalid($spec.key, $t.trim(), $spec.reason()))?
-    };
-    (@set $s:ident, $spec:ident, $t:ident, yes_no($f:ident)) => {
-        $s.$f = $crate::field::parse_choice($spec, $t)? == 0
-    };
-    (@set $s:ident, $spec:ident, $t:ident, derived($g:ident, $set:ident)) => { $s.$set($spec, $t)? };
-    (@set $s:ident, $spec:ident, $t:ident, cfg($f:literal)) => { $s.cfg_set($spec, $t)? };
-    (@set $s:ident, $spec:ident, $t:ident, opt_dtype($f:ident)) => {
-        $s.$f = if $crate::field::is_none_word($spec, $t, &[]) {
-            None
-        } else {
-            Some($spec.parse_dtype($t)?)
-        }
-    };
-    (@set $s:ident, $spec:ident, $t:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => {
-        if $crate::field::is_none_word($spec, $t, &["none"]) {
-            $s.$clear()
-        } else {
-            $s.$set($i, $spec.parse_num($t)?)
-        }
-    };
-
-    (@get_num $s:ident, num($f:ident)) => { Some($s.$f) };
-    (@get_num $s:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => { $s.$g($i) };
-    (@get_num $s:ident, cfg($f:literal)) => { $s.cfg_num($f) };
-    (@get_num $s:ident, $how:ident($($a:tt)*)) => { None };
-
-    (@set_num $s:ident, $x:ident, num($f:ident)) => {{ $s.$f = $x; true }};
-    (@set_num $s:ident, $x:ident, opt_num($g:ident, $set:ident, $clear:ident, $i:expr)) => {{
-        $s.$set($i, $x);
-        true
-    }};
-    (@set_num $s:ident, $x:ident, cfg($f:literal)) => { $s.cfg_set_num($f, $x) };
-    (@set_num $s:ident, $x:ident, $how:ident($($a:tt)*)) => { false };
 }
