@@ -60,6 +60,7 @@ mod analysis;
 mod config;
 mod critical;
 mod fabric;
+mod mesh;
 mod model;
 pub mod plot;
 

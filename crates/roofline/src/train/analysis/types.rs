@@ -5,40 +5,9 @@ use crate::arch::Params;
 use crate::collective::CollectiveKind;
 use crate::train::critical::Regime;
 use crate::train::fabric::MeshAxis;
+pub use crate::train::model::TrainBound;
 use crate::train::model::{Phase, Window};
 use serde::{Deserialize, Serialize};
-
-/// What binds the step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TrainBound {
-    /// The FLOPs.
-    Compute,
-    /// HBM traffic (weights and the optimizer update).
-    Hbm,
-    /// A strategy's links.
-    Comms(MeshAxis),
-}
-
-impl TrainBound {
-    /// `compute`, `hbm`, or the axis id (`fsdp`, `tp`, ...).
-    pub fn id(self) -> &'static str {
-        match self {
-            TrainBound::Compute => "compute",
-            TrainBound::Hbm => "hbm",
-            TrainBound::Comms(a) => a.as_str(),
-        }
-    }
-
-    /// In words: `compute-bound`, `HBM-bound`, `FSDP communication-bound`.
-    pub fn describe(self) -> String {
-        match self {
-            TrainBound::Compute => "compute-bound".into(),
-            TrainBound::Hbm => "HBM-bound".into(),
-            TrainBound::Comms(a) => format!("{} communication-bound", a.name()),
-        }
-    }
-}
 
 /// FLOPs per token of a training step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 use super::{AxisNet, AxisNetworks, MeshAxis, Placement};
 use crate::collective::Topology;
 use crate::error::Error;
-use crate::train::config::Mesh;
+use crate::train::mesh::Mesh;
 use crate::units::format_exact;
 
 pub(super) fn place(mesh: &Mesh, a: &AxisNetworks, x: bool) -> Result<Placement, Error> {

@@ -35,7 +35,7 @@ mod torus;
 
 pub use torus::split_axes;
 
-use super::config::{AxisCounts, Mesh};
+use super::mesh::{AxisCounts, Mesh};
 use crate::collective::formulas::coefficients;
 use crate::collective::{
     check, network_preset, CollectiveKind, Network, Topology, WrapRule, MAX_CHIPS, MAX_LATENCY,

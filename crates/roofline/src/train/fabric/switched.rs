@@ -4,7 +4,7 @@
 use super::{fr, missing, AxisNet, MeshAxis, Placement, SwitchedFabric};
 use crate::collective::{Level, Network, Topology};
 use crate::error::Error;
-use crate::train::config::Mesh;
+use crate::train::mesh::Mesh;
 use crate::units::format_exact;
 
 /// The fat-tree levels spanning `n` GPUs: the node, then up to `leaf` nodes at `node × nic`

@@ -4,7 +4,7 @@
 use super::{fr, missing, AxisNet, MeshAxis, Placement, TorusFabric};
 use crate::collective::{Network, Topology, WrapRule, MAX_CHIPS};
 use crate::error::Error;
-use crate::train::config::{AxisCounts, Mesh};
+use crate::train::mesh::{AxisCounts, Mesh};
 use crate::units::format_exact;
 
 /// Prime factors of a whole `n ≥ 1` (at most 1e9: trial division to 31,623).

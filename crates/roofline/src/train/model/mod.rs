@@ -15,6 +15,38 @@ use super::fabric::{MeshAxis, Placement};
 use crate::collective::{CollectiveKind, CollectiveResult, Combine};
 use serde::{Deserialize, Serialize};
 
+/// What binds the step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainBound {
+    /// The FLOPs.
+    Compute,
+    /// HBM traffic (weights and the optimizer update).
+    Hbm,
+    /// A strategy's links.
+    Comms(MeshAxis),
+}
+
+impl TrainBound {
+    /// `compute`, `hbm`, or the axis id (`fsdp`, `tp`, ...).
+    pub fn id(self) -> &'static str {
+        match self {
+            TrainBound::Compute => "compute",
+            TrainBound::Hbm => "hbm",
+            TrainBound::Comms(a) => a.as_str(),
+        }
+    }
+
+    /// In words: `compute-bound`, `HBM-bound`, `FSDP communication-bound`.
+    pub fn describe(self) -> String {
+        match self {
+            TrainBound::Compute => "compute-bound".into(),
+            TrainBound::Hbm => "HBM-bound".into(),
+            TrainBound::Comms(a) => format!("{} communication-bound", a.name()),
+        }
+    }
+}
+
 /// The book's count of intermediates kept per layer without checkpointing, in units of `D`
 /// per token (transformers.md, "Gradient checkpointing": "2 * 20 * B * T * D * L ... The 20
 /// comes from (roughly) counting every intermediate node").
@@ -224,7 +256,7 @@ pub(crate) struct Times {
     pub t_bubble: f64,
     pub t_lower: f64,
     pub t_upper: f64,
-    pub bound: super::TrainBound,
+    pub bound: TrainBound,
 }
 
 impl Model {
@@ -262,11 +294,11 @@ impl Model {
         let passes = phase_f + phase_b;
         let core = passes.max(t_hbm);
         let bound = if t_hbm > passes && t_hbm > t_math {
-            super::TrainBound::Hbm
+            TrainBound::Hbm
         } else {
             match top {
-                Some((axis, _)) if passes > t_math => super::TrainBound::Comms(axis),
-                _ => super::TrainBound::Compute,
+                Some((axis, _)) if passes > t_math => TrainBound::Comms(axis),
+                _ => TrainBound::Compute,
             }
         };
         Times {
