@@ -66,6 +66,7 @@ impl FrontierChart {
                     points: fit,
                     series_idx: c.series_idx,
                     scatter: false,
+                    oom_from: None,
                 });
             }
             if oom.len() > usize::from(last_fit.is_some()) {
@@ -74,6 +75,7 @@ impl FrontierChart {
                     points: oom,
                     series_idx: c.series_idx,
                     scatter: false,
+                    oom_from: None,
                 });
             }
             if let Some(p) = last_fit {

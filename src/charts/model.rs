@@ -105,6 +105,10 @@ pub struct ChartSeries {
     pub series_idx: usize,
     /// Markers at the points, no line between them (measured points, not a curve).
     pub scatter: bool,
+    /// Where the curve stops fitting in memory: its points with a larger x (all of them with
+    /// `-inf`) are drawn faint and dotted, so a stretch that cannot run does not read as one
+    /// that can (`None`: it fits everywhere).
+    pub oom_from: Option<f64>,
 }
 
 /// A horizontal reference line (e.g. a chip's peak FLOP/s).

@@ -8,7 +8,7 @@ use plotters::prelude::{DrawingArea, DrawingBackend};
 use plotters::style::Color;
 
 use super::geometry::{AxisScale, ChartGeometry, PixelRect};
-use super::model::SweepChart;
+use super::model::{ChartSeries, SweepChart};
 use super::paint::{
     annotate_best, begin_chart, draw_axes_under, drop_guides, finish_chart, place_label, rgba,
     ring_marker, AxisTitles, DrawResult, LegendEntry, Occupancy, Painter, Pt, Side, Swatch, Weight,
@@ -202,9 +202,12 @@ pub fn draw<DB: DrawingBackend>(
             continue;
         }
         let dash = theme.dash(s.series_idx);
-        let runs = p.line_clipped(&pts, &plot, color, 2.2, dash)?;
+        let (fits, oom) = split_at_oom(s, &pts);
+        let runs = p.line_clipped(&fits, &plot, color, 2.2, dash)?;
+        // The stretch that does not fit in memory: faint and dotted (issue 24, point 2).
+        p.line_clipped(&oom, &plot, color.mix(0.45), 1.6, Some((2.0, 3.0)))?;
         // A lone point (or isolated samples) still deserves a mark.
-        let visible: Vec<Pt> = pts
+        let visible: Vec<Pt> = fits
             .iter()
             .flatten()
             .copied()
@@ -299,4 +302,32 @@ pub fn draw<DB: DrawingBackend>(
         annotate_best(&p, &mut occ, &inner, &candidates, label, rgba(theme.muted))?;
     }
     finish_chart(&p, &axes, &titles, &mut occ, &legend)
+}
+
+/// A curve's pixels split where it stops fitting in memory ([`ChartSeries::oom_from`]): the
+/// points that fit (the rest `None`, so no line reaches past the edge), and those that do not
+/// (from the last point that fits, so the two stretches meet). Without an edge, all fit.
+fn split_at_oom(s: &ChartSeries, pts: &[Option<Pt>]) -> (Vec<Option<Pt>>, Vec<Option<Pt>>) {
+    let Some(edge) = s.oom_from else {
+        return (pts.to_vec(), Vec::new());
+    };
+    let beyond: Vec<bool> = s.points.iter().map(|&(x, _)| x > edge).collect();
+    let fits = pts
+        .iter()
+        .zip(&beyond)
+        .map(|(q, &b)| if b { None } else { *q })
+        .collect();
+    let oom = pts
+        .iter()
+        .enumerate()
+        .map(|(k, q)| {
+            let next_beyond = beyond.get(k + 1).copied().unwrap_or(false);
+            if beyond[k] || next_beyond {
+                *q
+            } else {
+                None
+            }
+        })
+        .collect();
+    (fits, oom)
 }

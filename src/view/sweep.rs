@@ -234,6 +234,10 @@ pub fn sweep_chart_cached(
                 points: series.points.iter().map(|p| (p.x, y_of(p))).collect(),
                 series_idx: idx,
                 scatter: false,
+                oom_from: oom.map(|e| match e {
+                    OomEdge::Above(x) => x,
+                    OomEdge::Everywhere => f64::NEG_INFINITY,
+                }),
             });
             if metric == SweepMetric::Fraction && op.traits().serves {
                 part_series(&mut chart, s, op, chip, series, idx);
@@ -256,6 +260,7 @@ pub fn sweep_chart_cached(
                         points: series.points.iter().map(|p| (p.x, of(p))).collect(),
                         series_idx: idx + 1 + k,
                         scatter: false,
+                        oom_from: None,
                     });
                 }
             }
@@ -413,6 +418,7 @@ fn part_series(
                 points,
                 series_idx: idx + 1 + k,
                 scatter: false,
+                oom_from: None,
             });
         }
     }

@@ -157,6 +157,7 @@ pub fn train_chart(
                     points,
                     series_idx: (j * n_ops + i) * CURVES + k,
                     scatter: false,
+                    oom_from: None,
                 });
             }
         }

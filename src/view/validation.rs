@@ -34,6 +34,7 @@ pub fn validation_chart(r: &Report) -> SweepChart {
                 points,
                 series_idx: k + 1,
                 scatter: true,
+                oom_from: None,
             })
         })
         .collect();
@@ -49,6 +50,7 @@ pub fn validation_chart(r: &Report) -> SweepChart {
             points: vec![(lo, lo), (hi, hi)],
             series_idx: 0,
             scatter: false,
+            oom_from: None,
         });
     }
     SweepChart {

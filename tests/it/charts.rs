@@ -93,6 +93,7 @@ fn first_load_sweep() -> SweepChart {
                 .collect(),
             series_idx: idx,
             scatter: false,
+            oom_from: None,
         }
     };
     SweepChart {
@@ -494,6 +495,7 @@ fn sweep_degenerate_inputs_never_panic() {
                     points: vec![(3.0, 5.0)],
                     series_idx: 0,
                     scatter: false,
+                    oom_from: None,
                 }],
                 log_x,
                 log_y,
@@ -516,12 +518,14 @@ fn sweep_degenerate_inputs_never_panic() {
                             points: vec![(1.0, 1.0), (a, b), (2.0, 4.0), (b, a), (a, a)],
                             series_idx: 3,
                             scatter: false,
+                            oom_from: None,
                         },
                         ChartSeries {
                             label: "only specials".into(),
                             points: vec![(a, b), (b, a)],
                             series_idx: 99,
                             scatter: false,
+                            oom_from: None,
                         },
                     ];
                     m.hlines = vec![HLine {
@@ -547,6 +551,7 @@ fn sweep_degenerate_inputs_never_panic() {
             points: vec![(1e-300, 1e-300), (1.0, 1.0), (1e300, 1e300)],
             series_idx: 0,
             scatter: false,
+            oom_from: None,
         }],
         log_x: true,
         log_y: true,
@@ -890,6 +895,7 @@ fn twelve_series_differ_in_colour_or_dash() {
             points: (1..=64).map(|b| (b as f64, (b * (i + 1)) as f64)).collect(),
             series_idx: i,
             scatter: false,
+            oom_from: None,
         })
         .collect();
     let model = SweepChart {
@@ -1024,6 +1030,7 @@ fn time_axes_tick_in_time_units() {
             points: (1..=64).map(|b| (b as f64, b as f64 * 1e-6)).collect(),
             series_idx: 0,
             scatter: false,
+            oom_from: None,
         }],
         y_unit: Some(::roofline::units::Unit::Seconds),
         ..Default::default()
@@ -1032,4 +1039,56 @@ fn time_axes_tick_in_time_units() {
     let t = texts(&svg);
     assert!(t.iter().any(|l| l.ends_with(" µs")), "{t:?}");
     assert!(!t.iter().any(|l| l.contains("e-")), "{t:?}");
+}
+
+/// Issue 24, point 2: the stretch of a curve that does not fit in memory is drawn faint and
+/// dotted, the rest as before; a curve that fits everywhere has no faint stretch, and one that
+/// fits nowhere has no solid one.
+#[test]
+fn a_curve_beyond_memory_is_faint_and_dotted() {
+    let theme = ChartTheme::light();
+    let c0 = hex(theme.color(0));
+    let chart = |oom_from: Option<f64>| SweepChart {
+        title: "oom".into(),
+        x_label: "B".into(),
+        y_label: "y".into(),
+        series: vec![ChartSeries {
+            label: "llm".into(),
+            points: (1..=64).map(|b| (b as f64, b as f64)).collect(),
+            series_idx: 0,
+            scatter: false,
+            oom_from,
+        }],
+        ..Default::default()
+    };
+    // Polylines in the series' colour: (solid, faint). The faint ones carry an opacity.
+    let lines = |svg: &str| {
+        let stroke = format!("stroke=\"{c0}\"");
+        let els: Vec<&str> = svg
+            .split("<polyline ")
+            .skip(1)
+            .map(|el| el.split('>').next().unwrap_or(""))
+            .filter(|el| el.contains(&stroke))
+            .collect();
+        let faint = els
+            .iter()
+            .filter(|el| el.contains("opacity=\"0.45"))
+            .count();
+        (els.len() - faint, faint)
+    };
+    let fits = sweep::render_svg(&chart(None), &theme, W, H).unwrap();
+    let (solid, faint) = lines(&fits);
+    assert!(
+        solid >= 1 && faint == 0,
+        "fits everywhere: {solid} solid, {faint} faint"
+    );
+    let half = sweep::render_svg(&chart(Some(32.0)), &theme, W, H).unwrap();
+    let (solid_half, faint_half) = lines(&half);
+    // The legend's swatch and the curve up to B = 32 solid; 32 → 64 in dots (many short runs).
+    assert!(solid_half >= 1, "{solid_half} solid");
+    assert!(faint_half > 5, "{faint_half} faint dots");
+    let none = sweep::render_svg(&chart(Some(f64::NEG_INFINITY)), &theme, W, H).unwrap();
+    let (_, faint_none) = lines(&none);
+    assert!(faint_none > faint_half, "{faint_none} vs {faint_half}");
+    assert_sane_svg(&half);
 }
