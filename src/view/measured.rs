@@ -250,6 +250,7 @@ pub fn fit_summary(f: &Fit) -> Vec<String> {
             pretty(f.calibrated, Unit::Seconds)
         ),
     ];
+    out.push(uncertainty_line(&f.uncertainty));
     if let Some(s) = &f.shares {
         out.push(format!(
             "Of the gap between measured and roofline: compute efficiency explains {:.1}%, memory efficiency {:.1}%, overhead {:.1}%, unexplained {:.1}%",
@@ -260,6 +261,27 @@ pub fn fit_summary(f: &Fit) -> Vec<String> {
         ));
     }
     out
+}
+
+/// How well the kernels determine each term: `c ±3.2 %` (a standard error of `ln c`, about a
+/// relative one), `o ±1.2 µs`, or "not determined" for a term at its bound or that no kernel
+/// constrains.
+fn uncertainty_line(u: &roofline::profile::Uncertainty) -> String {
+    let rel = |se: Option<f64>| {
+        se.map_or("not determined".to_string(), |s| {
+            format!("±{} %", roofline::units::format_sig(100.0 * s, 2))
+        })
+    };
+    format!(
+        "Uncertainty (one standard error, from the fit's curvature over {} kernel shapes): c {}, m {}, o {}",
+        u.shapes,
+        rel(u.compute),
+        rel(u.memory),
+        u.overhead.map_or("not determined".to_string(), |s| format!(
+            "±{}",
+            pretty(s, Unit::Seconds)
+        ))
+    )
 }
 
 /// What the profile panel shows: the roofline's caption, the rows (biggest time lost first),

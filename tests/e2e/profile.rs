@@ -241,6 +241,14 @@ async fn a_pasted_ncu_profile_its_rows_markers_and_calibration() {
     b.wait_for(".fit-summary li").await;
     let fit = b.text(".fit-summary").await;
     assert!(fit.contains("Fit over 3 kernels"), "{fit}");
+    // How well the kernels determine each term (issue 24, point 1): three shapes for three
+    // terms leave nothing to estimate a spread from, and the panel says so.
+    assert!(
+        fit.contains(
+            "Uncertainty (one standard error, from the fit's curvature over 3 kernel shapes)"
+        ),
+        "{fit}"
+    );
     let cal = fit
         .split("(cal=")
         .nth(1)

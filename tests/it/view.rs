@@ -481,6 +481,7 @@ fn measured_rows_groups_fit_and_markers() {
             "{lines}"
         );
         assert!(lines.contains("RMS error of log time"), "{lines}");
+        assert!(lines.contains("Uncertainty (one standard error"), "{lines}");
         assert!(f.rms_after <= f.rms_before + 1e-12);
     }
 

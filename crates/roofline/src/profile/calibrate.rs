@@ -14,6 +14,7 @@
 //! on a 5 µs kernel weigh as much as on a 5 ms one, so the many small kernels of a trace fix
 //! `o` and the large ones fix `c` and `m`.
 
+use super::uncertainty::{uncertainty, Obs, Uncertainty};
 use super::{Kernel, Roofline};
 use crate::error::Error;
 use crate::units::{format_exact, parse_quantity, parse_quantity_unit, Unit};
@@ -225,6 +226,10 @@ pub struct Fit {
     pub compute_bound: usize,
     /// Records it calls memory-bound.
     pub memory_bound: usize,
+    /// How well the data determine each parameter: standard errors from the fit's curvature
+    /// (`profile::uncertainty`).
+    #[serde(default)]
+    pub uncertainty: Uncertainty,
 }
 
 /// One launch's figures: compute time at peak, memory time at full bandwidth, measured time,
@@ -508,6 +513,17 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
             unexplained: (measured - calibrated) / gap,
         }
     });
+    let obs: Vec<Obs> = prob
+        .pts
+        .iter()
+        .map(|p| Obs {
+            a: p.a,
+            b: p.b,
+            ln_t: p.ln_t,
+            w: p.w,
+        })
+        .collect();
+    let uncertainty = uncertainty(&obs, shapes, cal.compute, cal.memory, cal.overhead);
     let compute_bound = prob
         .pts
         .iter()
@@ -525,5 +541,6 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
         shares,
         compute_bound,
         memory_bound: used - compute_bound,
+        uncertainty,
     })
 }

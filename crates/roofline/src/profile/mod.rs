@@ -104,12 +104,14 @@ mod csv;
 mod ncu;
 mod place;
 mod trace;
+mod uncertainty;
 
 pub use calibrate::{fit, CalibratedTerms, Calibration, Fit, Shares};
 pub use place::{
     default_groups, group_totals, rank_by_time_lost, Bound, Group, GroupTotal, Pattern, Placed,
     RankedRow, Roofline,
 };
+pub use uncertainty::Uncertainty;
 
 use crate::error::{clip_text, Error};
 use serde::{Deserialize, Serialize};

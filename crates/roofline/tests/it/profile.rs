@@ -867,3 +867,49 @@ fn a_roofline_needs_positive_numbers() {
     k.time = 0.0;
     assert!(h100().place(&k).is_none());
 }
+
+/// Issue 24, point 1: the fit reports how well the kernels determine each term. Eight shapes,
+/// four compute-bound at half the peak and four memory-bound at 80 % of the bandwidth, over
+/// three decades of size so the overhead (5 µs) is pinned too, each time off by a factor
+/// `e^(±δ)` in turn. Every term is then determined, its standard error grows with the noise
+/// (twice the noise, about twice the error: the fit is nearly linear at this noise), and
+/// exact data leave no error at all.
+#[test]
+fn the_fit_reports_its_uncertainty() {
+    let (c, m, o) = (0.5, 0.8, 5e-6);
+    let kernels = |delta: f64| -> Vec<Kernel> {
+        let mut ks = Vec::new();
+        for (k, scale) in [1.0, 10.0, 100.0, 1000.0].into_iter().enumerate() {
+            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+            // A GEMM of intensity ~1365 and a copy of intensity 0.01, `scale` times larger.
+            let (gf, gb) = (137_438_953.472 * scale, 100_663.296 * scale);
+            let gemm = (gf / P / c).max(gb / W / m) + o;
+            ks.push(kernel("gemm", gf, gb, gemm * (sign * delta).exp(), 1));
+            let (cf, cb) = (1e4 * scale, 1e6 * scale);
+            let copy = (cf / P / c).max(cb / W / m) + o;
+            ks.push(kernel("copy", cf, cb, copy * (-sign * delta).exp(), 1));
+        }
+        ks
+    };
+    let u1 = fit(&kernels(0.02), &h100()).unwrap().uncertainty;
+    let u2 = fit(&kernels(0.04), &h100()).unwrap().uncertainty;
+    assert_eq!(u1.shapes, 8);
+    for (name, a, b) in [
+        ("c", u1.compute, u2.compute),
+        ("m", u1.memory, u2.memory),
+        ("o", u1.overhead, u2.overhead),
+    ] {
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert!(
+            a > 0.0 && (1.6..2.4).contains(&(b / a)),
+            "{name}: {a} then {b}"
+        );
+    }
+    // ±2 % noise on four shapes each: the efficiencies within a few percent.
+    assert!(
+        u1.compute.unwrap() < 0.05 && u1.memory.unwrap() < 0.05,
+        "{u1:?}"
+    );
+    let exact = fit(&kernels(0.0), &h100()).unwrap().uncertainty;
+    assert!(exact.compute.unwrap() < 1e-6, "{exact:?}");
+}
