@@ -75,7 +75,8 @@ impl FrontierChart {
                     points: oom,
                     series_idx: c.series_idx,
                     scatter: false,
-                    oom_from: None,
+                    // All of it beyond memory: faint and dotted, as on the sweep plot.
+                    oom_from: Some(f64::NEG_INFINITY),
                 });
             }
             if let Some(p) = last_fit {

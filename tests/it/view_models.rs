@@ -267,6 +267,9 @@ fn the_frontier_chart_follows_the_serving_figures_and_marks_the_memory_end() {
     assert!(sweep.log_x && sweep.log_y);
     assert_eq!(sweep.series.len(), 2, "fits, and the out-of-memory tail");
     assert!(sweep.series[1].label.ends_with("(out of memory)"));
+    // Drawn faint and dotted, all of it (issue 24, point 2); the part that fits as before.
+    assert_eq!(sweep.series[1].oom_from, Some(f64::NEG_INFINITY));
+    assert_eq!(sweep.series[0].oom_from, None);
     assert_eq!(sweep.crossovers[0].label, "max B 42");
     // The chart in front: table, sentence and SVG export.
     let model = ChartModel::Frontier(chart);
