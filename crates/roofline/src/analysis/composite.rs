@@ -2,7 +2,7 @@
 //! [`Eval`] sweeps use, the [`Sample`] the critical-point solver uses, and the derivation.
 //! See [`crate::workload`] for the formulas.
 
-use super::numbers::{crit_str, distinct};
+use super::numbers::{crit_str, distinct, secs};
 
 use super::{assemble, Analysis, Bound, ExecUnit, Options, PartTime, Report, Resource, Specific};
 use crate::chip::Chip;
@@ -209,16 +209,16 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         format_quantity(raw_peak, Unit::FlopRate)
     ));
     a.push_peak_lines(&mut out);
-    out.push(format!("T_math = Σ r·T_math = {} s", num3(a.t_math)));
+    out.push(format!("T_math = Σ r·T_math = {}", secs(a.t_math)));
     for c in &a.comms {
         let label = c.resource.label();
         out.push(format!(
-            "{label} bytes = Σ r·bytes = {}; {} = {} / {} = {} s",
+            "{label} bytes = Σ r·bytes = {}; {} = {} / {} = {}",
             num3(c.bytes),
             c.resource.time_symbol(),
             num3(c.bytes),
             format_exact(c.bandwidth),
-            num3(c.time)
+            secs(c.time)
         ));
     }
     let syms = a.push_t_comms(&mut out);
@@ -229,9 +229,9 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         .map(|p| format!("{}×{}", format_exact(p.repeat), num3(p.t_lower)))
         .collect();
     out.push(format!(
-        "T_lower = Σ r·T_lower = {} = {} s (parts run one after another, each overlapping its own compute and traffic)",
+        "T_lower = Σ r·T_lower = {} = {} (parts run one after another, each overlapping its own compute and traffic)",
         terms.join(" + "),
-        num3(a.t_lower)
+        secs(a.t_lower)
     ));
     let o = if a.compute.cal.overhead > 0.0 {
         " + Σ r·o (each part's launch overhead)"
@@ -239,9 +239,9 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         ""
     };
     out.push(format!(
-        "T_upper = Σ r·T_upper = T_math + {}{o} = {} s",
+        "T_upper = Σ r·T_upper = T_math + {}{o} = {}",
         syms.join(" + "),
-        num3(a.t_upper)
+        secs(a.t_upper)
     ));
     let bl = a.binding.label();
     let bind = a.term(a.binding);

@@ -1,7 +1,7 @@
 //! The worked derivation of an analysis, step by step with numbers substituted, and the
 //! lines a composite's derivation shares.
 
-use super::numbers::{crit_str, distinct};
+use super::numbers::{crit_str, distinct, secs};
 use super::{Analysis, Bound, ExecUnit, FlopConvention};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
 
@@ -96,9 +96,9 @@ impl Analysis {
             .collect();
         if self.comms.len() > 1 {
             out.push(format!(
-                "T_comms = max({}) = {} s ({})",
+                "T_comms = max({}) = {} ({})",
                 syms.join(", "),
-                num3(self.t_comms),
+                secs(self.t_comms),
                 self.binding.label()
             ));
         }
@@ -138,10 +138,10 @@ impl Analysis {
         if let Some(c) = &self.report.collective {
             out.extend(c.derivation.iter().cloned());
             out.push(format!(
-                "Formula: {} ({}); T_comms = {} s: {}",
+                "Formula: {} ({}); T_comms = {}: {}",
                 c.formula,
                 c.section,
-                num3(self.t_comms),
+                secs(self.t_comms),
                 if c.latency_bound {
                     "latency-bound"
                 } else {
@@ -184,10 +184,10 @@ impl Analysis {
             format_exact(raw_peak)
         };
         out.push(format!(
-            "T_math = FLOPs / peak = {} / {peak_txt} = {} / {peak_txt} = {} s",
+            "T_math = FLOPs / peak = {} / {peak_txt} = {} / {peak_txt} = {}",
             paren(&fs),
             paren(&fsub),
-            num3(self.t_math)
+            secs(self.t_math)
         ));
         for c in &self.comms {
             let label = c.resource.label();
@@ -196,11 +196,11 @@ impl Analysis {
                 .unwrap_or_else(|| ("bytes".into(), num3(c.bytes)));
             out.push(format!("{label} bytes = {bs} = {bsub} = {}", num3(c.bytes)));
             out.push(format!(
-                "{} = {label} bytes / {label} bandwidth = {} / {} = {} s",
+                "{} = {label} bytes / {label} bandwidth = {} / {} = {}",
                 c.resource.time_symbol(),
                 num3(c.bytes),
                 given(c.bandwidth),
-                num3(c.time)
+                secs(c.time)
             ));
         }
         let syms = self.push_t_comms(&mut out);
@@ -211,18 +211,18 @@ impl Analysis {
             (String::new(), String::new())
         };
         out.push(format!(
-            "T_lower = max(T_math, T_comms){o_sym} = max({}, {}){o_val} = {} s",
+            "T_lower = max(T_math, T_comms){o_sym} = max({}, {}){o_val} = {}",
             num3(self.t_math),
             num3(self.t_comms),
-            num3(self.t_lower)
+            secs(self.t_lower)
         ));
         let parts: Vec<String> = self.comms.iter().map(|c| num3(c.time)).collect();
         out.push(format!(
-            "T_upper = T_math + {}{o_sym} = {} + {}{o_val} = {} s",
+            "T_upper = T_math + {}{o_sym} = {} + {}{o_val} = {}",
             syms.join(" + "),
             num3(self.t_math),
             parts.join(" + "),
-            num3(self.t_upper)
+            secs(self.t_upper)
         ));
         let bl = self.binding.label();
         let bind_bytes = self.term(self.binding).map_or(0.0, |c| c.bytes);

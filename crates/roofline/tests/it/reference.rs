@@ -333,7 +333,7 @@ fn question_3_derivation_lines() {
     let text = lines.join("\n");
     assert!(
         lines.contains(
-            &"T_math = FLOPs / peak = 2·B·D·F / 1.97e14 = 2·136·4096·4096 / 1.97e14 = 2.32e-5 s"
+            &"T_math = FLOPs / peak = 2·B·D·F / 1.97e14 = 2·136·4096·4096 / 1.97e14 = 2.32e-5 s (23.2 µs)"
                 .to_string()
         ),
         "{text}"
