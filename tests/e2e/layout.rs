@@ -270,6 +270,18 @@ async fn an_llm_a_collective_and_a_training_step_fit_at_both_widths() {
             assert_eq!(wide, serde_json::json!([]), "{w}×{h}: cells past the edge");
             // A kind's own figures (the training step's MFU, days, cost) sit labelled in the
             // row's last cell, not under other columns' headers.
+            // The LLM's curve beyond B = 119 (where it stops fitting) is faint and dotted in
+            // the plot's SVG export (issue 24, point 2).
+            b.capture_downloads().await;
+            let (_, svg) = b.export("svg").await;
+            assert!(
+                svg.contains("does not fit in HBM above B = 119"),
+                "{svg:.300}"
+            );
+            assert!(
+                svg.contains("opacity=\"0.45"),
+                "no faint stretch in {svg:.300}"
+            );
             let mfu = b
                 .js("const s = document.querySelector(\"tr.result-row[data-op='2'] td.kind-cells [data-metric='mfu']\"); return s ? s.parentElement.textContent : null")
                 .await;

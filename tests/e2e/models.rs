@@ -236,6 +236,11 @@ async fn the_serving_frontier_is_a_plot_with_a_link_and_an_svg_export() {
         "{svg:.300}"
     );
     assert!(svg.contains("(out of memory)"));
+    // The tail beyond memory is drawn faint and dotted (issue 24, point 2).
+    assert!(
+        svg.contains("opacity=\"0.45"),
+        "no faint stretch in {svg:.300}"
+    );
     b.close().await;
 
     // The link alone opens on the frontier.
