@@ -257,8 +257,13 @@ impl Llm {
     /// The zoo preset whose architecture equals this one, if any (the first of identical
     /// ones).
     pub fn preset(&self) -> Option<&'static LlmPreset> {
-        let a = self.arch();
-        arch_presets().iter().find(|p| p.arch == a)
+        // The fields themselves, not only the architecture they make: a field that does not
+        // act yet (`shared_experts` without `experts`) still makes the op differ from the
+        // preset, so setting the preset's own id back changes nothing (FUZZ_SEED=6, train
+        // case 22661).
+        arch_presets()
+            .iter()
+            .find(|p| ArchFields::of(&p.arch) == self.shape)
     }
 
     /// The value of the `preset` field: a preset id or `custom`.

@@ -210,9 +210,10 @@ impl Train {
     /// The value of the `preset` field: the zoo preset whose architecture is the op's, or
     /// `custom`.
     pub fn preset_id(&self) -> &'static str {
+        // The fields themselves, not only the architecture they make (see `Llm::preset`).
         arch_presets()
             .iter()
-            .find(|p| p.arch == self.config.arch)
+            .find(|p| ArchFields::of(&p.arch) == self.shape)
             .map_or("custom", |p| p.id)
     }
 

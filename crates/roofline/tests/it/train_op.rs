@@ -414,3 +414,25 @@ fn the_op_reads_back_from_its_json() {
     assert_eq!(a.config, b.config);
     assert_eq!(old.get("experts").as_deref(), Some("128"));
 }
+
+/// FUZZ_SEED=6, train case 22661: a mixture-of-experts field set on a dense preset
+/// (`shared_experts=2`, no `experts`) does not act yet, but the op is no longer the preset: it
+/// reads `custom`, and setting any field to its own text changes nothing. The same for `llm`.
+#[test]
+fn a_field_that_does_not_act_yet_still_leaves_the_preset() {
+    for kind in ["train", "llm"] {
+        let mut op = Op::default_for(kind).unwrap();
+        op.set("preset", "llama3-70b").unwrap();
+        assert_eq!(op.get("preset").as_deref(), Some("llama3-70b"), "{kind}");
+        op.set("shared_experts", "2").unwrap();
+        assert_eq!(op.get("preset").as_deref(), Some("custom"), "{kind}");
+        for spec in op.fields() {
+            let Some(text) = op.get(spec.key) else {
+                continue;
+            };
+            let mut again = op.clone();
+            again.set(spec.key, &text).unwrap();
+            assert_eq!(again, op, "{kind}: {} = {text:?} changes the op", spec.key);
+        }
+    }
+}
