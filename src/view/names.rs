@@ -3,7 +3,7 @@
 
 use roofline::op::Op;
 use roofline::scenario::Scenario;
-use roofline::units::{format_quantity, Unit};
+use roofline::units::Unit;
 
 /// Operation kinds offered in the forms: (kind id, label).
 pub const OP_KINDS: &[(&str, &str)] = &OP_KIND_PAIRS;
@@ -45,10 +45,7 @@ pub(super) fn series_name(s: &Scenario, op: &Op, chip: &str) -> String {
 
 /// Format a quantity for people: SI prefixes and units.
 pub fn pretty(v: f64, unit: Unit) -> String {
-    if !v.is_finite() {
-        return "—".into();
-    }
-    format_quantity(v, unit)
+    roofline::units::format_shown(v, unit)
 }
 
 /// The dimension a field stands for, as the chapter writes it: `b` → `B`.

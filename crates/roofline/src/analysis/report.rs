@@ -12,7 +12,7 @@
 use super::CollectiveTimes;
 use crate::resource::{Bound, Resource};
 use crate::train::TrainAnalysis;
-use crate::units::{format_exact, format_quantity, Unit};
+use crate::units::{format_exact, Unit};
 use serde::{Deserialize, Serialize};
 
 /// One part's figures inside an aggregate [`Analysis`] (per run, per chip; displayed FLOP
@@ -165,13 +165,7 @@ impl Report {
     }
 }
 
-/// A quantity with an SI prefix, `—` when not finite.
-pub(crate) fn pretty(v: f64, unit: Unit) -> String {
-    if !v.is_finite() {
-        return "—".into();
-    }
-    format_quantity(v, unit)
-}
+pub(crate) use crate::units::format_shown as pretty;
 
 /// `compute`, or the bound with its resource: `memory (HBM)`.
 pub fn binding_words(bound: Bound, resource: Resource) -> String {

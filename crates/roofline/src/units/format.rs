@@ -105,6 +105,15 @@ fn sci_text(digits: &str, e10: i32) -> String {
     format!("{}e{e10}", place_point(digits, 1))
 }
 
+/// [`format_quantity`] as the page shows a figure: `—` where the value is not finite (a
+/// figure that could not be computed), never `∞` or `NaN`.
+pub fn format_shown(x: f64, unit: Unit) -> String {
+    if !x.is_finite() {
+        return "—".into();
+    }
+    format_quantity(x, unit)
+}
+
 /// Pretty formatting with 3 significant digits and a decimal SI prefix.
 ///
 /// `format_quantity(1.97e14, Unit::FlopRate) == "197 TFLOP/s"`,

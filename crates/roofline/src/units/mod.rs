@@ -88,8 +88,8 @@ mod parse;
 
 pub(crate) use format::num3;
 pub use format::{
-    format_bytes_binary, format_exact, format_field, format_params, format_quantity, format_si,
-    format_si_thousands, format_sig, format_time_si,
+    format_bytes_binary, format_exact, format_field, format_params, format_quantity, format_shown,
+    format_si, format_si_thousands, format_sig, format_time_si,
 };
 pub use parse::{parse_quantity, parse_quantity_unit};
 
