@@ -131,7 +131,6 @@ pub(crate) fn analyze_composite(
         })
         .collect();
     let report = Report {
-        phases: super::report::part_phases(&parts),
         parts,
         ..Report::default()
     };

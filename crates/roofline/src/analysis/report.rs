@@ -144,7 +144,8 @@ pub struct Report {
     /// Words the key line adds when the operation fits in memory (an LLM step's tokens/s).
     #[serde(skip)]
     pub key_words_fit: String,
-    /// The parts of its time (empty for a plain operation).
+    /// The parts of its time that are not `parts` (a training step's, a collective's terms);
+    /// read them through [`Report::phases`], which derives a composite's from its parts.
     #[serde(skip)]
     pub phases: Vec<Phase>,
     /// Marks on a sweep of one of its fields.
@@ -162,6 +163,17 @@ impl Report {
     /// A reported figure by its metric.
     pub fn figure(&self, metric: &str) -> Option<&Figure> {
         self.figures.iter().find(|f| f.metric == metric)
+    }
+
+    /// The parts of its time, adding up to `t_lower` (empty for a plain operation): a
+    /// composite's parts (derived when asked, not on every analysis), else the phases the kind
+    /// reported.
+    pub fn phases(&self) -> Vec<Phase> {
+        if self.parts.is_empty() {
+            self.phases.clone()
+        } else {
+            part_phases(&self.parts)
+        }
     }
 }
 

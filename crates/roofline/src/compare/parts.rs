@@ -67,12 +67,12 @@ pub fn breakdown(op: &Op, chip: &Chip, opts: &Options) -> Result<Vec<PartSlice>,
 /// training step's phases, a collective's two terms; empty for a plain operation.
 fn reported_parts(a: &Analysis) -> Vec<PartSlice> {
     a.report
-        .phases
-        .iter()
+        .phases()
+        .into_iter()
         .map(|p| PartSlice {
-            name: p.name.clone(),
+            name: p.name,
             time: p.time,
-            binding: p.binding.clone(),
+            binding: p.binding,
         })
         .collect()
 }
