@@ -1,10 +1,14 @@
 //! Collectives: all-reduce and all-to-all (MoE dispatch). Pure data, every figure quoted.
 //!
 //! nccl-tests report bus bandwidth; for an all-reduce over n ranks the time is
-//! `bytes / algbw` with `algbw = busbw · n / (2(n − 1))`. DeepEP reports a per-rank
-//! "bottleneck bandwidth": its time is the bytes each rank sends over that link divided by it,
-//! the bytes taken as the app's all-to-all moves them (each rank sends (n − 1)/n of its V/n
-//! over a node's NVLink; across nodes, the share bound for other nodes over the NIC).
+//! `bytes / algbw` with `algbw = busbw · n / (2(n − 1))`. DeepEP's normal kernels report a
+//! per-rank "bottleneck bandwidth": its tests divide a byte count by the kernel's time, so the
+//! time is that byte count over the bandwidth. The count is DeepEP's own (its test scripts):
+//! every token once per distinct destination rank (NVLink) or node (RDMA), the own rank or
+//! node included, at 7,168 FP8 bytes plus 4 B of scale per 128 (7,392 B). The scenario moves
+//! the bytes that physically cross the bound link: the app's all-to-all sends (n − 1)/n of each
+//! rank's V/n over a node's NVLink and, across nodes, the share bound for other nodes over the
+//! NIC, so V is set to make that share equal the deduplicated traffic.
 
 use super::{Compared, Family, Point, Tier, Work};
 
@@ -30,6 +34,23 @@ const COLL: Point = Point {
     expressible: Ok(()),
 };
 
+/// DeepEP's tests route each of 4,096 tokens to its top 8 of 256 experts drawn at random (the
+/// scores are |N(0, 1)| + 1; with 4 nodes, "top-4 groups" masks none): the chance that a rank
+/// or node holding `held` of the 256 experts receives a given token is
+/// `1 − C(256 − held, 8) / C(256, 8)`.
+const fn hit(held: u32) -> f64 {
+    let mut miss = 1.0;
+    let mut i = 0;
+    while i < 8 {
+        miss *= (256 - held - i) as f64 / (256 - i) as f64;
+        i += 1;
+    }
+    1.0 - miss
+}
+
+/// A token's bytes in DeepEP's count: `hidden · 2 · (1 + 4/128) / 2` for FP8 with scales.
+const DEEPEP_TOKEN_B: f64 = 7168.0 * 2.0 * (1.0 + 4.0 / 128.0) / 2.0;
+
 /// An 8 GiB all-reduce over 8 ranks at a bus bandwidth (bytes/s): seconds.
 const fn allreduce_8g_8(busbw: f64) -> f64 {
     8589934592.0 / (busbw * 8.0 / 14.0)
@@ -38,32 +59,32 @@ const fn allreduce_8g_8(busbw: f64) -> f64 {
 pub(super) static POINTS: &[Point] = &[
     Point {
         id: "deepep-v1-h800-intranode-ep8-dispatch",
-        link: "?chip=h800&op=collective:kind=alltoall,bytes=234881024,n=8,topology=node",
+        link: "?chip=h800&op=collective:kind=alltoall,bytes=1282476199,n=8,topology=node",
         measured: "dispatch 153 GB/s (NVLink) bottleneck bandwidth; combine 158 GB/s",
-        measured_s: 7.0 / 8.0 * (234881024.0 / 8.0) / 153e9,
-        derivation: "V = 8 ranks × 4096 tokens × 7168 B = 2.349e8 B; each rank sends 7/8 of V/8 = 2.569e7 B over NVLink at 153 GB/s = 168 µs",
-        conditions: "8× H800 SXM in one node (NVLink ~160 GB/s); DeepEP V1 normal kernels, 4096 tokens per batch, 7168 hidden, top-4 groups, top-8 experts, FP8 dispatch, EP 8",
+        measured_s: 8.0 * 4096.0 * hit(32) * DEEPEP_TOKEN_B / 153e9,
+        derivation: "DeepEP's count (tests/test_intranode.py: recv_x.numel() × 2 × (1 + 4/128)/2): a rank receives each of the 8 ranks' 4,096 tokens with chance 1 − C(224, 8)/C(256, 8) = 0.6618, so 21,687 tokens × 7,392 B = 1.603e8 B, at 153 GB/s = 1.048 ms. The bound link carries the 7/8 from other ranks, 1.403e8 B per rank; the app's all-to-all sends 7/8 of V/8, so V = 64 × 4,096 × 0.6618 × 7,392 B = 1.282e9 B",
+        conditions: "8× H800 SXM in one node (NVLink ~160 GB/s); DeepEP V1 normal kernels, 4096 tokens per batch, 7168 hidden, 256 experts, top-8 experts drawn at random, FP8 dispatch, EP 8",
         quote: "| Intranode |      8       |  153 GB/s (NVLink)   |      8      |  158 GB/s (NVLink)   |",
-        notes: "an achieved bandwidth, not a time: the comparison is 153 GB/s against the app's per-GPU NVLink bandwidth; DeepEP counts logical bytes (real traffic depends on routing)",
+        notes: "an achieved bandwidth: the time is DeepEP's byte count (read in deepseek-ai/DeepEP tests/test_intranode.py, commit 031a5c4: 4,096 tokens, 7,168 hidden, 256 experts, top-8) over 153 GB/s; a token bound for several experts on one rank crosses NVLink once",
         ..COLL
     },
     Point {
         id: "deepep-v1-h800-internode-ep32-dispatch",
-        link: "?chip=h800:dcn=50e9&op=collective:kind=alltoall,bytes=939524096,n=32,topology=cluster,levels=8/4",
+        link: "?chip=h800:dcn=50e9&op=collective:kind=alltoall,bytes=3501755223,n=32,topology=cluster,levels=8/4",
         measured: "dispatch 58 GB/s (RDMA) bottleneck bandwidth; combine 57 GB/s",
-        measured_s: 24.0 / 32.0 * (939524096.0 / 32.0) / 58e9,
-        derivation: "V = 32 × 4096 × 7168 B = 9.395e8 B; each rank's share for the other 3 nodes, 24/32 of V/32 = 2.202e7 B, at 58 GB/s = 380 µs",
-        conditions: "32× H800 (4 nodes), each GPU with a CX7 400 Gb/s InfiniBand NIC (~50 GB/s, set as dcn); DeepEP V1 normal kernels with NVLink→RDMA forwarding, settings as intranode, EP 32",
+        measured_s: 4.0 * 4096.0 * hit(64) * DEEPEP_TOKEN_B / 58e9,
+        derivation: "DeepEP's count (tests/test_internode.py: num_rdma_token_sent × hidden × 2 × (1 + 4/128)/2, the distinct nodes of each token's experts, its own node included): 4,096 tokens × 4 nodes × (1 − C(192, 8)/C(256, 8) = 0.9036) = 14,804 × 7,392 B = 1.094e8 B, at 58 GB/s = 1.887 ms. Only the 3 other nodes cross the NIC: 4,096 × 3 × 0.9036 × 7,392 B = 8.207e7 B per rank; the app's all-to-all sends 24/32 of V/32 off the node, so V = 8.207e7 × 32 × 32/24 = 3.502e9 B",
+        conditions: "32× H800 (4 nodes), each GPU with a CX7 400 Gb/s InfiniBand NIC (~50 GB/s, set as dcn); DeepEP V1 normal kernels with NVLink→RDMA forwarding (each token crosses the NIC once per destination node), 4096 tokens per batch, 7168 hidden, 256 experts, top-8 of top-4 groups (all 4 nodes), FP8 dispatch, EP 32",
         quote: "| Internode |      32      |    58 GB/s (RDMA)    |     32      |    57 GB/s (RDMA)    |",
-        notes: "58 GB/s exceeds the 50 GB/s NIC: DeepEP's logical bytes count traffic that is deduplicated per node and forwarded over NVLink, so a bound on raw bytes can sit above it",
+        notes: "58 GB/s exceeds the 50 GB/s NIC because DeepEP's RDMA count includes each token's own node, which NVLink serves (read in deepseek-ai/DeepEP tests/legacy/test_internode.py, commit 81a433e); with only the other nodes' bytes on the NIC the bound sits below the measurement. An earlier version of this point took one copy per token and put the bound above it",
         ..COLL
     },
     Point {
         id: "deepep-v1-h800-lowlatency-ep8-dispatch-128tok",
-        link: "?chip=h800&op=collective:kind=alltoall,bytes=58720256,n=8,topology=node",
+        link: "?chip=h800&op=collective:kind=alltoall,bytes=60686336,n=8,topology=node",
         measured: "dispatch 77 us at 98 GB/s; combine 114 us at 127 GB/s",
         measured_s: 77e-6,
-        derivation: "stated: 77 µs (V = 8 ranks × 128 tokens × 8 expert copies × 7168 B = 5.87e7 B)",
+        derivation: "stated: 77 µs; DeepEP's count (tests/test_low_latency.py: hidden + hidden/128 × 4 + 16 = 7,408 B per (token, expert) copy, every copy sent): V = 8 ranks × 128 tokens × 8 copies × 7,408 B = 6.069e7 B (98 GB/s × 77 µs = 7.55e6 B per rank, as V/8 = 7.59e6)",
         conditions: "8× H800 with CX7 400 Gb/s IB; DeepEP V1 low-latency kernels, 128 tokens per batch, 7168 hidden, top-8 experts, FP8 dispatch, EP 8",
         quote: "|      8       |  77 us  |    98 GB/s     |      8      | 114 us  |    127 GB/s    |",
         notes: "latency-dominated; the low-latency kernels send every (token, expert) copy without deduplication; 98 GB/s exceeds the NIC, so the EP8 traffic is read as NVLink (topology=node), an assumption",
@@ -71,10 +92,10 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "deepep-v1-h800-lowlatency-ep256-dispatch-128tok",
-        link: "?chip=h800:dcn=50e9&op=collective:kind=alltoall,bytes=1879048192,n=256,topology=cluster,levels=8/32",
+        link: "?chip=h800:dcn=50e9&op=collective:kind=alltoall,bytes=1941962752,n=256,topology=cluster,levels=8/32",
         measured: "dispatch 194 us at 39 GB/s; combine 360 us at 40 GB/s",
         measured_s: 194e-6,
-        derivation: "stated: 194 µs (V = 256 × 128 × 8 × 7168 B = 1.879e9 B)",
+        derivation: "stated: 194 µs; V = 256 ranks × 128 tokens × 8 copies × 7,408 B (DeepEP's count, as EP 8) = 1.942e9 B (39 GB/s × 194 µs = 7.57e6 B per rank, as V/256 = 7.59e6)",
         conditions: "256× H800 (32 nodes) with CX7 400 Gb/s IB (~50 GB/s, set as dcn); DeepEP V1 low-latency kernels, settings as EP 8, EP 256",
         quote: DEEPEP_LL,
         notes: "row: |     256      | 194 us  |    39 GB/s     |     256     | 360 us  |    40 GB/s     |; combine is BF16, twice the bytes",
