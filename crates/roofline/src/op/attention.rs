@@ -9,16 +9,54 @@ use serde::{Deserialize, Serialize};
 
 const YES_NO: &[&str] = &["yes", "no"];
 
+id_enum! {
+    /// Which passes of the kernel run (ids `fwd`, `bwd`, `fwdbwd`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+    pub enum Pass {
+        /// The forward kernel: `Q·Kᵀ` and `P·V`, two matmuls per pair.
+        #[default]
+        Fwd = "fwd",
+        /// The backward kernel (FlashAttention-2's): it recomputes `Q·Kᵀ`, then `dV = Pᵀ·dO`,
+        /// `dP = dO·Vᵀ`, `dQ = dS·K` and `dK = dSᵀ·Q`: five matmuls, 2.5× the forward's.
+        Bwd = "bwd",
+        /// Forward then backward, as training runs them: seven matmuls, 3.5× the forward's
+        /// (the FlashAttention papers' "fwd + bwd" count).
+        FwdBwd = "fwdbwd",
+    }
+}
+
+impl Pass {
+    /// Matmuls per query–key pair and head: each `2·d` FLOPs.
+    fn matmuls(self) -> f64 {
+        match self {
+            Pass::Fwd => 2.0,
+            Pass::Bwd => 5.0,
+            Pass::FwdBwd => 7.0,
+        }
+    }
+    fn has_fwd(self) -> bool {
+        self != Pass::Bwd
+    }
+    fn has_bwd(self) -> bool {
+        self != Pass::Fwd
+    }
+}
+
+const PASS_IDS: &[&str] = Pass::IDS;
+
 /// A fused attention kernel (FlashAttention-style): `softmax(Q·Kᵀ)·V` for `B` sequences of
 /// `H` query heads over `H_kv` key/value heads (grouped queries when `H_kv < H`), `S_q`
 /// queries against `S_kv` keys of width `d`, the scores never written to HBM.
 ///
-/// * FLOPs = `4·B·H·d·pairs` (Q·Kᵀ and P·V, 2 per multiply-accumulate each; softmax, mask and
-///   rescaling ignored, as the scaling book does), with `pairs = S_q·S_kv`, or with `causal`
+/// * FLOPs = `4·B·H·d·pairs` forward (Q·Kᵀ and P·V, 2 per multiply-accumulate each; softmax,
+///   mask and rescaling ignored, as the scaling book does); `10·B·H·d·pairs` backward (five
+///   matmuls, `Q·Kᵀ` recomputed), `14·B·H·d·pairs` both; with `pairs = S_q·S_kv`, or with `causal`
 ///   the pairs a causal mask keeps when the queries are the last `S_q` of the `S_kv`
 ///   positions: `S_q·S_kv − S_q·(S_q − 1)/2` (`S·(S+1)/2` for `S_q = S_kv = S`, the count the
 ///   `llm` op's prefill uses).
-/// * HBM bytes = `s·B·d·(2·H·S_q + 2·H_kv·S_kv)`: Q and K, V read once, O written once.
+/// * HBM bytes = `s·B·d·(2·H·S_q + 2·H_kv·S_kv)` forward: Q and K, V read once, O written
+///   once; backward `s·B·d·(4·H·S_q + 4·H_kv·S_kv)`: Q, K, V, O and dO read once, dQ, dK and
+///   dV written once (the softmax statistics, 4 B per query row, not counted).
 /// * intensity, `H_kv = H`, not causal: `4·S_q·S_kv / (2·s·(S_q + S_kv))`, the scaling book's
 ///   `S·T/(S + T)` in bf16.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -40,6 +78,8 @@ pub struct Attention {
     pub causal: bool,
     /// Element dtype of Q, K, V and O (the tensor peak it runs at).
     pub x: DType,
+    /// Forward, backward, or both.
+    pub pass: Pass,
 }
 
 impl Default for Attention {
@@ -53,6 +93,7 @@ impl Default for Attention {
             head_dim: 128.0,
             causal: true,
             x: DType::Bf16,
+            pass: Pass::Fwd,
         }
     }
 }
@@ -69,15 +110,26 @@ impl Attention {
     }
 
     fn flops(&self) -> f64 {
-        4.0 * self.b * self.heads * self.head_dim * self.pairs()
+        2.0 * self.pass.matmuls() * self.b * self.heads * self.head_dim * self.pairs()
     }
 
-    /// Bytes read (Q, K, V) and written (O).
+    /// Bytes read and written: forward Q, K, V in and O out; backward Q, K, V, O, dO in and
+    /// dQ, dK, dV out.
     fn io(&self) -> (f64, f64) {
         let s = self.x.bytes();
+        // One Q-sized tensor (Q, O, dO, dQ) and one K-sized one (K, V, dK, dV).
         let q = s * self.b * self.heads * self.sq * self.head_dim;
-        let kv = 2.0 * s * self.b * self.kv_heads * self.skv * self.head_dim;
-        (q + kv, q)
+        let k = s * self.b * self.kv_heads * self.skv * self.head_dim;
+        let (mut read, mut written) = (0.0, 0.0);
+        if self.pass.has_fwd() {
+            read += q + 2.0 * k;
+            written += q;
+        }
+        if self.pass.has_bwd() {
+            read += 3.0 * q + 2.0 * k;
+            written += q + 2.0 * k;
+        }
+        (read, written)
     }
 }
 
@@ -107,6 +159,13 @@ impl OpBehavior for Attention {
             "yes or no",
         ),
         "x" => dtype(x): dtype("dtype", "bf16", "dtype of Q, K, V and O (s bytes each): the tensor peak it runs at"),
+        "pass" => choice(pass): choice(
+            "pass",
+            PASS_IDS,
+            "fwd",
+            "fwd: the forward kernel (2 matmuls per pair); bwd: the backward (5, Q·Kᵀ recomputed); fwdbwd: both, as a training step runs them (7, the FlashAttention papers' 3.5 × forward)",
+            "fwd, bwd or fwdbwd",
+        ),
     }
     fn is_affine(&self, key: &str) -> bool {
         // FLOPs and bytes are linear in these; in S_q only without the mask (causal pairs are
@@ -139,7 +198,12 @@ impl OpBehavior for Attention {
     }
     fn describe(&self) -> String {
         format!(
-            "attention: B={}, H={} (KV {}), S_q={} × S_kv={}, d={}{}, {}",
+            "attention{}: B={}, H={} (KV {}), S_q={} × S_kv={}, d={}{}, {}",
+            match self.pass {
+                Pass::Fwd => "",
+                Pass::Bwd => " backward",
+                Pass::FwdBwd => " forward + backward",
+            },
             n(self.b),
             n(self.heads),
             n(self.kv_heads),
@@ -168,10 +232,12 @@ impl OpBehavior for Attention {
                 format!("{}·{}", n(self.sq), n(self.skv)),
             )
         };
+        let c = 2.0 * self.pass.matmuls();
         (
-            format!("4·B·H·d·{}", pairs.0),
+            format!("{}·B·H·d·{}", n(c), pairs.0),
             format!(
-                "4·{}·{}·{}·{}",
+                "{}·{}·{}·{}·{}",
+                n(c),
                 n(self.b),
                 n(self.heads),
                 n(self.head_dim),
@@ -180,16 +246,24 @@ impl OpBehavior for Attention {
         )
     }
     fn bytes_formula(&self, r: Resource) -> Option<(String, String)> {
+        // Q-sized and K-sized tensors moved: forward 2 and 2, backward 4 and 4.
+        let (cq, ck) = match self.pass {
+            Pass::Fwd => (2.0, 2.0),
+            Pass::Bwd => (4.0, 4.0),
+            Pass::FwdBwd => (6.0, 6.0),
+        };
         (r == Resource::Hbm).then(|| {
             (
-                "s·B·d·(2·H·S_q + 2·H_kv·S_kv)".into(),
+                format!("s·B·d·({}·H·S_q + {}·H_kv·S_kv)", n(cq), n(ck)),
                 format!(
-                    "{}·{}·{}·(2·{}·{} + 2·{}·{})",
+                    "{}·{}·{}·({}·{}·{} + {}·{}·{})",
                     n(self.x.bytes()),
                     n(self.b),
                     n(self.head_dim),
+                    n(cq),
                     n(self.heads),
                     n(self.sq),
+                    n(ck),
                     n(self.kv_heads),
                     n(self.skv)
                 ),
@@ -217,6 +291,17 @@ impl OpBehavior for Attention {
                 n(half),
                 crate::units::format_sig(half / self.pairs(), 6)
             ));
+        }
+        if self.pass.has_bwd() {
+            out.push(
+                "The backward pass (FlashAttention-2, Dao 2023, section 3.2 and its benchmark's \
+                 3.5 × forward for forward + backward): the scores are recomputed from Q and K, \
+                 then dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K and dK = dSᵀ·Q, five matmuls of 2·d FLOPs \
+                 per pair; it reads Q, K, V, O and dO once and writes dQ, dK and dV once (a \
+                 kernel that accumulates dQ in FP32 across key blocks moves more). The softmax \
+                 statistics, 4 B per query row, are not counted."
+                    .into(),
+            );
         }
         let g = self.heads / self.kv_heads;
         if g > 1.0 {

@@ -751,6 +751,49 @@ mod attention {
         assert!((a.t_lower - 268_566_528.0 / 3.35e12).abs() < 1e-15);
     }
 
+    /// The backward pass and forward + backward, by hand, on the FlashAttention-2 README's
+    /// A100 shape (B = 1, H = 16, S = 16,384, d = 128, not causal, bf16):
+    /// pairs = 16,384² = 268,435,456; the forward's FLOPs 4·16·128·pairs = 2,199,023,255,552;
+    /// backward 10·16·128·pairs = 5,497,558,138,880 (2.5×); both 14·… = 7,696,581,394,432
+    /// (3.5×, the papers' count). One Q-sized tensor is 2·16·16,384·128 = 67,108,864 B, and
+    /// K-sized the same (H_kv = H): forward 2 + 2 of them = 268,435,456 B; backward reads Q,
+    /// O, dO (Q-sized) and K, V, and writes dQ, dK, dV: 4 + 4 = 8 of them = 536,870,912 B; both
+    /// 12 = 805,306,368 B. On the A100 (312 TFLOP/s, 2.039 TB/s) both are compute-bound:
+    /// 7,696,581,394,432 / 3.12e14 = 24.67 ms.
+    #[test]
+    fn backward_and_forward_backward_by_hand() {
+        let a100 = preset("a100").unwrap();
+        let shape = "b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=no,x=bf16";
+        let run = |pass: &str| {
+            analyze(
+                &op(&format!("{shape},pass={pass}")),
+                &a100,
+                &Options::default(),
+            )
+            .unwrap()
+        };
+        let (f, b, fb) = (run("fwd"), run("bwd"), run("fwdbwd"));
+        assert_eq!(f.flops, 2_199_023_255_552.0);
+        assert_eq!(b.flops, 5_497_558_138_880.0);
+        assert_eq!(fb.flops, 7_696_581_394_432.0);
+        assert_eq!(f.bytes, 268_435_456.0);
+        assert_eq!(b.bytes, 536_870_912.0);
+        assert_eq!(fb.bytes, 805_306_368.0);
+        assert_eq!(fb.bound, Bound::Compute);
+        assert!((fb.t_lower - 7_696_581_394_432.0 / a100.peak(DType::Bf16).unwrap()).abs() < 1e-15);
+        assert!((fb.t_lower - 0.02467).abs() < 1e-5, "{}", fb.t_lower);
+        // The link without `pass` is the forward kernel it always was.
+        let plain = analyze(&op(shape), &a100, &Options::default()).unwrap();
+        assert_eq!(plain.flops, f.flops);
+        let text = fb.derivation().join("\n");
+        assert!(text.contains("14·B·H·d·S_q·S_kv"), "{text}");
+        assert!(text.contains("recomputed"), "{text}");
+        assert!(url::decode(&format!("?op=attention:{shape},pass=sideways"))
+            .notices
+            .iter()
+            .any(|n| n.contains("pass")));
+    }
+
     /// Setups that cannot exist are refused with the field named: 7 query heads cannot share 8
     /// KV heads, and causal queries cannot outnumber the keys they follow.
     #[test]
