@@ -823,7 +823,7 @@ fn result_rows_carry_the_expected_time_or_why_not() {
     assert!(lo <= t && t <= hi, "{lo} {t} {hi}");
     assert!(get(r, "t_expected")
         .title
-        .contains("validation set 2026-11-25.2"));
+        .contains(&format!("validation set {}", roofline::validation::SET_VERSION)));
     // The column follows T_upper.
     let order: Vec<&str> = r.cells.iter().map(|c| c.metric).collect();
     let at = order.iter().position(|m| *m == "t_upper").unwrap();

@@ -52,6 +52,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
     ("maxtext-v5e-16b-256chips-training", 1.274511857771451, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
     ("maxtext-v5e-16b-32slices-training", 1.4161242864127233, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
     ("maxtext-v5p-1160b-6144chips-training", 1.161464880149408, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+    ("maxtext-v6e-llama3.1-70b-256chips-training", 1.605605395755906, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
     ("palm-540b-tpuv4-6144-training", 1.6347595889893185, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
     ("flashattn-gpt3-2.7b-8xa100-training", 1.739763033568594, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
     ("deepep-v1-h800-intranode-ep8-dispatch", 1.493930905328857, [0.0, 0.0, 1.0, 0.0014258131495908006, 0.0, 0.0, 0.0]),
@@ -66,4 +67,4 @@ pub(super) const POINTS: &[StoredPoint] = &[
 ];
 
 /// The model's terms (`super::select_terms`).
-pub(super) const TERMS: &[Term] = &[Term::Compute, Term::Memory, Term::Network, Term::Step];
+pub(super) const TERMS: &[Term] = &[Term::Compute, Term::Memory, Term::Network, Term::MultiChip];

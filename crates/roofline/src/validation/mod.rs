@@ -57,7 +57,7 @@ use fit::median;
 pub use fit::{fit_model, percentile, Features, Model, Split, Term};
 
 /// The version of the set and its fit: an expectation names the set it came from.
-pub const SET_VERSION: &str = "2026-11-25.2";
+pub const SET_VERSION: &str = "2026-11-25.3";
 
 /// Fewest points behind a fit (and fewest held-out residuals behind its band).
 pub const MIN_POINTS: usize = 4;
