@@ -152,4 +152,20 @@ pub(super) static POINTS: &[Point] = &[
         expressible: Err("forward + backward is likely but not stated, and a forward-only reading gives a time 3.5× shorter: the pass cannot be chosen"),
         ..FA3_POINT
     },
+    Point {
+        id: "azure-fa2-gb200-hd128-b2-s8192",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=attention:b=2,heads=16,kv_heads=16,sq=8192,skv=8192,head_dim=128,causal=no,x=bf16",
+        measured: "373.9 TFLOPS (Flash Attention 2.0)",
+        measured_s: 3.5 * fa_fwd(2.0, 8192.0, 16.0, 128.0, false) / 373.9e12,
+        derivation: "read as fwd+bwd: 3.5 × 4·2·8192²·16·128 = 3.848e12 FLOP / 3.739e14 FLOP/s = 10.3 ms (forward only would be 2.94 ms)",
+        conditions: "1× NVIDIA GB200 185GB (Azure ND GB200 v6); the guide's flash-attention benchmark, head dim 128, batch 2, seqlen 8192; the head count, mask and passes are not stated (16 heads, as the FlashAttention benchmark's hidden 2048, assumed)",
+        source: "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md (commit 2a370be)",
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "The performance (in TFLOPS), in table below, represents the performance for a head dimension of 128, a batch size of 2, and a sequence length of 8192. | Flash Attention 2.0   | 373.9  |",
+        tier: Tier::VendorPublished,
+        notes: "as azure-fa2-mi300x-hd64-b2-s8192: which passes the figure covers is not stated",
+        expressible: Err("forward + backward is likely but not stated, and a forward-only reading gives a time 3.5× shorter: the pass cannot be chosen"),
+        ..FA3_POINT
+    },
 ];

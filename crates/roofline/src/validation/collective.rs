@@ -157,6 +157,20 @@ pub(super) static POINTS: &[Point] = &[
         ..COLL
     },
     Point {
+        id: "azure-nccl-allreduce-gb200-4gpu-8G",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=collective:kind=allreduce,bytes=8589934592,n=4,topology=node",
+        measured: "busbw 679.61 GB/s at 8G",
+        measured_s: 8589934592.0 / (679.61e9 * 4.0 / 6.0),
+        derivation: "n = 4: algbw = busbw · n / (2(n − 1)) = 679.61 · 4/6 = 453.1 GB/s → 8,589,934,592 B / 4.531e11 = 19.0 ms",
+        conditions: "4× NVIDIA GB200 185GB, the GPUs of one Azure ND GB200 v6 VM (the VM size; the rank count is not restated), NVLink 5; nccl-tests AllReduce, Ring algorithm, in place, 1 KB to 8 GB; NCCL 2.25.1, CUDA 12.8",
+        source: "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md (commit 2a370be)",
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "The values (in GB/s) are the bus bandwidth values obtained from the NCCL AllReduce (Ring algorithm) tests in-place operations, varying from 1KB to 8GB of data. | 8G          | 679.61          |",
+        notes: "ring, not NVLS; the 4 ranks are an assumption from the VM size (72 ranks over the NVL72 domain would give algbw 679.61 · 72/142 and a different bound)",
+        ..COLL
+    },
+    Point {
         id: "azure-nccl-allreduce-a100-8gpu-8G",
         family: Family::Ampere,
         link: "?chip=a100&op=collective:kind=allreduce,bytes=8589934592,n=8,topology=node",

@@ -13,6 +13,10 @@ macro_rules! deepgemm_quote {
 }
 const AZURE: &str = "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ (ND H100 v5, ND A100 v4, ND H200 v5; ND MI300X v5 in the yosoyjay fork)";
 
+const AZURE_GB200: &str = "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md (commit 2a370be)";
+const GB200_GEMM: &str = "1× NVIDIA GB200 185GB GPU (Azure ND GB200 v6, Grace host), mapped to the b200 preset; cuBLASLt through the guide's GEMM benchmark, random initialization, 10,000 warm-up iterations; CUDA 12.8, driver 570.133.20";
+const GB200_PEAK_NOTE: &str = "the b200 preset holds HGX B200's datasheet peaks (4.5 PFLOP/s FP8, 9 FP4 dense); GB200 runs at a higher power limit and published per-GPU figures for it differ (NVL72's 720 PF FP8 and 1,440 PF FP4 per 72 GPUs with sparsity read as 5 and 10 dense), so the bound may sit up to 10 % low";
+
 const GEMM: Point = Point {
     id: "",
     work: Work::Gemm,
@@ -129,6 +133,48 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "azure-ai-benchmarking-guide",
         quote: "| 802816      | 192       | 768      | 663.8                  |",
         notes: "bandwidth-bound tall-skinny shape; output dtype unknown (FP8 output would cut the bytes by a sixth)",
+        ..GEMM
+    },
+    Point {
+        id: "azure-cublaslt-gb200-fp8-8192cube",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16",
+        measured: "2876.6 TFLOPS",
+        measured_s: 2.0 * 8192.0 * 8192.0 * 8192.0 / 2876.6e12,
+        derivation: "2·8192³ = 1.0995e12 FLOP / 2.8766e15 FLOP/s = 382 µs",
+        conditions: GB200_GEMM,
+        source: AZURE_GB200,
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "### GEMM CuBLASLt (FP8) The results shown below are with random initialization (best representation of real-life workloads), FP8, and 10,000 warmup iterations. | 8192        | 8192      | 8192     | 2876.6                 |",
+        notes: GB200_PEAK_NOTE,
+        ..GEMM
+    },
+    Point {
+        id: "azure-cublaslt-gb200-fp8-802816x192x768-skinny",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=matmul:b=802816,d=768,f=192,x=fp8,w=fp8,out=bf16",
+        measured: "1459.5 TFLOPS",
+        measured_s: 2.0 * 802816.0 * 192.0 * 768.0 / 1459.5e12,
+        derivation: "2·802816·192·768 = 2.368e11 FLOP / 1.4595e15 FLOP/s = 162 µs",
+        conditions: GB200_GEMM,
+        source: AZURE_GB200,
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "| 802816      | 192       | 768      | 1459.5                  |",
+        notes: "bandwidth-bound tall-skinny shape, as on the H100; output dtype not stated (BF16 assumed)",
+        ..GEMM
+    },
+    Point {
+        id: "azure-cublaslt-gb200-fp4-8192cube",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=matmul:b=8192,d=8192,f=8192,x=fp4,w=fp4,out=bf16",
+        measured: "7535.6 TFLOPS",
+        measured_s: 2.0 * 8192.0 * 8192.0 * 8192.0 / 7535.6e12,
+        derivation: "2·8192³ = 1.0995e12 FLOP / 7.5356e15 FLOP/s = 146 µs",
+        conditions: GB200_GEMM,
+        source: AZURE_GB200,
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "### GEMM CuBLASLt (FP4) The results shown below are with random initialization (best representation of real-life workloads), FP4, and 10,000 warmup iterations. | 8192        | 8192      | 8192     |   7535.6              |",
+        notes: GB200_PEAK_NOTE,
         ..GEMM
     },
     Point {

@@ -24,6 +24,9 @@ macro_rules! trt10_quote {
         concat!("The below table shows performance data where a local inference client is fed requests at an infinite rate (no delay between messages), and shows the throughput scenario under maximum load. The reported metric is `Total Output Throughput (tokens/sec)`. ", $row)
     };
 }
+const AZURE_GB200_SRC: &str = "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md (commit 2a370be), \"End-to-End Inference Workloads - TensorRT-LLM\"";
+const AZURE_GB200_TRT: &str = "NVIDIA GB200 185GB GPUs of one Azure ND GB200 v6 VM, mapped to the b200 preset; TensorRT-LLM (version not stated), FP8 quantization (KV dtype not stated: FP8 assumed), 1,000 requests of input 128 / output 2048 tokens; CUDA 12.8, PyTorch 2.6.0";
+const AZURE_GB200_TRT_NOTE: &str = "whether the column counts output tokens or all tokens is not stated (all tokens would make the output rate 2048/2176 = 94 % of it); the running batch is not reported: b = the 1,000 requests, capped at what fits";
 const AMD: &str = "https://www.amd.com/en/developer/resources/rocm-hub/dev-ai/performance-results.html (vLLM inference table)";
 const DEEPSEEK: &str = "https://github.com/deepseek-ai/open-infra-index 202502OpenSourceWeek/day_6_one_more_thing_deepseekV3R1_inference_system_overview.md";
 
@@ -158,6 +161,34 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "trtllm-perf-overview",
         quote: trt10_quote!("| 128/2048 | 26,221 | 22,714 | (Llama 3.1 8B table, H100 TP1 FP8 column)"),
         notes: "the request count of this table is not restated (3,000 assumed)",
+        ..DECODE
+    },
+    Point {
+        id: "azure-trtllm-gb200-llama3.1-8b-tp1-fp8-128-2048",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=llm:preset=llama3.1-8b,tp=1,w=fp8,x=fp8,kv=fp8,prompt=128,output=2048,b=1000",
+        measured: "39,809 throughput (tokens/sec)",
+        measured_s: 1.0 / 39809.0,
+        derivation: "read as output tokens: 1 / 39,809 = 25.1 µs per output token",
+        conditions: AZURE_GB200_TRT,
+        source: AZURE_GB200_SRC,
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "Performance results for LLAMA 3.1 (8B) with FP8 quantization, 1000 requests. | 1       | 128       | 2048       | 39809                  |",
+        notes: AZURE_GB200_TRT_NOTE,
+        ..DECODE
+    },
+    Point {
+        id: "azure-trtllm-gb200-llama3-70b-tp4-fp8-128-2048",
+        family: Family::Blackwell,
+        link: "?chip=b200&op=llm:preset=llama3-70b,tp=4,link=nvlink,w=fp8,x=fp8,kv=fp8,prompt=128,output=2048,b=1000",
+        measured: "21,374 throughput (tokens/sec)",
+        measured_s: 1.0 / 21374.0,
+        derivation: "read as the group's output tokens: 1 / 21,374 = 46.8 µs per output token",
+        conditions: AZURE_GB200_TRT,
+        source: AZURE_GB200_SRC,
+        source_key: "azure-ai-benchmarking-guide",
+        quote: "Performance results for LLAMA 3 (70B) with FP8 quantization, 1000 requests. | 4       | 128       | 2048       |  21374                 |",
+        notes: AZURE_GB200_TRT_NOTE,
         ..DECODE
     },
     Point {
