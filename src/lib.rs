@@ -3,6 +3,7 @@
 
 pub mod charts;
 pub mod error;
+pub mod first_view;
 pub mod json;
 pub mod keys;
 pub mod view;
