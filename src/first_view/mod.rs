@@ -70,7 +70,11 @@ pub fn front_page() -> Result<String, String> {
         esc(&view::key_line(&s))
     )
     .unwrap();
-    results::results(&mut out, &view::result_rows(&s), None, " sv-front");
+    let table = results::Table {
+        base: None,
+        metrics: false,
+    };
+    results::results(&mut out, &view::result_rows(&s), table, " sv-front");
     out.push_str("</div></div></main></div>\n");
     Ok(out)
 }
@@ -160,8 +164,11 @@ impl Drawn {
                 esc(&view::key_line(s))
             )
             .unwrap();
-            let base = s.base_row().map(|b| (b.op, b.chip));
-            results::results(&mut out, &view::result_rows(s), base, "");
+            let table = results::Table {
+                base: s.base_row().map(|b| (b.op, b.chip)),
+                metrics: true,
+            };
+            results::results(&mut out, &view::result_rows(s), table, "");
             out.push_str("</div></div></main>");
         }
         out.push_str("</div>");
