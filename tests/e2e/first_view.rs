@@ -119,6 +119,11 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
             )
         };
         let before = b.js(&boxes(&[plot, key, table])).await;
+        if size.is_none() {
+            // The drawn view is as accessible as the app's (axe-core, every impact).
+            let axe = b.axe().await;
+            assert!(axe.is_empty(), "{what}: {axe:#?}");
+        }
         // Nothing of the app ran.
         assert_eq!(
             b.js("return document.querySelectorAll('[data-ready]').length")
