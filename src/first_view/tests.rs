@@ -110,3 +110,24 @@ fn the_front_page_is_the_default_scenarios() {
     assert_eq!(html.matches("<svg").count(), 4);
     assert!(!html.contains(" style="));
 }
+
+/// The front page drawn at build time is byte for byte the committed copy
+/// (`tests/fixtures/static-view.html`, what `cargo run --bin static-view` writes): a change to the
+/// shared renderer must not change it by accident. After a change meant to show on the front
+/// page, `UPDATE_GOLDEN=1 cargo test -p roofline-lab --lib first_view` writes the copy anew.
+#[test]
+fn the_front_page_is_the_committed_one() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/static-view.html"
+    );
+    let got = front_page().unwrap();
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        got == want,
+        "the front page differs from {path}; if meant, rerun with UPDATE_GOLDEN=1"
+    );
+}
