@@ -3,6 +3,9 @@
 // every build. Trunk.toml's `pattern_script` writes
 //   <script type="module" src="./boot.js?js=<bindings>.js&wasm=<module>.wasm"></script>
 // with the file-hashed names; both files sit next to this one.
+//
+// On a link, assets/first-view.js first lets the draw program draw the link's own view
+// (`data-drawing` on <html> meanwhile): the app's files load after it, not beside it.
 const params = new URL(import.meta.url).searchParams;
 const sibling = (key, ext) => {
   const name = params.get(key) || "";
@@ -12,6 +15,9 @@ const sibling = (key, ext) => {
   }
   return new URL(name, import.meta.url).href;
 };
+if (document.documentElement.hasAttribute("data-drawing")) {
+  await new Promise((resolve) => document.addEventListener("roofline-drawn", resolve, { once: true }));
+}
 const bindings = await import(sibling("js", ".js"));
 const wasm = await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
 dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm } }));

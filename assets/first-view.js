@@ -3,30 +3,112 @@
 // stays 'self' only.
 //
 // index.html carries the front page drawn at build time (src/bin/static-view.rs): its plot, key
-// line and results. A link (any query) marks <html> with `sv-link` (and `sv-embed` for an embed)
-// so that the stylesheet shows a skeleton of the layout instead of the front page's figures, and
-// applies the link's `theme=` at once. On the front page it sets the `first-plot` mark in the
-// first animation frame after the static plot has been parsed. The app removes the static view
-// when it mounts.
+// line and results. On the front page this script starts the app's downloads at once (Trunk's
+// preloads, which scripts/csp_post_build.py keeps in <template id="app-preloads">) and sets the
+// `first-plot` mark in the first animation frame after the static plot has been parsed.
+//
+// A link (any query) marks <html> with `sv-link` (and `sv-embed` for an embed) so that the
+// stylesheet shows a skeleton of the layout instead of the front page's figures, and applies
+// the link's `theme=` at once. Then the draw program (src/bin/draw.rs, a small wasm without
+// Leptos, named in this script's data-draw-js / data-draw-wasm) draws the link's own view into
+// the page: its layout, key line and results, then each plot as SVG at its frame's size; the
+// `first-plot` mark follows in the next animation frame. Only then do the app's downloads
+// start (boot.js waits for the `roofline-drawn` event while <html> has `data-drawing`), so the
+// two programs do not share the bandwidth. A link the draw program cannot draw (notices, no
+// plot, a failure) keeps its skeleton. The app removes either view when it mounts.
 (() => {
   const root = document.documentElement;
+  const script = document.currentScript;
+  const startApp = () => {
+    const preloads = document.getElementById("app-preloads");
+    if (preloads) {
+      document.head.append(preloads.content.cloneNode(true));
+      preloads.remove();
+    }
+  };
   const query = new URLSearchParams(location.search);
   if ([...query.keys()].length > 0) {
     root.classList.add("sv-link");
     if (query.get("embed") === "1") root.classList.add("sv-embed");
     const theme = query.get("theme");
     if (theme === "dark" || theme === "light") root.dataset.theme = theme;
+    drawLink();
     return;
   }
+  startApp();
   // The key line follows the plot in the document: once it exists, the plot has been parsed.
   const watch = () => {
     if (document.querySelector("[data-static-keyline]")) {
-      if (performance.getEntriesByName("first-plot", "mark").length === 0) {
-        performance.mark("first-plot");
-      }
+      markFirstPlot();
     } else if (document.readyState === "loading") {
       requestAnimationFrame(watch);
     }
   };
   requestAnimationFrame(watch);
+
+  function markFirstPlot() {
+    if (performance.getEntriesByName("first-plot", "mark").length === 0) {
+      performance.mark("first-plot");
+    }
+  }
+
+  function drawLink() {
+    const js = script && script.dataset.drawJs;
+    const wasm = script && script.dataset.drawWasm;
+    if (!js || !wasm) {
+      startApp();
+      return;
+    }
+    root.dataset.drawing = "";
+    const done = () => {
+      delete root.dataset.drawing;
+      startApp();
+      document.dispatchEvent(new Event("roofline-drawn"));
+    };
+    const at = (name) => new URL(name, script.src).href;
+    // Both files at once: the module and the wasm it instantiates.
+    const module = fetch(at(wasm));
+    const parsed = new Promise((resolve) => {
+      if (document.readyState !== "loading") resolve();
+      else document.addEventListener("readystatechange", resolve, { once: true });
+    });
+    import(at(js))
+      .then(async (draw) => {
+        await draw.default({ module_or_path: module });
+        await parsed;
+        const drawn = draw.View.of(location.search);
+        if (!drawn) return;
+        try {
+          place(drawn);
+        } finally {
+          drawn.free();
+        }
+      })
+      .catch((e) => console.warn("first view: the link's plot was not drawn before the app", e))
+      .finally(done);
+  }
+
+  // The view in place of the skeleton, then its plots at their frames' sizes, all in this task
+  // (one paint).
+  function place(drawn) {
+    const skeleton = document.querySelector("[data-static-view]");
+    if (!skeleton) return;
+    const view = document.createElement("template");
+    view.innerHTML = drawn.html();
+    skeleton.replaceWith(view.content);
+    root.classList.remove("sv-link", "sv-embed");
+    if (drawn.embed()) document.body.classList.add("embed");
+    const theme = root.dataset.theme;
+    const dark = theme === "dark" || (theme !== "light" && matchMedia("(prefers-color-scheme: dark)").matches);
+    let plots = 0;
+    for (const frame of document.querySelectorAll("[data-drawn-plot]")) {
+      const box = frame.getBoundingClientRect();
+      const svg = drawn.svg(Number(frame.dataset.drawnPlot), Math.round(box.width), Math.round(box.height), dark);
+      if (svg) {
+        frame.innerHTML = svg;
+        plots += 1;
+      }
+    }
+    if (plots > 0) requestAnimationFrame(markFirstPlot);
+  }
 })();

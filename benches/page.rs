@@ -27,7 +27,8 @@
 //! - **Slow phone (issue 27):** the front page, a link and an embed over an emulated slow 4G
 //!   network with the CPU throttled 4×, served with gzip: first paint, first plot, app ready and
 //!   the bytes before the first plot, median of 5 loads each (`page/slow_load.rs`).
-//!   `BENCH_ONLY=load` runs this part alone.
+//!   `BENCH_ONLY=load` runs this part alone; `BENCH_ONLY=first-plot` the desktop first plot
+//!   alone.
 //! - **Profile import:** a generated 50 MiB PyTorch trace through the file picker, to the
 //!   import's end and to the drawn markers, with the longest frame gap meanwhile
 //!   (`page/profile_import.rs`). `BENCH_ONLY=profile` runs this part alone.
@@ -691,6 +692,21 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             let path = dir.join("load.json");
             std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
             println!("wrote {}", path.display());
+            return;
+        }
+        if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "first-plot") {
+            // The desktop first plot alone: unthrottled, then with the CPU throttled.
+            let b = Browser::start().await;
+            let first = first_plot(&b, LOADS).await;
+            b.cdp("Emulation.setCPUThrottlingRate", json!({"rate": THROTTLE}))
+                .await;
+            let throttled = first_plot(&b, THROTTLED_LOADS).await;
+            b.close().await;
+            println!(
+                "first plot: median of {LOADS} {:.1} ms; CPU throttled {THROTTLE}×, median of {THROTTLED_LOADS} {:.1} ms",
+                first["median_ms"].as_f64().unwrap_or(f64::NAN),
+                throttled["median_ms"].as_f64().unwrap_or(f64::NAN)
+            );
             return;
         }
         if let Ok(only) = std::env::var("BENCH_ONLY") {

@@ -18,6 +18,12 @@ Before the checks, it puts the first view that the pre_build hook drew (src/bin/
 start of <body> and deletes that file, so the
 view is checked like the rest of the page.
 
+It also names the draw program's files (src/bin/draw.rs, which Trunk builds as a worker under
+fixed names) by their content, like Trunk's own, and writes the names into first-view.js's
+<script> tag (data-draw-js, data-draw-wasm); and it moves Trunk's preloads of the app (its JS,
+snippets and wasm) into <template id="app-preloads">, which first-view.js starts at once on the
+front page and after the draw program has drawn on a link.
+
 Last, in release builds, it writes precompressed `.gz` and `.br` copies of the build
 (scripts/precompress.py).
 
@@ -25,6 +31,7 @@ Standard library only (python3 >= 3.9); brotli where its module is installed. Tr
 as the first argument (for a manual check of a built dist/index.html).
 """
 
+import hashlib
 import html.parser
 import os
 import re
@@ -118,6 +125,47 @@ def insert_static_view(page: str, out_dir: str) -> str:
     return page[: m.end()] + view + page[m.end() :]
 
 
+DRAW_JS, DRAW_WASM = "draw.js", "draw_bg.wasm"
+PRELOAD = re.compile(r"<link\b[^>]*\brel=[\"']?(?:module)?preload\b[^>]*>", re.IGNORECASE)
+
+
+def name_draw_program(page: str, out_dir: str) -> str:
+    """Give the draw program's files content-hashed names and tell first-view.js's <script> them."""
+    js, wasm = (os.path.join(out_dir, n) for n in (DRAW_JS, DRAW_WASM))
+    if not (os.path.isfile(js) and os.path.isfile(wasm)):
+        fail(f"{DRAW_JS} and {DRAW_WASM} are missing: Trunk did not build the draw program")
+    digest = hashlib.sha256()
+    for p in (js, wasm):
+        with open(p, "rb") as f:
+            digest.update(f.read())
+    stem = "draw-" + digest.hexdigest()[:16]
+    os.replace(js, os.path.join(out_dir, stem + ".js"))
+    os.replace(wasm, os.path.join(out_dir, stem + "_bg.wasm"))
+    m = FIRST_VIEW_SCRIPT.search(page)
+    if not m:
+        fail("index.html has no <script src=first-view.js> to name the draw program in")
+    tag = re.sub(
+        r"<script\b",
+        f'<script data-draw-js="{stem}.js" data-draw-wasm="{stem}_bg.wasm"',
+        m.group(0),
+        count=1,
+    )
+    return page[: m.start()] + tag + page[m.end() :]
+
+
+def defer_app_preloads(page: str) -> str:
+    """Move the app's preload links into <template id=app-preloads> (first-view.js starts them)."""
+    links = PRELOAD.findall(page)
+    if not links:
+        return page
+    page = PRELOAD.sub("", page)
+    template = '<template id="app-preloads">' + "".join(links) + "</template>"
+    head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
+    if not head_end:
+        fail("index.html has no </head> or <body> to put the app's preloads before")
+    return page[: head_end.start()] + template + page[head_end.start() :]
+
+
 def main() -> None:
     if len(sys.argv) > 1:
         path = sys.argv[1]
@@ -131,6 +179,8 @@ def main() -> None:
         with open(path, encoding="utf-8") as f:
             page = f.read()
         new = insert_static_view(page, staging)
+        new = name_draw_program(new, staging)
+        new = defer_app_preloads(new)
     new = externalise_autoreload(new, os.path.dirname(path))
     check = Check()
     check.feed(new)

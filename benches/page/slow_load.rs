@@ -7,10 +7,12 @@
 //!
 //! - **first paint:** the browser's `first-contentful-paint` (the first text or image painted);
 //! - **first plot:** the `first-plot` mark, set once a plot of the requested scenario has been
-//!   painted (the app's canvas, or the static front page's SVG);
+//!   painted (the app's canvas, the static front page's SVG, or a link's SVG drawn by the draw
+//!   program, src/bin/draw.rs);
 //! - **app ready:** the `app-ready` mark, set once the app answers input;
 //! - **bytes before the first plot:** the document and every resource whose fetch started before
-//!   the `first-plot` mark, at their transferred (gzip) body size; a response still arriving at
+//!   the `first-plot` mark (on a link, the draw program's `draw-*` files among them; printed by
+//!   kind of file too), at their transferred (gzip) body size; a response still arriving at
 //!   the mark counts with the share of its transfer time that lay before it (an estimate: bytes
 //!   arrive at the emulated link's even rate);
 //! - **layout shift:** the load's cumulative layout shift once the app has drawn (the static view
@@ -327,6 +329,35 @@ pub async fn run(b: &Browser) -> Value {
     })
 }
 
+/// What a load counted before its first plot, by kind of file: the draw program's wasm and JS
+/// (`draw-*`, links only) apart from the app's.
+fn by_kind(files: &Value) -> String {
+    let mut sums: Vec<(&str, f64)> = Vec::new();
+    for f in files.as_array().into_iter().flatten() {
+        let url = f["url"].as_str().unwrap_or_default();
+        let file = url.split(['?', '#']).next().unwrap_or(url);
+        let file = file.rsplit('/').next().unwrap_or(file);
+        let kind = match file.rsplit_once('.').map(|(_, e)| e) {
+            _ if file.starts_with("draw-") && file.ends_with(".wasm") => "draw wasm",
+            _ if file.starts_with("draw-") => "draw JS",
+            Some("wasm") => "app wasm",
+            Some("js") => "JS",
+            Some("css") => "CSS",
+            _ => "html and other",
+        };
+        let counted = f["counted"].as_f64().unwrap_or(0.0);
+        match sums.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += counted,
+            None => sums.push((kind, counted)),
+        }
+    }
+    sums.iter()
+        .filter(|(_, n)| *n > 0.0)
+        .map(|(k, n)| format!("{k} {n:.0} B"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The rows the benchmark prints: (what, value, budget, met), `budget` empty where none.
 pub fn rows(v: &Value) -> Vec<(String, String, String, Option<bool>)> {
     let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
@@ -371,6 +402,12 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, Option<bool>)> {
             format!("{bytes:.0} B"),
             format!("≤ {bb:.0} B"),
             Some(bytes <= bb),
+        ));
+        out.push((
+            format!("  {name}:   of which (first load)"),
+            by_kind(&p["loads"][0]["files"]),
+            String::new(),
+            None,
         ));
     }
     out

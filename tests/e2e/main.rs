@@ -7,6 +7,7 @@ mod a11y;
 mod basics;
 mod collective;
 mod ep;
+mod first_view;
 mod layout;
 mod models;
 mod page;

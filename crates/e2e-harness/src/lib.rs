@@ -387,8 +387,16 @@ impl Browser {
     /// (the front page drawn at build time, or a link's skeleton). Call
     /// [`Browser::allow_wasm`] before opening anything that needs the app again.
     pub async fn open_without_app(&self, path: &str) {
+        self.open_blocking(path, &["*.wasm"]).await;
+    }
+
+    /// Opens `path` with the requests matching `urls` (DevTools' `Network.setBlockedURLs`
+    /// patterns, `*` a wildcard) blocked, and waits for the first view (`[data-static-view]`).
+    /// With the app's wasm alone blocked (`*/roofline-lab-*.wasm`), a link shows what the draw
+    /// program drew. Call [`Browser::allow_wasm`] before opening anything that needs the app.
+    pub async fn open_blocking(&self, path: &str, urls: &[&str]) {
         self.cdp("Network.enable", json!({})).await;
-        self.cdp("Network.setBlockedURLs", json!({"urls": ["*.wasm"]}))
+        self.cdp("Network.setBlockedURLs", json!({ "urls": urls }))
             .await;
         self.client.goto("about:blank").await.expect("navigate");
         self.client

@@ -1,0 +1,217 @@
+//! End-to-end, issue 27: a link's or an embed's own plot before the app. The draw program
+//! (src/bin/draw.rs, a small wasm without Leptos) draws the link's plot, key line and results
+//! into the page's skeleton; the app then takes over in place with the same figures.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::time::Duration;
+
+use e2e_harness::Browser;
+use serde_json::{json, Value};
+
+const LINK: &str = "/?chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096";
+/// The app's wasm (not the draw program's): blocked, the page stays as the draw program left it.
+const APP_WASM: &str = "*/roofline-lab-*.wasm";
+
+/// What is on screen before the app: the drawn view's parts, the front page's, the marks.
+const DRAWN: &str = r#"
+const shown = e => !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+const root = document.querySelector('[data-drawn-view]');
+return {
+  drawn: !!root,
+  svgs: root ? [...root.querySelectorAll('.sv-plot svg')].filter(shown).length : 0,
+  keyline: root && shown(root.querySelector('[data-drawn-keyline]')) ? root.querySelector('[data-drawn-keyline]').textContent : null,
+  label: root && root.querySelector('.sv-plot') ? root.querySelector('.sv-plot').getAttribute('aria-label') : null,
+  rows: root ? [...root.querySelectorAll('table.results-table tr')].map(tr => [...tr.children].map(c => c.textContent.trim()).join('|')) : [],
+  front: document.querySelectorAll('[data-static-keyline], [data-front-question], .sv-front').length,
+  skeleton: shown(document.querySelector('[data-static-view] .sv-plot')),
+  marks: performance.getEntriesByType('mark').map(m => m.name),
+};
+"#;
+
+/// The same figures from the app.
+const APP: &str = r#"
+const root = document.querySelector('main.app, main.embed-view');
+return {
+  keyline: root.querySelector('[data-keyline]').textContent,
+  label: root.querySelector('canvas[data-chart]').getAttribute('aria-label'),
+  rows: [...root.querySelectorAll('table.results-table tr')].map(tr => [...tr.children].map(c => c.textContent.trim()).join('|')),
+};
+"#;
+
+/// The boxes (left, top, width, height; rounded) of the first visible match of each selector.
+fn boxes(selectors: &[&str]) -> String {
+    format!(
+        r#"return {selectors:?}.map(s => {{
+            const e = [...document.querySelectorAll(s)].find(e => e.getClientRects().length > 0);
+            if (!e) return null;
+            const r = e.getBoundingClientRect();
+            return [r.left, r.top, r.width, r.height].map(Math.round);
+        }});"#
+    )
+}
+
+async fn wait_js(b: &Browser, script: &str, ok: impl Fn(&Value) -> bool, what: &str) -> Value {
+    let mut v = Value::Null;
+    for _ in 0..250 {
+        v = b.js(script).await;
+        if ok(&v) {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    panic!("{what} within 10 s: {v}");
+}
+
+/// With the app's wasm blocked, a link and an embed show their own plot (drawn, one SVG), key
+/// line and results, never the front page's, and set `first-plot`; loaded normally, the app's
+/// key line, plot label and results equal the drawn ones and the plot, key line and results stay
+/// in their boxes (within 3 px), on a desktop window and at phone width.
+#[tokio::test(flavor = "current_thread")]
+async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place() {
+    let b = Browser::start().await;
+    let embed = format!("{LINK}&embed=1");
+    for (size, path) in [
+        (None, LINK),
+        (Some((390, 844)), LINK),
+        (None, embed.as_str()),
+        (Some((390, 844)), embed.as_str()),
+    ] {
+        let what = format!("{path} at {size:?}");
+        b.viewport(size).await;
+        b.open_blocking(path, &[APP_WASM]).await;
+        let drawn = wait_js(
+            &b,
+            DRAWN,
+            |v| v["marks"].to_string().contains("first-plot"),
+            &format!("{what}: the drawn plot and its first-plot mark"),
+        )
+        .await;
+        assert_eq!(drawn["drawn"], true, "{what}: {drawn}");
+        assert_eq!(drawn["svgs"], 1, "{what}: one plot: {drawn}");
+        assert_eq!(
+            drawn["front"], 0,
+            "{what}: nothing of the front page: {drawn}"
+        );
+        assert_eq!(drawn["marks"], json!(["first-plot"]), "{what}: {drawn}");
+        let keyline = drawn["keyline"].as_str().unwrap_or_default();
+        assert!(
+            keyline.contains("H100"),
+            "{what}: the link's key line: {drawn}"
+        );
+        let is_embed = path.contains("embed=1");
+        if !is_embed {
+            assert!(
+                drawn["rows"].as_array().unwrap().len() >= 3,
+                "{what}: {drawn}"
+            );
+        }
+        let (plot, key, table) = if is_embed {
+            (
+                "[data-drawn-view] .sv-plot",
+                "[data-drawn-keyline]",
+                "[data-drawn-keyline]",
+            )
+        } else {
+            (
+                "[data-drawn-view] .sv-plot",
+                "[data-drawn-keyline]",
+                "[data-drawn-view] table.results-table",
+            )
+        };
+        let before = b.js(&boxes(&[plot, key, table])).await;
+        if size.is_none() {
+            // The drawn view is as accessible as the app's (axe-core, every impact).
+            let axe = b.axe().await;
+            assert!(axe.is_empty(), "{what}: {axe:#?}");
+        }
+        // Nothing of the app ran.
+        assert_eq!(
+            b.js("return document.querySelectorAll('[data-ready]').length")
+                .await,
+            0,
+            "{what}"
+        );
+
+        b.allow_wasm().await;
+        let _ = b.console_errors().await; // the blocked wasm's errors
+        b.open(path).await;
+        b.wait_for("canvas[data-chart]").await;
+        let app = wait_js(
+            &b,
+            "return performance.getEntriesByName('app-ready', 'mark').length",
+            |v| v == 1,
+            &format!("{what}: app-ready"),
+        )
+        .await;
+        assert_eq!(app, 1);
+        assert_eq!(
+            b.js("return document.querySelectorAll('[data-static-view]').length")
+                .await,
+            0,
+            "{what}: the app removes the drawn view"
+        );
+        let figures = b.js(APP).await;
+        assert_eq!(figures["keyline"], drawn["keyline"], "{what}: key lines");
+        assert_eq!(figures["label"], drawn["label"], "{what}: plot labels");
+        if !is_embed {
+            assert_eq!(figures["rows"], drawn["rows"], "{what}: results");
+        }
+        let (plot, key, table) = if is_embed {
+            ("canvas[data-chart]", "[data-keyline]", "[data-keyline]")
+        } else {
+            (
+                "canvas[data-chart]",
+                "[data-keyline]",
+                "main.app table.results-table",
+            )
+        };
+        let after = b.js(&boxes(&[plot, key, table])).await;
+        for (s, a) in before
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(after.as_array().unwrap())
+        {
+            for (x, y) in s.as_array().unwrap().iter().zip(a.as_array().unwrap()) {
+                assert!(
+                    (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= 3.0,
+                    "{what}: moved: drawn {before} app {after}"
+                );
+            }
+        }
+        assert_eq!(
+            b.js("return ['first-plot', 'app-ready'].map(n => performance.getEntriesByName(n, 'mark').length)")
+                .await,
+            json!([1, 1]),
+            "{what}: one first-plot (the drawn plot's), one app-ready"
+        );
+        assert!(b.console_errors().await.is_empty(), "{what}");
+    }
+    b.viewport(None).await;
+    b.close().await;
+}
+
+/// A link the app has something to say about (an unknown chip) is not drawn: the page keeps
+/// its skeleton, sets no mark, and the app shows its notice.
+#[tokio::test(flavor = "current_thread")]
+async fn a_bad_link_keeps_the_skeleton_for_the_app() {
+    let b = Browser::start().await;
+    let path = "/?chip=nonesuch&op=llm:preset=llama3-8b";
+    b.open_blocking(path, &[APP_WASM]).await;
+    // The draw program has had its chance once boot.js may go on (no `data-drawing`).
+    wait_js(
+        &b,
+        "return document.documentElement.hasAttribute('data-drawing')",
+        |v| v == false,
+        "the draw program done",
+    )
+    .await;
+    let shown = b.js(DRAWN).await;
+    assert_eq!(shown["drawn"], false, "{shown}");
+    assert_eq!(shown["skeleton"], true, "{shown}");
+    assert_eq!(shown["marks"], json!([]), "{shown}");
+    b.allow_wasm().await;
+    b.open(path).await;
+    assert!(b.text("main.app").await.contains("nonesuch"));
+    b.close().await;
+}
