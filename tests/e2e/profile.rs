@@ -562,8 +562,7 @@ async fn the_sample_profile_loads_in_one_click() {
     // its 32 launches, each `per`.
     let expected: f64 = attn["expected"].parse().unwrap();
     let bound = 32.0 * per;
-    let features =
-        roofline::validation::Features::kernel(roofline::resource::Bound::Memory, bound);
+    let features = roofline::validation::Features::kernel(roofline::resource::Bound::Memory, bound);
     let want = roofline::validation::expected(
         roofline::op::Workload::Attention,
         roofline::validation::Family::Hopper,

@@ -821,9 +821,10 @@ fn result_rows_carry_the_expected_time_or_why_not() {
         get(r, "t_expected_hi").value.parse().unwrap(),
     );
     assert!(lo <= t && t <= hi, "{lo} {t} {hi}");
-    assert!(get(r, "t_expected")
-        .title
-        .contains(&format!("validation set {}", roofline::validation::SET_VERSION)));
+    assert!(get(r, "t_expected").title.contains(&format!(
+        "validation set {}",
+        roofline::validation::SET_VERSION
+    )));
     // The column follows T_upper.
     let order: Vec<&str> = r.cells.iter().map(|c| c.metric).collect();
     let at = order.iter().position(|m| *m == "t_upper").unwrap();

@@ -60,12 +60,15 @@ fn write_fitted() {
          //! support, as `super::evaluated` gives them: stored so the page fits expectations without\n\
          //! analysing the set's scenarios on load. Written by `./dev validate --write`;\n\
          //! `tests/it/validation.rs` checks they equal a fresh evaluation, bit for bit.\n\n\
-         use super::{StoredPoint, Term};\n\n\
-         /// `(point id, measured / predicted, [compute, memory, network, launch, step, multi-chip, moe])`.\n\
+         use super::{Family, StoredPoint, Term, Work};\n\n\
+         /// `(point id, source key, kind of work, family, measured / predicted, [compute, memory,\n\
+         /// network, launch, step, multi-chip, moe])`.\n\
          pub(super) const POINTS: &[StoredPoint] = &[\n",
     );
-    for (id, r, f) in points {
-        out.push_str(&format!("    ({id:?}, {r:?}, {f:?}),\n"));
+    for (id, source, work, family, r, f) in points {
+        out.push_str(&format!(
+            "    ({id:?}, {source:?}, Work::{work:?}, Family::{family:?}, {r:?}, {f:?}),\n"
+        ));
     }
     out.push_str("];\n\n/// The model's terms (`super::select_terms`).\npub(super) const TERMS: &[Term] = &[");
     let t: Vec<String> = terms.iter().map(|t| format!("Term::{t:?}")).collect();
@@ -73,7 +76,14 @@ fn write_fitted() {
     out.push_str("];\n");
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/validation/fitted.rs");
     std::fs::write(path, out).expect("write src/validation/fitted.rs");
-    eprintln!("wrote {path}");
+    // As `cargo fmt` leaves it, so the tree stays formatted.
+    match std::process::Command::new("rustfmt")
+        .args(["--edition", "2021", path])
+        .status()
+    {
+        Ok(s) if s.success() => eprintln!("wrote {path}"),
+        _ => eprintln!("wrote {path}; rustfmt failed: run cargo fmt"),
+    }
 }
 
 fn terms_section(r: &roofline::validation::Report) {

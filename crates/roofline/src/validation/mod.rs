@@ -328,22 +328,19 @@ fn observations(rows: &[Row]) -> Vec<Obs> {
         .collect()
 }
 
-/// The set as the page fits it: each point with its stored ratio and features
-/// ([`fitted::POINTS`], checked against a fresh evaluation by `tests/it/validation.rs`), so an
-/// expectation costs no analysis of the set's scenarios.
+/// The set as the page fits it: each expressed point as stored ([`fitted::POINTS`], checked
+/// against a fresh evaluation by `tests/it/validation.rs`), so an expectation costs no
+/// analysis of the set's scenarios and reads none of its texts.
 fn all_observations() -> Vec<Obs> {
-    points()
-        .into_iter()
-        .filter_map(|p| {
-            let (_, ratio, f) = fitted::POINTS.iter().find(|(id, ..)| *id == p.id)?;
-            Some(Obs {
-                id: p.id,
-                source: p.source_key,
-                work: p.work,
-                family: p.family,
-                ratio: *ratio,
-                features: Features::from_array(*f),
-            })
+    fitted::POINTS
+        .iter()
+        .map(|&(id, source, work, family, ratio, f)| Obs {
+            id,
+            source,
+            work,
+            family,
+            ratio,
+            features: Features::from_array(f),
         })
         .collect()
 }
@@ -355,8 +352,10 @@ fn page_calibration() -> Option<&'static Calibration> {
         .as_ref()
 }
 
-/// A stored point: id, `measured / predicted`, [`Features::to_array`].
-pub type StoredPoint = (&'static str, f64, [f64; 7]);
+/// A stored point: id, source key, kind of work, chip family, `measured / predicted`,
+/// [`Features::to_array`]: all the page's fit reads, so it needs none of the set's texts (the
+/// draw program, which shows expectations but no validation view, then carries none).
+pub type StoredPoint = (&'static str, &'static str, Work, Family, f64, [f64; 7]);
 
 /// Every expressed point's ratio and features, freshly evaluated (each link analysed), and the
 /// terms the data support on them: what `fitted.rs` must equal, and what
@@ -365,7 +364,17 @@ pub fn evaluated() -> (Vec<StoredPoint>, Vec<Term>) {
     let rows = evaluate();
     let points = rows
         .iter()
-        .filter_map(|r| Some((r.point.id, r.ratio?, r.features?.to_array())))
+        .filter_map(|r| {
+            let p = r.point;
+            Some((
+                p.id,
+                p.source_key,
+                p.work,
+                p.family,
+                r.ratio?,
+                r.features?.to_array(),
+            ))
+        })
         .collect();
     (points, select_terms(&observations(&rows)))
 }

@@ -325,11 +325,11 @@ fn the_stored_points_and_terms_are_a_fresh_evaluation() {
     let (fresh, terms) = roofline::validation::evaluated();
     let (stored, stored_terms) = roofline::validation::stored();
     assert_eq!(fresh.len(), stored.len(), "run ./dev validate --write");
-    for ((a, x, f), (b, y, g)) in fresh.iter().zip(stored) {
+    for ((a, sa, wa, fa, x, f), (b, sb, wb, fb, y, g)) in fresh.iter().zip(stored) {
         let bits = |v: &[f64; 7]| v.map(f64::to_bits);
         assert_eq!(
-            (a, x.to_bits(), bits(f)),
-            (b, y.to_bits(), bits(g)),
+            (a, sa, wa, fa, x.to_bits(), bits(f)),
+            (b, sb, wb, fb, y.to_bits(), bits(g)),
             "{a}: {x} {f:?} against stored {y} {g:?}"
         );
     }
