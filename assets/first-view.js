@@ -12,9 +12,10 @@
 // the link's `theme=` at once. Then the draw program (src/bin/draw.rs, a small wasm without
 // Leptos, named in this script's data-draw-js / data-draw-wasm) draws the link's own view into
 // the page: its layout, key line and results, then each plot as SVG at its frame's size; the
-// `first-plot` mark follows in the next animation frame. Only then do the app's downloads
-// start (boot.js waits for the `roofline-drawn` event while <html> has `data-drawing`), so the
-// two programs do not share the bandwidth. A link the draw program cannot draw (notices, no
+// `first-plot` mark follows in the next animation frame. The app's downloads start once the
+// draw program's have finished (while it draws), so the two programs do not share the
+// bandwidth; the app itself starts after the drawing (boot.js waits for the `roofline-drawn`
+// event while <html> has `data-drawing`). A link the draw program cannot draw (notices, no
 // plot, a failure) keeps its skeleton. The app removes either view when it mounts.
 (() => {
   const root = document.documentElement;
@@ -75,6 +76,9 @@
     import(at(js))
       .then(async (draw) => {
         await draw.default({ module_or_path: module });
+        // The draw program has arrived: what is left of the first plot is work, not bytes, so
+        // the app's downloads start now and overlap the drawing.
+        startApp();
         await parsed;
         const drawn = draw.View.of(location.search);
         if (!drawn) return;
