@@ -59,7 +59,8 @@ fn write_fitted() {
         "//! Each expressed point's measured / predicted ratio and features, and the terms the data\n\
          //! support, as `super::evaluated` gives them: stored so the page fits expectations without\n\
          //! analysing the set's scenarios on load. Written by `./dev validate --write`;\n\
-         //! `tests/it/validation.rs` checks they equal a fresh evaluation, bit for bit.\n\n\
+         //! `tests/it/validation.rs` checks they equal a fresh evaluation, bit for bit. Over 600\n\
+         //! lines on purpose: generated data, one entry per expressed point, as rustfmt lays it out.\n\n\
          use super::{Family, StoredPoint, Term, Work};\n\n\
          /// `(point id, source key, kind of work, family, measured / predicted, [compute, memory,\n\
          /// network, launch, step, multi-chip, moe])`.\n\
