@@ -344,6 +344,12 @@ fn page(s: &Scenario, case: usize) -> Result<bool, String> {
         svg(&screen, &m)?;
     }
 
+    // Now and then, the draw program's view of the same link (issue 27): what a link shows
+    // before the app arrives.
+    if case % 97 == 6 {
+        drawn(&screen, s)?;
+    }
+
     let csv = view::sweep_csv(s);
     screen.text("CSV", &csv)?;
     for line in csv.lines().skip(1) {
@@ -363,6 +369,29 @@ fn page(s: &Scenario, case: usize) -> Result<bool, String> {
     json(&screen, "scenario JSON", "", &doc)?;
 
     Ok(plotted && rows.iter().any(|r| r.analysis.is_some()))
+}
+
+/// The draw program's view of the scenario's link (`first_view::Drawn`): drawn without
+/// panicking, every user text escaped (no markup from a name), no non-finite number in its
+/// HTML or its plots.
+fn drawn(screen: &Screen, s: &Scenario) -> Result<(), String> {
+    let Some(d) = roofline_lab::first_view::Drawn::from_query(&roofline::url::encode(s)) else {
+        return Ok(());
+    };
+    let html = d.html();
+    if html.contains("<img") {
+        return Err(format!("the drawn view holds markup from a name: {html}"));
+    }
+    screen.text("drawn view", &html)?;
+    for i in 0..d.plots() {
+        if let Some(svg) = d.svg(i, 390, 260, i % 2 == 1) {
+            if svg.contains("<img") {
+                return Err(format!("drawn plot {i} holds markup from a name: {svg}"));
+            }
+            screen.text("drawn plot", &svg)?;
+        }
+    }
+    Ok(())
 }
 
 /// The SVG export of a chart: drawn without panicking, and no non-finite number in it.
