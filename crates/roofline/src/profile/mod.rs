@@ -380,24 +380,44 @@ impl Importer {
             State::Start(buf, dropped) => {
                 buf.extend_from_slice(chunk);
                 let bom: &[u8] = b"\xEF\xBB\xBF";
-                if buf.len() < 3 && bom.starts_with(buf) {
+                let gzip: &[u8] = b"\x1f\x8b";
+                // The file's first bytes: a gzip magic number there, or the start of one cut by
+                // the slice, waits for the whole of it.
+                if *dropped == 0 {
+                    if buf.starts_with(gzip) {
+                        return Err(fail(
+                            None,
+                            "a gzip-compressed file (a `.json.gz` trace?): decompress it first"
+                                .into(),
+                        ));
+                    }
+                    if buf.len() < gzip.len() && gzip.starts_with(buf) {
+                        return Ok(());
+                    }
+                }
+                // Blanks and byte-order marks before the text, in any order (a mark after a
+                // blank line too), skipped the same however the file is sliced.
+                let mut first = 0;
+                loop {
+                    let rest = &buf[first..];
+                    if rest.starts_with(bom) {
+                        first += bom.len();
+                    } else if rest.first().is_some_and(u8::is_ascii_whitespace) {
+                        first += 1;
+                    } else {
+                        break;
+                    }
+                }
+                let rest = &buf[first..];
+                if rest.is_empty() || (rest.len() < bom.len() && bom.starts_with(rest)) {
+                    // Nothing but blanks and marks so far (the last maybe cut by the slice):
+                    // drop what is skipped, keep a cut mark for the next slice.
+                    *dropped += first as u64;
+                    buf.drain(..first);
                     return Ok(());
                 }
-                if buf.starts_with(b"\x1f\x8b") {
-                    return Err(fail(
-                        None,
-                        "a gzip-compressed file (a `.json.gz` trace?): decompress it first".into(),
-                    ));
-                }
-                let body = buf.strip_prefix(bom).unwrap_or(buf);
-                let Some(first) = body.iter().position(|b| !b.is_ascii_whitespace()) else {
-                    // Only whitespace so far: nothing to keep.
-                    *dropped += buf.len() as u64;
-                    buf.clear();
-                    return Ok(());
-                };
-                let base = *dropped + (buf.len() - body.len() + first) as u64;
-                let body = body[first..].to_vec();
+                let base = *dropped + first as u64;
+                let body = rest.to_vec();
                 self.state = if matches!(body[0], b'{' | b'[') {
                     State::Trace(Box::new(trace::TraceReader::new(base)))
                 } else {

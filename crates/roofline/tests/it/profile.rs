@@ -467,6 +467,49 @@ fn any_chunking_gives_the_same_profile() {
     }
 }
 
+/// Blanks and byte-order marks before the text are skipped in any order and however the file
+/// is sliced (FUZZ_SEED=7 found a blank, a mark and a blank read one way whole and another in
+/// slices): a trace after them is a trace, an unknown text quotes the same start, and a gzip
+/// magic number is caught even when the first slice holds one byte of it.
+#[test]
+fn leading_blanks_and_marks_read_the_same_in_any_slices() {
+    let trace = br#"{"traceEvents": []}"#;
+    let cases: [&[u8]; 4] = [
+        b" \xEF\xBB\xBF cleafw~6dot5tokens\nname\n",
+        b"\n\xEF\xBB\xBF\xEF\xBB\xBF\t# a comment\nx,y\n",
+        b"\x1f\x8b\x08\x00",
+        b"  \x1f\x8b\x08\x00",
+    ];
+    for bytes in cases {
+        let whole = import(bytes).map_err(|e| e.to_string());
+        for chunk in 1..=5 {
+            assert_eq!(
+                import_chunked(bytes, chunk),
+                whole,
+                "{bytes:?} in chunks of {chunk}"
+            );
+        }
+    }
+    let unknown = import(cases[0]).unwrap_err().to_string();
+    assert!(
+        unknown.contains("It starts with `cleafw~6dot5tokens`"),
+        "{unknown}"
+    );
+    assert!(import(cases[2]).unwrap_err().to_string().contains("gzip"));
+    // Not at the file's start, the magic number is only an unknown text.
+    assert!(!import(cases[3]).unwrap_err().to_string().contains("gzip"));
+    let mut marked = b" \xEF\xBB\xBF \n".to_vec();
+    marked.extend_from_slice(trace);
+    for chunk in [1, 2, 4, 100] {
+        let p = import_chunked(&marked, chunk);
+        assert!(
+            matches!(&p, Err(e) if e.contains("PyTorch")) || p.is_ok(),
+            "{p:?}"
+        );
+        assert_eq!(p, import(&marked).map_err(|e| e.to_string()));
+    }
+}
+
 #[test]
 fn the_format_is_known_after_the_header() {
     let mut imp = Importer::new();
