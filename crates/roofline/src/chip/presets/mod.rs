@@ -35,10 +35,20 @@ pub(crate) struct Spec {
     pub range: Option<Range>,
 }
 
+/// A source note as kept: the note itself, or empty without the `sources` feature (then the
+/// text is not in the binary).
+const fn note(src: &'static str) -> &'static str {
+    if cfg!(feature = "sources") {
+        src
+    } else {
+        ""
+    }
+}
+
 const fn with(tier: Tier, v: f64, src: &'static str) -> Spec {
     Spec {
         v: Some(v),
-        src,
+        src: note(src),
         tier: Some(tier),
         range: None,
     }
@@ -69,7 +79,7 @@ const fn third(v: f64, src: &'static str) -> Spec {
 const fn none(src: &'static str) -> Spec {
     Spec {
         v: None,
-        src,
+        src: note(src),
         tier: None,
         range: None,
     }
@@ -79,7 +89,7 @@ impl Spec {
     /// The same figure, noting that sources span `lo..=hi` (`other` says who states what).
     const fn range(self, lo: f64, hi: f64, other: &'static str) -> Spec {
         Spec {
-            range: Some((lo, hi, other)),
+            range: Some((lo, hi, note(other))),
             ..self
         }
     }
