@@ -382,7 +382,19 @@ fn drawn(screen: &Screen, s: &Scenario) -> Result<(), String> {
     if html.contains("<img") {
         return Err(format!("the drawn view holds markup from a name: {html}"));
     }
-    screen.text("drawn view", &html)?;
+    // The link back to the page (an embed's) carries the names URL-encoded: not shown.
+    let shown: String = html
+        .split("href=\"")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once('"').map_or("", |(_, rest)| rest)
+            }
+        })
+        .collect();
+    screen.text("drawn view", &shown)?;
     for i in 0..d.plots() {
         if let Some(svg) = d.svg(i, 390, 260, i % 2 == 1) {
             if svg.contains("<img") {
