@@ -99,6 +99,10 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
             "{what}: the link's key line: {drawn}"
         );
         let is_embed = path.contains("embed=1");
+        // What a link shows before the app (docs/screenshots/first-view-*.png).
+        let (w, h) = size.unwrap_or((1280, 1000));
+        let kind = if is_embed { "embed" } else { "link" };
+        b.screenshot(&format!("first-view-{kind}-{w}x{h}")).await;
         if !is_embed {
             assert!(
                 drawn["rows"].as_array().unwrap().len() >= 3,
