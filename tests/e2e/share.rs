@@ -553,6 +553,10 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
     );
     assert_eq!(v[4], true);
     b.screenshot("validation-1400x1000").await;
+    // The terms' list in view (docs/screenshots/validation-terms-1400x1000.png).
+    b.js(r#"document.querySelector('[data-validation-terms]').scrollIntoView(); return 0;"#)
+        .await;
+    b.screenshot("validation-terms-1400x1000").await;
     assert!(b.settled_search().await.contains("plot=validation"));
     // The result row of the page's own GEMM: an expected time above its bound.
     let row = b.row_metrics("0", 0).await;
