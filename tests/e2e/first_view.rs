@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use e2e_harness::Browser;
+use e2e_harness::{assert_boxes_kept, Browser};
 use serde_json::{json, Value};
 
 const LINK: &str = "/?chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096";
@@ -37,18 +37,6 @@ return {
   rows: [...root.querySelectorAll('table.results-table tr')].map(tr => [...tr.children].map(c => c.textContent.trim()).join('|')),
 };
 "#;
-
-/// The boxes (left, top, width, height; rounded) of the first visible match of each selector.
-fn boxes(selectors: &[&str]) -> String {
-    format!(
-        r#"return {selectors:?}.map(s => {{
-            const e = [...document.querySelectorAll(s)].find(e => e.getClientRects().length > 0);
-            if (!e) return null;
-            const r = e.getBoundingClientRect();
-            return [r.left, r.top, r.width, r.height].map(Math.round);
-        }});"#
-    )
-}
 
 async fn wait_js(b: &Browser, script: &str, ok: impl Fn(&Value) -> bool, what: &str) -> Value {
     let mut v = Value::Null;
@@ -122,7 +110,7 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
                 "[data-drawn-view] table.results-table",
             )
         };
-        let before = b.js(&boxes(&[plot, key, table])).await;
+        let before = b.boxes(&[plot, key, table]).await;
         if size.is_none() {
             // The drawn view is as accessible as the app's (axe-core, every impact).
             let axe = b.axe().await;
@@ -169,20 +157,13 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
                 "main.app table.results-table",
             )
         };
-        let after = b.js(&boxes(&[plot, key, table])).await;
-        for (s, a) in before
-            .as_array()
-            .unwrap()
-            .iter()
-            .zip(after.as_array().unwrap())
-        {
-            for (x, y) in s.as_array().unwrap().iter().zip(a.as_array().unwrap()) {
-                assert!(
-                    (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= 3.0,
-                    "{what}: moved: drawn {before} app {after}"
-                );
-            }
-        }
+        let after = b.boxes(&[plot, key, table]).await;
+        assert_boxes_kept(
+            &before,
+            &after,
+            3.0,
+            &format!("{what}: drawn, then the app"),
+        );
         assert_eq!(
             b.js("return ['first-plot', 'app-ready'].map(n => performance.getEntriesByName(n, 'mark').length)")
                 .await,

@@ -3,7 +3,7 @@
 //! help text that does not move the page, and critical sizes that say which number is exact.
 #![cfg(not(target_arch = "wasm32"))]
 
-use e2e_harness::{close_to, num, Browser};
+use e2e_harness::{assert_boxes_kept, close_to, num, Browser};
 
 /// Chooses `value` in the `select[name=...]` `name`, as a user would.
 async fn choose(b: &Browser, name: &str, value: &str) {
@@ -604,20 +604,12 @@ async fn the_static_front_page_is_there_before_the_wasm_and_the_app_takes_it_ove
         "the static plot sets first-plot, nothing else runs: {shown}"
     );
     let before = front_texts(&b, true).await;
-    let boxes = |plot: &str, keyline: &str, table: &str| {
-        format!(
-            r#"return [{plot:?}, {keyline:?}, {table:?}].map(s => {{
-                const r = [...document.querySelectorAll(s)].find(e => e.getClientRects().length > 0).getBoundingClientRect();
-                return [r.left, r.top, r.width, r.height].map(Math.round);
-            }});"#
-        )
-    };
     let static_boxes = b
-        .js(&boxes(
+        .boxes(&[
             "[data-static-view] .sv-plot svg",
             "[data-static-keyline]",
             "[data-static-view] table.results-table",
-        ))
+        ])
         .await;
     assert!(
         before["keyline"].as_str().unwrap().contains("TPU v5e"),
@@ -645,25 +637,13 @@ async fn the_static_front_page_is_there_before_the_wasm_and_the_app_takes_it_ove
     // The plot, the key line and the results stay where they were (within 3 px) when the app
     // takes over (a 1280×1000 window: the plot is the column's width, 16:9).
     let app_boxes = b
-        .js(&boxes(
+        .boxes(&[
             "canvas[data-chart]",
             "[data-keyline]",
             "main.app table.results-table",
-        ))
+        ])
         .await;
-    for (s, a) in static_boxes
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(app_boxes.as_array().unwrap())
-    {
-        for (x, y) in s.as_array().unwrap().iter().zip(a.as_array().unwrap()) {
-            assert!(
-                (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= 3.0,
-                "moved: static {static_boxes} app {app_boxes}"
-            );
-        }
-    }
+    assert_boxes_kept(&static_boxes, &app_boxes, 3.0, "static, then the app");
     let marks = b
         .js("return ['first-plot', 'app-ready'].map(n => performance.getEntriesByName(n, 'mark').length)")
         .await;

@@ -585,6 +585,20 @@ impl Browser {
         path
     }
 
+    /// The box (left, top, width, height in CSS px, rounded) of the first visible match of each
+    /// selector, `null` where none is visible: for checking that a takeover keeps the layout.
+    pub async fn boxes(&self, selectors: &[&str]) -> Value {
+        self.js(&format!(
+            r#"return {selectors:?}.map(s => {{
+                const e = [...document.querySelectorAll(s)].find(e => e.getClientRects().length > 0);
+                if (!e) return null;
+                const r = e.getBoundingClientRect();
+                return [r.left, r.top, r.width, r.height].map(Math.round);
+            }});"#
+        ))
+        .await
+    }
+
     /// Number of pixels of a canvas that differ from its top-left pixel (the background).
     pub async fn canvas_ink(&self, css: &str) -> u64 {
         let v = self
@@ -818,6 +832,26 @@ pub fn num(m: &HashMap<String, String>, key: &str) -> f64 {
         })
         .parse()
         .unwrap_or_else(|_| panic!("metric `{key}` is not a number: {:?}", m[key]))
+}
+
+/// Panics unless every box of `after` ([`Browser::boxes`]) is within `px` CSS pixels of the
+/// same box in `before`, and every box is there in both.
+pub fn assert_boxes_kept(before: &Value, after: &Value, px: f64, what: &str) {
+    let (b, a) = (before.as_array().unwrap(), after.as_array().unwrap());
+    assert_eq!(b.len(), a.len(), "{what}: boxes {before} then {after}");
+    for (s, t) in b.iter().zip(a) {
+        let (s, t) = (s.as_array(), t.as_array());
+        assert!(
+            s.is_some() && t.is_some(),
+            "{what}: a box is missing: {before} then {after}"
+        );
+        for (x, y) in s.unwrap().iter().zip(t.unwrap()) {
+            assert!(
+                (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() <= px,
+                "{what}: moved: {before} then {after}"
+            );
+        }
+    }
 }
 
 /// Relative closeness.
