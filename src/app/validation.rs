@@ -1,82 +1,142 @@
 //! The validation view (issue 25, `plot=validation`): the set's measurements against the
 //! roofline's predictions, a log-log plot with y = x, the summaries per kind of work and per
-//! chip family, and a table with one row per point, each opening its scenario. The report is
-//! computed only while the view is open (view::validation).
+//! chip family, and a table with one row per point, each opening its scenario.
+//!
+//! The build evaluates the set (view::validation::ValidationPage) and writes it next to the page;
+//! `scripts/csp_post_build.py` names the file by its content and writes that name into
+//! `<meta name="validation-data">`. The view fetches it the first time it opens (issue 27: a
+//! family loaded on first use), says so while it loads, and says why if it cannot.
+
+use std::sync::Arc;
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
+use crate::view::validation::ValidationPage;
 use crate::view::{self, ChartModel};
 
-/// The view: summaries, plot and table.
+/// The file's name when the page names none (a page built without the post-build hook).
+const DEFAULT_FILE: &str = "validation.json";
+
+thread_local! {
+    /// The page, once fetched: reopening the view reads it again from here.
+    static LOADED: std::cell::RefCell<Option<Arc<ValidationPage>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The view: a line while the set loads, then summaries, plot and table (or why it failed).
 #[component]
 pub fn ValidationView() -> impl IntoView {
-    let c = ctx();
-    let report = StoredValue::new(view::validation::validation_report());
-    let chart = Memo::new(move |_| {
-        Some(ChartModel::Sweep(
-            report.with_value(view::validation::validation_chart),
-        ))
-    });
-    let summaries = report.with_value(|r| {
-        let mut v = vec![(
-            "overall".to_string(),
-            view::validation::summary_text(&r.overall),
-        )];
-        for s in r.by_work.iter().chain(&r.by_family) {
-            v.push((s.label.clone(), view::validation::summary_text(s)));
+    let state: RwSignal<Option<Result<Arc<ValidationPage>, String>>> =
+        RwSignal::new(LOADED.with(|l| l.borrow().clone()).map(Ok));
+    if state.get_untracked().is_none() {
+        leptos::task::spawn_local(async move {
+            let got = load().await.map(Arc::new);
+            if let Ok(p) = &got {
+                LOADED.with(|l| *l.borrow_mut() = Some(p.clone()));
+            }
+            state.set(Some(got));
+        });
+    }
+    move || {
+        match state.get() {
+        None => view! {
+            <div class="validation" data-validation="loading">
+                <p class="hint">"Loading the validation set…"</p>
+            </div>
         }
-        v
-    });
-    let terms = report.with_value(|r| {
-        r.terms
-            .iter()
-            .map(|t| (t.term.id(), t.kept, view::validation::term_text(t)))
-            .collect::<Vec<_>>()
-    });
-    let rows = report.with_value(|r| {
-        r.rows
-            .iter()
-            .map(|row| {
-                let p = row.point;
-                let cells = view::validation::validation_cells(row);
-                let href = p.link.to_string();
-                view! {
-                    <tr data-validation-id=p.id>
-                        <td class="name" title=format!("{} — {}", p.conditions, p.quote)>
-                            <a href=href>{p.id}</a>
-                        </td>
-                        <td>{p.work.as_str()}</td>
-                        <td>{p.chip()}</td>
-                        {cells.into_iter().map(|c| view! {
-                            <td data-metric=c.metric data-value=c.value title=c.title>{c.text}</td>
-                        }).collect_view()}
-                        <td class="hint" title=p.source>{p.measured}</td>
-                    </tr>
-                }
-            })
-            .collect_view()
-    });
+        .into_any(),
+        Some(Err(why)) => view! {
+            <div class="validation" data-validation="error">
+                <p class="msg" role="alert">{format!("The validation set could not be loaded: {why}")}</p>
+            </div>
+        }
+        .into_any(),
+        Some(Ok(page)) => loaded(page).into_any(),
+    }
+    }
+}
+
+/// The file's URL: `<meta name="validation-data" content=...>`, relative to the page.
+fn file_name() -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector("meta[name=\"validation-data\"]")
+                .ok()
+                .flatten()
+        })
+        .and_then(|m| m.get_attribute("content"))
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| DEFAULT_FILE.to_string())
+}
+
+async fn load() -> Result<ValidationPage, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let url = file_name();
+    let window = web_sys::window().ok_or("no window")?;
+    let failed = |what: &str| format!("{url}: {what}");
+    let resp = JsFuture::from(window.fetch_with_str(&url))
+        .await
+        .map_err(|_| failed("the request failed"))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| failed("no response"))?;
+    if !resp.ok() {
+        return Err(failed(&format!("HTTP {}", resp.status())));
+    }
+    let text = JsFuture::from(resp.text().map_err(|_| failed("no body"))?)
+        .await
+        .map_err(|_| failed("the body could not be read"))?
+        .as_string()
+        .ok_or_else(|| failed("the body is not text"))?;
+    ValidationPage::from_json(&text)
+}
+
+fn loaded(page: Arc<ValidationPage>) -> impl IntoView {
+    let c = ctx();
+    let chart = {
+        let page = page.clone();
+        Memo::new(move |_| Some(ChartModel::Sweep(view::validation::validation_chart(&page))))
+    };
+    let rows = page
+        .rows
+        .iter()
+        .map(|row| {
+            let cells = row.cells.clone();
+            view! {
+                <tr data-validation-id=row.id.clone()>
+                    <td class="name" title=row.title.clone()>
+                        <a href=row.link.clone()>{row.id.clone()}</a>
+                    </td>
+                    <td>{row.work.clone()}</td>
+                    <td>{row.chip.clone()}</td>
+                    {cells.into_iter().map(|c| view! {
+                        <td data-metric=c.metric data-value=c.value title=c.title>{c.text}</td>
+                    }).collect_view()}
+                    <td class="hint" title=row.source.clone()>{row.measured.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
     view! {
         <div class="validation" data-validation="true">
             <p class="hint">
-                {report.with_value(|r| format!(
+                {format!(
                     "Validation set {}: {} published measurements, each a scenario this page opens; \
                      the expected times are fitted without each point's own source.",
-                    r.set_version, r.rows.len()
-                ))}
+                    page.set_version, page.rows.len()
+                )}
             </p>
             <ul class="notes" data-validation-summary="true">
-                {summaries.into_iter().map(|(k, t)| view! { <li data-group=k>{t}</li> }).collect_view()}
+                {page.summaries.iter().map(|l| view! { <li data-group=l.group.clone()>{l.text.clone()}</li> }).collect_view()}
             </ul>
             <p class="hint">
                 "Expected time = the bound's compute-, memory- and network-bound shares, each at \
                  the achievable fraction the set shows; the terms, and those the data do not support:"
             </p>
             <ul class="notes" data-validation-terms="true">
-                {terms.into_iter().map(|(id, kept, t)| view! {
-                    <li data-term=id data-kept=if kept { "true" } else { "false" }>{t}</li>
+                {page.terms.iter().map(|t| view! {
+                    <li data-term=t.id.clone() data-kept=if t.kept { "true" } else { "false" }>{t.text.clone()}</li>
                 }).collect_view()}
             </ul>
             <ChartCanvas model=chart dark=c.dark/>

@@ -14,6 +14,11 @@
 //! plot and figures. The app removes the static view in the task that mounts it, so nothing
 //! paints in between; on a link, the draw program draws the link's own view into the skeleton
 //! first. Native only.
+//!
+//! It also evaluates the validation set (issue 25) and writes the validation view's data,
+//! `validation.json`, beside the fragment; the post_build hook names it by its content and
+//! tells the page its name. The app fetches it the first time the view opens, so neither the
+//! set nor its fits are in the app's wasm (issue 27).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -35,8 +40,17 @@ fn main() {
         eprintln!("static-view: {e}");
         std::process::exit(1)
     });
-    if let Err(e) = std::fs::write(&out, html) {
-        eprintln!("static-view: write {}: {e}", out.display());
-        std::process::exit(1);
+    let validation = roofline_lab::view::validation::ValidationPage::of(
+        &roofline_lab::view::validation::validation_report(),
+    )
+    .to_json();
+    for (path, text) in [
+        (out.clone(), html),
+        (out.with_file_name("validation.json"), validation),
+    ] {
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("static-view: write {}: {e}", path.display());
+            std::process::exit(1);
+        }
     }
 }

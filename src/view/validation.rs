@@ -3,22 +3,257 @@
 //! measured against predicted with the y = x line (a point below it would beat its bound),
 //! one marker colour per kind of work; a table with one row per point (`data-validation-id`)
 //! and its `data-metric` cells; the median and p90 held-out error per kind and per chip family
-//! above it. Pure, tested natively; computed only while the view is open.
+//! above it. Pure, tested natively.
+//!
+//! The page does not evaluate the set (issue 27: load what the first plot does not need later).
+//! The build does, natively: `src/bin/static-view.rs` writes [`ValidationPage::of`] the report
+//! as JSON next to the page, and the app fetches it the first time the view opens
+//! ([`ValidationPage::from_json`]). So the set's texts, its 70 scenarios' analyses and the
+//! held-out fits stay out of the wasm, and the view costs a file instead of seconds of fitting.
 
+use roofline::arch::json::Value;
 use roofline::units::{format_exact, Unit};
 use roofline::validation::{report, Report, Row, Summary, TermReport, Work};
+use serde::Serialize;
 
 use super::cell::Cell;
 use super::names::pretty;
 use crate::charts::{ChartSeries, SweepChart};
 
-/// The set's report (every point's scenario analysed: open the view to pay for it).
+/// The set's report (every point's scenario analysed: the build pays for it, not the page).
 pub fn validation_report() -> Report {
     report()
 }
 
+/// Everything the validation view shows, as plain text and numbers: what the build writes and
+/// the page reads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValidationPage {
+    /// The set's version (`2026-11-25.3`).
+    pub set_version: String,
+    /// The summary lines: `overall`, then each kind of work and each chip family.
+    pub summaries: Vec<Line>,
+    /// The terms' lines, in fit order.
+    pub terms: Vec<TermLine>,
+    /// One row per point.
+    pub rows: Vec<PageRow>,
+}
+
+/// A summary line and its group (`data-group`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Line {
+    /// `overall`, a kind of work or a chip family.
+    pub group: String,
+    /// [`summary_text`].
+    pub text: String,
+}
+
+/// A term's line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermLine {
+    /// The term's id (`data-term`).
+    pub id: String,
+    /// Whether the fit keeps it.
+    pub kept: bool,
+    /// [`term_text`].
+    pub text: String,
+}
+
+/// A point's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PageRow {
+    /// `data-validation-id`.
+    pub id: String,
+    /// The kind of work's id (`gemm`).
+    pub work: String,
+    /// The chip preset.
+    pub chip: String,
+    /// The scenario's link (a query).
+    pub link: String,
+    /// The name's hover: conditions, then the quote.
+    pub title: String,
+    /// The figure as published.
+    pub measured: String,
+    /// The source (the last cell's hover).
+    pub source: String,
+    /// Measured seconds (the plot's y).
+    pub measured_s: f64,
+    /// Predicted seconds (the plot's x), absent where the point is not expressed.
+    pub predicted: Option<f64>,
+    /// [`validation_cells`].
+    pub cells: Vec<PageCell>,
+}
+
+/// A cell of a row, as [`Cell`] with owned names.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PageCell {
+    /// `data-metric`.
+    pub metric: String,
+    /// `data-value`.
+    pub value: String,
+    /// The text shown.
+    pub text: String,
+    /// The hover.
+    pub title: String,
+}
+
+impl ValidationPage {
+    /// The page of a report.
+    pub fn of(r: &Report) -> ValidationPage {
+        let line = |s: &Summary, group: &str| Line {
+            group: group.to_string(),
+            text: summary_text(s),
+        };
+        let mut summaries = vec![line(&r.overall, "overall")];
+        summaries.extend(
+            r.by_work
+                .iter()
+                .chain(&r.by_family)
+                .map(|s| line(s, &s.label)),
+        );
+        ValidationPage {
+            set_version: r.set_version.to_string(),
+            summaries,
+            terms: r
+                .terms
+                .iter()
+                .map(|t| TermLine {
+                    id: t.term.id().to_string(),
+                    kept: t.kept,
+                    text: term_text(t),
+                })
+                .collect(),
+            rows: r.rows.iter().map(PageRow::of).collect(),
+        }
+    }
+
+    /// As written next to the page.
+    pub fn to_json(&self) -> String {
+        crate::json::to_string_pretty(self).expect("plain strings and numbers")
+    }
+
+    /// Reads [`ValidationPage::to_json`]'s text; says what is missing or malformed.
+    pub fn from_json(text: &str) -> Result<ValidationPage, String> {
+        let v = roofline::arch::json::parse(text)
+            .map_err(|e| format!("the validation data is not JSON: {e}"))?;
+        let summaries = list(&v, "summaries")?
+            .iter()
+            .map(|l| {
+                Ok(Line {
+                    group: text_of(l, "group")?,
+                    text: text_of(l, "text")?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let terms = list(&v, "terms")?
+            .iter()
+            .map(|t| {
+                Ok(TermLine {
+                    id: text_of(t, "id")?,
+                    kept: field(t, "kept")?
+                        .as_bool()
+                        .ok_or("the validation data's \"kept\" is not true or false")?,
+                    text: text_of(t, "text")?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let rows = list(&v, "rows")?
+            .iter()
+            .map(PageRow::from_value)
+            .collect::<Result<_, String>>()?;
+        Ok(ValidationPage {
+            set_version: text_of(&v, "set_version")?,
+            summaries,
+            terms,
+            rows,
+        })
+    }
+}
+
+fn field<'a>(v: &'a Value, k: &str) -> Result<&'a Value, String> {
+    v.get(k)
+        .ok_or_else(|| format!("the validation data has no \"{k}\""))
+}
+
+fn text_of(v: &Value, k: &str) -> Result<String, String> {
+    field(v, k)?
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("the validation data's \"{k}\" is not text"))
+}
+
+fn list<'a>(v: &'a Value, k: &str) -> Result<&'a [Value], String> {
+    field(v, k)?
+        .as_array()
+        .ok_or_else(|| format!("the validation data's \"{k}\" is not a list"))
+}
+
+/// A number, or `None` for `null`.
+fn number(v: &Value, k: &str) -> Result<Option<f64>, String> {
+    match field(v, k)? {
+        Value::Null => Ok(None),
+        n => n
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("the validation data's \"{k}\" is not a number")),
+    }
+}
+
+impl PageRow {
+    fn from_value(r: &Value) -> Result<PageRow, String> {
+        let cells = list(r, "cells")?
+            .iter()
+            .map(|c| {
+                Ok(PageCell {
+                    metric: text_of(c, "metric")?,
+                    value: text_of(c, "value")?,
+                    text: text_of(c, "text")?,
+                    title: text_of(c, "title")?,
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(PageRow {
+            id: text_of(r, "id")?,
+            work: text_of(r, "work")?,
+            chip: text_of(r, "chip")?,
+            link: text_of(r, "link")?,
+            title: text_of(r, "title")?,
+            measured: text_of(r, "measured")?,
+            source: text_of(r, "source")?,
+            measured_s: number(r, "measured_s")?
+                .ok_or("a row of the validation data has no measured time")?,
+            predicted: number(r, "predicted")?,
+            cells,
+        })
+    }
+
+    fn of(row: &Row) -> PageRow {
+        let p = row.point;
+        PageRow {
+            id: p.id.to_string(),
+            work: p.work.as_str().to_string(),
+            chip: p.chip().to_string(),
+            link: p.link.to_string(),
+            title: format!("{} — {}", p.conditions, p.quote),
+            measured: p.measured.to_string(),
+            source: p.source.to_string(),
+            measured_s: p.measured_s,
+            predicted: row.predicted.as_ref().ok().copied(),
+            cells: validation_cells(row)
+                .into_iter()
+                .map(|c| PageCell {
+                    metric: c.metric.to_string(),
+                    value: c.value,
+                    text: c.text,
+                    title: c.title,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Measured against predicted, log-log: one scatter series per kind of work, and y = x.
-pub fn validation_chart(r: &Report) -> SweepChart {
+pub fn validation_chart(r: &ValidationPage) -> SweepChart {
     let mut series: Vec<ChartSeries> = Work::ALL
         .iter()
         .enumerate()
@@ -26,8 +261,8 @@ pub fn validation_chart(r: &Report) -> SweepChart {
             let points: Vec<(f64, f64)> = r
                 .rows
                 .iter()
-                .filter(|row| row.point.work == *w)
-                .filter_map(|row| Some((*row.predicted.as_ref().ok()?, row.point.measured_s)))
+                .filter(|row| row.work == w.as_str())
+                .filter_map(|row| Some((row.predicted?, row.measured_s)))
                 .collect();
             (!points.is_empty()).then(|| ChartSeries {
                 label: w.as_str().to_string(),

@@ -200,3 +200,72 @@ async fn a_bad_link_keeps_the_skeleton_for_the_app() {
     assert!(b.text("main.app").await.contains("nonesuch"));
     b.close().await;
 }
+
+/// The validation view is a family loaded on first use: the page fetches its data (built
+/// natively, named by content in `<meta name="validation-data">`) only when the view first
+/// opens, once, and never at load; opening the view again reads it from memory. Without the
+/// file the view says why, next to where the table would be, and the rest of the page works.
+#[tokio::test(flavor = "current_thread")]
+async fn the_validation_set_loads_on_first_use_only() {
+    const FETCHED: &str = r#"return performance.getEntriesByType('resource')
+        .map(e => e.name).filter(n => /validation-[0-9a-f]{16}\.json$/.test(n));"#;
+    let b = Browser::start().await;
+    b.viewport(Some((1280, 1000))).await;
+    b.open("/").await;
+    wait_js(
+        &b,
+        "return performance.getEntriesByName('app-ready', 'mark').length",
+        |v| v == 1,
+        "front page: app-ready",
+    )
+    .await;
+    // Idle loads have had their time: still nothing of the set.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(b.js(FETCHED).await, json!([]), "fetched at load");
+    let file = b
+        .js("return document.querySelector('meta[name=validation-data]').content")
+        .await;
+    let file = file.as_str().unwrap().to_string();
+    assert!(
+        file.starts_with("validation-") && file.ends_with(".json"),
+        "{file}"
+    );
+
+    b.click("[role=tab][data-plot='validation']").await;
+    b.wait_for("tr[data-validation-id]").await;
+    let fetched = b.js(FETCHED).await;
+    let fetched = fetched.as_array().unwrap();
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert!(fetched[0].as_str().unwrap().ends_with(&file), "{fetched:?}");
+    // Its rows are the set's, as the build evaluated it.
+    let report = roofline::validation::report();
+    let rows = b
+        .js("return document.querySelectorAll('tr[data-validation-id]').length")
+        .await;
+    assert_eq!(rows, report.rows.len());
+    // Away and back: no second request.
+    b.click("[role=tab][data-plot='roofline']").await;
+    b.wait_for("canvas[data-chart]").await;
+    b.click("[role=tab][data-plot='validation']").await;
+    b.wait_for("tr[data-validation-id]").await;
+    assert_eq!(b.js(FETCHED).await.as_array().unwrap().len(), 1);
+
+    // The file missing (a host that lost it): the view says so; the page still works.
+    b.cdp("Network.enable", json!({})).await;
+    b.cdp(
+        "Network.setBlockedURLs",
+        json!({ "urls": ["*validation-*.json"] }),
+    )
+    .await;
+    b.open("/?chip=h100&plot=validation").await;
+    let msg = b.wait_for("[data-validation=error] [role=alert]").await;
+    let text = msg.text().await.unwrap();
+    assert!(
+        text.starts_with("The validation set could not be loaded:") && text.contains(&file),
+        "{text}"
+    );
+    b.click("[role=tab][data-plot='roofline']").await;
+    b.wait_for("canvas[data-chart]").await;
+    b.allow_wasm().await;
+    b.close().await;
+}

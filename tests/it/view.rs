@@ -846,16 +846,78 @@ fn result_rows_carry_the_expected_time_or_why_not() {
     assert_eq!(get(l4, "t_expected").value, "none");
 }
 
+/// The validation view's data as the build writes it and the page reads it (issue 27: loaded
+/// on first use): it reads back as written, every row with its four cells and its link; a
+/// file that is not JSON or lacks a field gets a message naming what is wrong, never a panic.
+#[test]
+fn the_validation_data_reads_back_as_written() {
+    use roofline_lab::view::validation::{validation_report, ValidationPage};
+    let r = validation_report();
+    let page = ValidationPage::of(&r);
+    assert_eq!(page.set_version, roofline::validation::SET_VERSION);
+    assert_eq!(page.rows.len(), r.rows.len());
+    // overall, then the 7 kinds of work and the 5 families.
+    assert_eq!(page.summaries.len(), 1 + 7 + 5);
+    assert_eq!(page.summaries[0].group, "overall");
+    let text = page.to_json();
+    let back = ValidationPage::from_json(&text).unwrap();
+    assert_eq!(back, page);
+    // Exact numbers: the shortest round-trip form reads back as the same f64.
+    let deepgemm = back
+        .rows
+        .iter()
+        .find(|row| row.id == "deepgemm-h800-m4096-n7168-k16384-fp8")
+        .unwrap();
+    assert_eq!(
+        deepgemm.measured_s,
+        2.0 * 4096.0 * 7168.0 * 16384.0 / 1358e12
+    );
+    assert!(deepgemm.link.starts_with("?chip=h800&op=matmul:"));
+    let unexpressed = back
+        .rows
+        .iter()
+        .filter(|row| row.predicted.is_none())
+        .count();
+    assert_eq!(
+        unexpressed,
+        r.rows.iter().filter(|row| row.predicted.is_err()).count()
+    );
+    for (bad, want) in [
+        ("", "is not JSON"),
+        ("{\"set_version\": \"x\"", "is not JSON"),
+        ("[]", "has no \"summaries\""),
+        ("{\"summaries\": 3}", "\"summaries\" is not a list"),
+        (
+            "{\"summaries\": [], \"terms\": [], \"rows\": [{\"cells\": []}]}",
+            "has no \"id\"",
+        ),
+        (
+            "{\"summaries\": [], \"terms\": [], \"rows\": [], \"set_version\": 2}",
+            "\"set_version\" is not text",
+        ),
+    ] {
+        let e = ValidationPage::from_json(bad).unwrap_err();
+        assert!(e.contains(want), "{bad:?}: {e}");
+    }
+    let no_time = text.replacen("\"measured_s\": ", "\"measured_s\": null, \"x\": ", 1);
+    assert_eq!(
+        ValidationPage::from_json(&no_time).unwrap_err(),
+        "a row of the validation data has no measured time"
+    );
+}
+
 /// The validation view's models (issue 25): one scatter series per kind of work with every
 /// predicted point, and the y = x line spanning them; each row's cells are the contract's
 /// (`measured` in seconds, `t_lower`, `t_expected` held out, `ratio` = measured / t_lower), and a
 /// point the app cannot express says why instead of a number.
 #[test]
 fn the_validation_view_plots_and_tabulates_the_set() {
-    use roofline_lab::view::validation::{validation_cells, validation_chart, validation_report};
+    use roofline_lab::view::validation::{
+        validation_cells, validation_chart, validation_report, ValidationPage,
+    };
     let r = validation_report();
     assert!(r.rows.len() >= 40);
-    let chart = validation_chart(&r);
+    let chart = validation_chart(&ValidationPage::of(&r));
     assert!(chart.log_x && chart.log_y);
     let scatter: usize = chart
         .series
