@@ -24,9 +24,10 @@ fixed names) by their content, like Trunk's own, and writes the names into first
 snippets and wasm) into <template id="app-preloads">, which first-view.js starts at once on the
 front page and after the draw program has drawn on a link.
 
-It names the validation view's data (validation.json, which the pre_build hook also writes)
-by its content too, and writes the name into <meta name="validation-data"> for the app, which
-fetches the file the first time the view opens.
+It names the data files the pre_build hook also writes (validation.json, the validation view's
+data; source-notes.json, the catalog's source notes) by their content too, and writes each name
+into a <meta> for the app (validation-data, source-notes), which fetches them after its first
+plot: the validation data when the view first opens, the notes once the app answers input.
 
 Last, in release builds, it writes precompressed `.gz` and `.br` copies of the build
 (scripts/precompress.py).
@@ -157,23 +158,28 @@ def name_draw_program(page: str, out_dir: str) -> str:
     return page[: m.start()] + tag + page[m.end() :]
 
 
-VALIDATION_FILE = "validation.json"
+# Data files the pre_build hook writes (src/bin/static-view.rs) and the app fetches after its
+# first plot: file, the <meta name> that tells the app its content-hashed name.
+DATA_FILES = (("validation.json", "validation-data"), ("source-notes.json", "source-notes"))
 
 
-def name_validation_data(page: str, out_dir: str) -> str:
-    """Name the validation view's data (the pre_build hook's validation.json) by its content and
-    tell the app that name in <meta name="validation-data"> at the end of <head>."""
-    path = os.path.join(out_dir, VALIDATION_FILE)
-    if not os.path.isfile(path):
-        fail(f"{path} is missing: the pre_build hook (cargo run --bin static-view) did not write it")
-    with open(path, "rb") as f:
-        name = "validation-" + hashlib.sha256(f.read()).hexdigest()[:16] + ".json"
-    os.replace(path, os.path.join(out_dir, name))
+def name_data_files(page: str, out_dir: str) -> str:
+    """Name each data file by its content and tell the app that name in a <meta> at the end of
+    <head>."""
+    metas = ""
+    for file, meta in DATA_FILES:
+        path = os.path.join(out_dir, file)
+        if not os.path.isfile(path):
+            fail(f"{path} is missing: the pre_build hook (cargo run --bin static-view) did not write it")
+        with open(path, "rb") as f:
+            stem, ext = os.path.splitext(file)
+            name = f"{stem}-{hashlib.sha256(f.read()).hexdigest()[:16]}{ext}"
+        os.replace(path, os.path.join(out_dir, name))
+        metas += f'<meta name="{meta}" content="{name}">'
     head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
     if not head_end:
-        fail("index.html has no </head> or <body> to name the validation data before")
-    meta = f'<meta name="validation-data" content="{name}">'
-    return page[: head_end.start()] + meta + page[head_end.start() :]
+        fail("index.html has no </head> or <body> to name the data files before")
+    return page[: head_end.start()] + metas + page[head_end.start() :]
 
 
 def defer_app_preloads(page: str) -> str:
@@ -203,7 +209,7 @@ def main() -> None:
             page = f.read()
         new = insert_static_view(page, staging)
         new = name_draw_program(new, staging)
-        new = name_validation_data(new, staging)
+        new = name_data_files(new, staging)
         new = defer_app_preloads(new)
     new = externalise_autoreload(new, os.path.dirname(path))
     check = Check()

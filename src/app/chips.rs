@@ -132,7 +132,13 @@ fn ChipCard(
         });
         // The source, its evidence tier and any disagreement between sources (view::evidence).
         let note = Memo::new(move |_| {
-            chip.with(|ch| ch.as_ref().map(|ch| crate::view::chip_field_note(ch, f)))
+            let notes = super::lazy::source_notes();
+            notes.with(|notes| {
+                chip.with(|ch| {
+                    ch.as_ref()
+                        .map(|ch| crate::view::chip_field_note(ch, f, notes))
+                })
+            })
         });
         let title = Signal::derive(move || {
             note.with(|n| n.as_ref().map(|n| n.text.clone()).unwrap_or_default())

@@ -9,6 +9,7 @@ mod debounce;
 mod explain;
 mod field;
 mod hf_import;
+mod lazy;
 mod menu;
 mod ops;
 mod options;
@@ -348,6 +349,7 @@ pub fn mount() {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
         check(p.mark("app-ready"), "mark the app ready");
     }
+    lazy::start_idle_loads();
 }
 
 /// The whole page (or, with `embed=1`, the chromeless embed).
@@ -355,6 +357,7 @@ pub fn mount() {
 pub fn App() -> impl IntoView {
     let status = RwSignal::new(None::<String>);
     STATUS.with(|s| s.set(Some(status)));
+    lazy::source_notes();
     let loaded = share::load_from_location();
     let embed = loaded.scenario.embed;
     let scenario = RwSignal::new(loaded.scenario);

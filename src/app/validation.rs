@@ -10,15 +10,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
 use crate::view::validation::ValidationPage;
 use crate::view::{self, ChartModel};
-
-/// The file's name when the page names none (a page built without the post-build hook).
-const DEFAULT_FILE: &str = "validation.json";
 
 thread_local! {
     /// The page, once fetched: reopening the view reads it again from here.
@@ -58,37 +54,8 @@ pub fn ValidationView() -> impl IntoView {
     }
 }
 
-/// The file's URL: `<meta name="validation-data" content=...>`, relative to the page.
-fn file_name() -> String {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| {
-            d.query_selector("meta[name=\"validation-data\"]")
-                .ok()
-                .flatten()
-        })
-        .and_then(|m| m.get_attribute("content"))
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| DEFAULT_FILE.to_string())
-}
-
 async fn load() -> Result<ValidationPage, String> {
-    use wasm_bindgen_futures::JsFuture;
-    let url = file_name();
-    let window = web_sys::window().ok_or("no window")?;
-    let failed = |what: &str| format!("{url}: {what}");
-    let resp = JsFuture::from(window.fetch_with_str(&url))
-        .await
-        .map_err(|_| failed("the request failed"))?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| failed("no response"))?;
-    if !resp.ok() {
-        return Err(failed(&format!("HTTP {}", resp.status())));
-    }
-    let text = JsFuture::from(resp.text().map_err(|_| failed("no body"))?)
-        .await
-        .map_err(|_| failed("the body could not be read"))?
-        .as_string()
-        .ok_or_else(|| failed("the body is not text"))?;
+    let text = super::lazy::fetch_named("validation-data", "validation.json").await?;
     ValidationPage::from_json(&text)
 }
 

@@ -18,7 +18,8 @@
 //! It also evaluates the validation set (issue 25) and writes the validation view's data,
 //! `validation.json`, beside the fragment; the post_build hook names it by its content and
 //! tells the page its name. The app fetches it the first time the view opens, so neither the
-//! set nor its fits are in the app's wasm (issue 27).
+//! set nor its fits are in the app's wasm (issue 27). Likewise the catalog's source notes,
+//! `source-notes.json`, which the app loads once it answers input.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -47,6 +48,10 @@ fn main() {
     for (path, text) in [
         (out.clone(), html),
         (out.with_file_name("validation.json"), validation),
+        (
+            out.with_file_name("source-notes.json"),
+            roofline_lab::view::SourceNotes::catalog_json(),
+        ),
     ] {
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("static-view: write {}: {e}", path.display());

@@ -35,7 +35,7 @@ pub mod validation;
 pub use cache::PairCache;
 pub use chart::ChartModel;
 pub use compare::{rows_with_base, BaseCache};
-pub use evidence::{chip_field_note, FieldNote};
+pub use evidence::{chip_field_note, FieldNote, SourceNotes};
 pub use explain::{explain_panel, ExplainPanel};
 pub use export::{embed_title, file_stem, iframe_html, results_csv, scenario_json, sweep_csv};
 pub use field_edit::FieldEdit;

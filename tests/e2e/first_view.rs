@@ -201,7 +201,7 @@ async fn a_bad_link_keeps_the_skeleton_for_the_app() {
     b.close().await;
 }
 
-/// The validation view is a family loaded on first use: the page fetches its data (built
+/// What the first plot does not need loads later. The validation view is a family loaded on first use: the page fetches its data (built
 /// natively, named by content in `<meta name="validation-data">`) only when the view first
 /// opens, once, and never at load; opening the view again reads it from memory. Without the
 /// file the view says why, next to where the table would be, and the rest of the page works.
@@ -219,6 +219,23 @@ async fn the_validation_set_loads_on_first_use_only() {
         "front page: app-ready",
     )
     .await;
+    // The catalog's source notes load once the app answers input, never before it: a chip
+    // field's hover says where its number comes from.
+    b.wait_for("html[data-source-notes='loaded']").await;
+    let notes = b
+        .js(r#"const app = performance.getEntriesByName('app-ready', 'mark')[0].startTime;
+            const e = performance.getEntriesByType('resource')
+                .filter(e => /source-notes-[0-9a-f]{16}\.json$/.test(e.name));
+            return [e.length, e.length ? e[0].startTime >= app : null,
+                    document.querySelector("[data-chip='0'] input[name='hbm']").title];"#)
+        .await;
+    assert_eq!(notes[0], 1, "{notes:?}");
+    assert_eq!(notes[1], true, "the notes were fetched before the app answered input");
+    // The front page's TPU v5e: the note the core has natively.
+    let hbm = notes[2].as_str().unwrap();
+    let v5e = roofline::chip::preset("tpu-v5e").unwrap();
+    let note = v5e.source(roofline::chip::ChipField::Hbm);
+    assert!(note.len() > 20 && hbm.contains(note), "{hbm}");
     // Idle loads have had their time: still nothing of the set.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(b.js(FETCHED).await, json!([]), "fetched at load");

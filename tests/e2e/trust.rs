@@ -145,7 +145,9 @@ async fn fields_show_human_units() {
     );
     // Each figure's evidence (issue 23): its tier on the field, its source on hover, and where
     // sources disagree (the chip table's "16GB" against tpus.md's "16GiB") a mark on the label
-    // and the range with the value used in the note.
+    // and the range with the value used in the note. The notes load after the first plot
+    // (issue 27): the hover reads them once they are in.
+    b.wait_for("html[data-source-notes='loaded']").await;
     let cap = "[data-chip='0'] .field:has(input[name='hbm_cap'])";
     let ev = b
         .js(&format!(

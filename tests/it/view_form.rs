@@ -92,7 +92,7 @@ fn sliders_map_positions_to_values_people_explore() {
 fn chip_field_notes_carry_their_evidence() {
     use roofline::chip::ChipField;
     let v5e = roofline::chip::preset("tpu-v5e").unwrap();
-    let cap = view::chip_field_note(&v5e, ChipField::HbmCap);
+    let cap = view::chip_field_note(&v5e, ChipField::HbmCap, &view::SourceNotes::Loading);
     assert_eq!(cap.tier, Some("reference_text"));
     assert!(cap.disputed);
     assert!(
@@ -111,15 +111,79 @@ fn chip_field_notes_carry_their_evidence() {
         "{}",
         cap.text
     );
-    let bf16 = view::chip_field_note(&v5e, ChipField::Bf16);
+    let bf16 = view::chip_field_note(&v5e, ChipField::Bf16, &view::SourceNotes::Loading);
     assert_eq!(bf16.tier, Some("reference_text"));
     assert!(!bf16.disputed);
     assert!(bf16.text.contains("1.97e14"), "{}", bf16.text);
     let mut edited = v5e.clone();
     edited.set(ChipField::HbmCap, 16e9).unwrap();
-    let e = view::chip_field_note(&edited, ChipField::HbmCap);
+    let e = view::chip_field_note(&edited, ChipField::HbmCap, &view::SourceNotes::Loading);
     assert_eq!((e.tier, e.disputed), (None, false));
     assert!(e.text.contains("edited by the user"), "{}", e.text);
+}
+
+/// The catalog's source notes as the page loads them after its first plot (issue 27): the
+/// file the build writes holds every preset field's note (and the other sources of a disputed
+/// value) and reads back to the same text the core gives; a field whose note is not in the
+/// binary says it is loading, then shows the loaded note, or why the file could not be read.
+#[test]
+fn source_notes_load_from_the_file_the_build_writes() {
+    use roofline::chip::{source_notes, ChipField};
+    let all = source_notes();
+    // 21 presets × their fields, less the name.
+    assert!(all.len() > 21 * 20, "{}", all.len());
+    let file = view::SourceNotes::catalog_json();
+    let loaded = view::SourceNotes::from_json(&file);
+    assert!(matches!(loaded, view::SourceNotes::Loaded(_)), "{loaded:?}");
+    let v5e = roofline::chip::preset("tpu-v5e").unwrap();
+    let cap = v5e.evidence(ChipField::HbmCap).unwrap();
+    // What the core says, and what the file gives where the binary has no note.
+    assert_eq!(
+        loaded.fill("", "tpu-v5e/hbm_cap", false),
+        v5e.source(ChipField::HbmCap)
+    );
+    assert_eq!(
+        loaded.fill("", "tpu-v5e/hbm_cap", true),
+        cap.range.unwrap().2
+    );
+    assert!(loaded
+        .fill("", "tpu-v5e/hbm_cap", false)
+        .contains("TPU v5e has 16GiB of HBM"));
+    for n in &all {
+        let key = format!("{}/{}", n.preset, n.field.as_str());
+        assert_eq!(loaded.fill("", &key, false), n.note, "{key}");
+    }
+    // A note the binary has is used as it is.
+    assert_eq!(
+        loaded.fill("edited by the user", "h100/bf16", false),
+        "edited by the user"
+    );
+    assert_eq!(
+        view::SourceNotes::Loading.fill("", "h100/bf16", false),
+        "source note loading…"
+    );
+    assert_eq!(
+        loaded.fill("", "h100/no-such-field", false),
+        "no source note in the loaded file"
+    );
+    for (bad, want) in [
+        ("", "the source notes are not JSON"),
+        ("{\"notes\": {}}", "no \"others\" object"),
+        (
+            "{\"notes\": {\"h100/bf16\": 1}, \"others\": {}}",
+            "h100/bf16 is not text",
+        ),
+    ] {
+        match view::SourceNotes::from_json(bad) {
+            view::SourceNotes::Failed(e) => assert!(e.contains(want), "{bad:?}: {e}"),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    let failed = view::SourceNotes::Failed("source-notes-x.json: HTTP 404".into());
+    assert_eq!(
+        failed.fill("", "h100/bf16", false),
+        "source note not loaded (source-notes-x.json: HTTP 404)"
+    );
 }
 
 /// Choosing a swept field starts from that field's own scale (issue 24, point 4): a collective's

@@ -135,6 +135,41 @@ pub fn presets() -> Vec<Chip> {
     presets::PRESETS.iter().map(|p| p.chip()).collect()
 }
 
+/// A preset field's source note as the catalog keeps it (see [`source_notes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceNote {
+    /// The preset's id (`h100`).
+    pub preset: &'static str,
+    /// The field.
+    pub field: ChipField,
+    /// Where the value comes from (or why it is absent).
+    pub note: &'static str,
+    /// Where sources disagree, who states the other figures.
+    pub others: Option<&'static str>,
+}
+
+/// Every preset field's source note, in catalog order: what [`Chip::source`] and
+/// [`Chip::evidence`] say of a preset's own value. Empty without the `sources` feature, whose
+/// build leaves the notes out of the binary (the page loads them as a file after its first plot,
+/// issue 27): then those two say `""` where a note would be.
+pub fn source_notes() -> Vec<SourceNote> {
+    presets::PRESETS
+        .iter()
+        .flat_map(|p| {
+            ChipField::ALL.into_iter().map(move |f| {
+                let s = p.spec(f);
+                SourceNote {
+                    preset: p.id,
+                    field: f,
+                    note: s.src,
+                    others: s.range.map(|r| r.2).filter(|o| !o.is_empty()),
+                }
+            })
+        })
+        .filter(|n| !n.note.is_empty() && n.field != ChipField::Name)
+        .collect()
+}
+
 /// The preset ids, in catalog order.
 pub fn preset_ids() -> Vec<&'static str> {
     presets::PRESETS.iter().map(|p| p.id).collect()
@@ -307,7 +342,8 @@ impl Chip {
     }
 
     /// Where a value comes from: the preset's source note (vendor page or book passage), or a
-    /// note that the value was edited, is a placeholder, or is absent. Never empty.
+    /// note that the value was edited, is a placeholder, or is absent. Never empty, except for
+    /// a preset's own value in a build without the `sources` feature (see [`source_notes`]).
     pub fn source(&self, field: ChipField) -> &'static str {
         if let Some(def) = self.preset_id.as_deref().and_then(presets::find) {
             let spec = def.spec(field);
