@@ -24,6 +24,10 @@ fixed names) by their content, like Trunk's own, and writes the names into first
 snippets and wasm) into <template id="app-preloads">, which first-view.js starts at once on the
 front page and after the draw program has drawn on a link.
 
+It names the profile importer's files (src/bin/import.rs, a worker program like the draw
+program) by their content and writes the worker's URL with those names into
+<meta name="import-worker">, where the app reads it on a profile's first import.
+
 It names the data files the pre_build hook also writes (validation.json, the validation view's
 data; source-notes.json, the catalog's source notes) by their content too, and writes each name
 into a <meta> for the app (validation-data, source-notes), which fetches them after its first
@@ -182,6 +186,32 @@ def name_data_files(page: str, out_dir: str) -> str:
     return page[: head_end.start()] + metas + page[head_end.start() :]
 
 
+IMPORT_JS, IMPORT_WASM, IMPORT_WORKER = "import.js", "import_bg.wasm", "import-worker.js"
+
+
+def name_import_program(page: str, out_dir: str) -> str:
+    """Give the profile importer's files (src/bin/import.rs) content-hashed names and tell the
+    app the worker's URL with them in <meta name="import-worker">."""
+    js, wasm = (os.path.join(out_dir, n) for n in (IMPORT_JS, IMPORT_WASM))
+    if not (os.path.isfile(js) and os.path.isfile(wasm)):
+        fail(f"{IMPORT_JS} and {IMPORT_WASM} are missing: Trunk did not build the profile importer")
+    if not os.path.isfile(os.path.join(out_dir, IMPORT_WORKER)):
+        fail(f"{IMPORT_WORKER} is missing: index.html must copy assets/{IMPORT_WORKER}")
+    digest = hashlib.sha256()
+    for p in (js, wasm):
+        with open(p, "rb") as f:
+            digest.update(f.read())
+    stem = "import-" + digest.hexdigest()[:16]
+    os.replace(js, os.path.join(out_dir, stem + ".js"))
+    os.replace(wasm, os.path.join(out_dir, stem + "_bg.wasm"))
+    head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
+    if not head_end:
+        fail("index.html has no </head> or <body> to name the profile importer before")
+    url = f"{IMPORT_WORKER}?js={stem}.js&amp;wasm={stem}_bg.wasm"
+    meta = f'<meta name="import-worker" content="{url}">'
+    return page[: head_end.start()] + meta + page[head_end.start() :]
+
+
 def defer_app_preloads(page: str) -> str:
     """Move the app's preload links into <template id=app-preloads> (first-view.js starts them)."""
     links = PRELOAD.findall(page)
@@ -210,6 +240,7 @@ def main() -> None:
         new = insert_static_view(page, staging)
         new = name_draw_program(new, staging)
         new = name_data_files(new, staging)
+        new = name_import_program(new, staging)
         new = defer_app_preloads(new)
     new = externalise_autoreload(new, os.path.dirname(path))
     check = Check()

@@ -31,6 +31,8 @@ pub enum AppError {
     Draw(String),
     /// An export failed, and why.
     Export(Box<AppError>),
+    /// The profile importer (its worker) refused a profile: its message, word for word.
+    Import(String),
     /// A browser call failed: what the page was doing and the browser's message.
     Browser {
         /// What the page was doing (`copy the link`, `update the address bar`, ...).
@@ -74,6 +76,7 @@ impl fmt::Display for AppError {
                 value,
                 reason,
             } => write!(f, "{field}={value}: {reason}"),
+            AppError::Import(m) => f.write_str(m),
             AppError::NoPlot => write!(f, "no plot is shown"),
             AppError::Draw(d) => write!(f, "could not draw the chart: {d}"),
             AppError::Export(e) => write!(f, "export failed: {e}"),

@@ -8,6 +8,7 @@ pub mod error;
 pub mod first_view;
 pub mod json;
 pub mod keys;
+pub mod profile_json;
 pub mod view;
 
 #[cfg(all(target_arch = "wasm32", feature = "app"))]

@@ -1,7 +1,9 @@
 //! The measured-profile panel (issue 15). A file picker, drag-and-drop onto the panel and a
-//! paste box feed the core's streaming [`Importer`]: a file is read in 1 MiB slices
-//! (`File.slice` → `arrayBuffer`), each awaited, so the page keeps painting and a `<progress>`
-//! follows the bytes read. The panel lists the kernels by time lost against the first chip's
+//! paste box feed the core's streaming importer, which runs in a Web Worker of its own (issue
+//! 27: `src/bin/import.rs` and `assets/import-worker.js`, loaded on the first import, so the
+//! page's wasm has no importer): the worker reads a file in 1 MiB slices, feeding each as it
+//! arrives, and a `<progress>` follows the bytes it reports; the parsed profile comes back as
+//! JSON (`crate::profile_json`). The page's thread never parses. The panel lists the kernels by time lost against the first chip's
 //! roofline (`tr[data-measured]` rows with `data-metric` cells), totals per name group, and the
 //! fit of a calibration; Apply writes it into the scenario (`cal=` and `derate=1`), so the link
 //! carries the calibration. The profile itself stays in the page: it never enters the link.
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::collapse;
-use roofline::profile::{Calibration, Importer, Profile};
+use roofline::profile::{Calibration, Profile};
 use roofline::scenario::{PlotKind, Scenario};
 use wasm_bindgen::JsCast;
 
@@ -23,8 +25,6 @@ use super::{check, ctx, js_detail, AppError};
 use crate::view::{self, MeasuredTable};
 use roofline::units::format_exact;
 
-/// Bytes read from a file per step.
-const SLICE: f64 = (1u64 << 20) as f64;
 /// Rows listed in the table (the biggest time lost first); the rest are counted.
 const MAX_ROWS: usize = 200;
 /// Kernels drawn on the roofline plot.
@@ -130,59 +130,176 @@ impl Import {
         if text.trim().is_empty() {
             return;
         }
-        self.start();
-        let mut imp = Importer::new();
-        let result = imp
-            .feed(text.as_bytes())
-            .and_then(|_| imp.finish())
-            .map_err(AppError::from);
-        self.done(result, source);
+        let msg = js_sys::Object::new();
+        check(
+            js_sys::Reflect::set(&msg, &"text".into(), &text.into()),
+            "pass the text to the profile importer",
+        );
+        self.in_worker(msg, None, source);
     }
 
-    /// Reads a file slice by slice, feeding the importer, yielding to the page between slices.
+    /// Imports a file.
     fn file(&self, file: web_sys::File) {
-        let generation = self.start();
-        let me = *self;
         let size = file.size();
         let source = format!("{}, {} bytes", file.name(), size);
-        self.progress.set(Some((0.0, size)));
-        wasm_bindgen_futures::spawn_local(async move {
-            let mut imp = Importer::new();
-            let mut at = 0.0;
-            let result = loop {
+        let msg = js_sys::Object::new();
+        check(
+            js_sys::Reflect::set(&msg, &"file".into(), &file),
+            "pass the file to the profile importer",
+        );
+        self.in_worker(msg, Some(size), source);
+    }
+
+    /// Runs one import in a new worker (ending the one before, if still running): posts
+    /// `msg`, follows its progress through a file of `size` bytes, ends with its profile or
+    /// message.
+    fn in_worker(&self, msg: js_sys::Object, size: Option<f64>, source: String) {
+        let generation = self.start();
+        let me = *self;
+        self.progress.set(size.map(|s| (0.0, s)));
+        let failed = |detail: String| {
+            me.done(
+                Err(AppError::browser("start the profile importer", detail)),
+                String::new(),
+            )
+        };
+        let Some(url) = importer_url() else {
+            return failed("the page names no importer (<meta name=\"import-worker\">)".into());
+        };
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_type(web_sys::WorkerType::Module);
+        let worker = match web_sys::Worker::new_with_options(&url, &opts) {
+            Ok(w) => w,
+            Err(e) => return failed(js_detail(&e)),
+        };
+        let w = worker.clone();
+        let on_message = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
+            move |ev: web_sys::MessageEvent| {
                 if !me.current(generation) {
                     return;
                 }
-                if at >= size {
-                    break imp.finish().map_err(AppError::from);
+                let data = ev.data();
+                let get = |k: &str| js_sys::Reflect::get(&data, &k.into()).ok();
+                if let Some(at) = get("progress").and_then(|v| v.as_f64()) {
+                    me.progress.set(size.map(|s| (at, s)));
+                    return;
                 }
-                let end = (at + SLICE).min(size);
-                let bytes = match read_slice(&file, at, end).await {
-                    Ok(b) => b,
-                    Err(e) => break Err(e),
-                };
-                if let Err(e) = imp.feed(&bytes) {
-                    break Err(e.into());
+                w.terminate();
+                let ok = get("ok").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok());
+                let source = source.clone();
+                match (ok, get("error")) {
+                    (Some(json), _) => wasm_bindgen_futures::spawn_local(async move {
+                        let result = read_profile(json, || me.current(generation)).await;
+                        if let Some(result) = result {
+                            me.done(result.map_err(AppError::Import), source);
+                        }
+                    }),
+                    (None, Some(e)) => me.done(
+                        Err(AppError::Import(
+                            e.as_string()
+                                .unwrap_or_else(|| "the importer failed".into()),
+                        )),
+                        source,
+                    ),
+                    (None, None) => me.done(
+                        Err(AppError::Import("the importer gave no answer".into())),
+                        source,
+                    ),
                 }
-                at = end;
-                me.progress.set(Some((at, size)));
-            };
-            if me.current(generation) {
-                me.done(result, source);
+            },
+        );
+        // A script that cannot load fires a plain `Event`, an error inside it an `ErrorEvent`.
+        let on_error = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(
+            move |ev: web_sys::Event| {
+                if me.current(generation) {
+                    let detail = ev
+                        .dyn_ref::<web_sys::ErrorEvent>()
+                        .map(|e| e.message())
+                        .filter(|m| !m.is_empty())
+                        .unwrap_or_else(|| "its script did not load".into());
+                    me.done(
+                        Err(AppError::browser("start the profile importer", detail)),
+                        String::new(),
+                    );
+                }
+            },
+        );
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        if let Err(e) = worker.post_message(&msg) {
+            worker.terminate();
+            return failed(js_detail(&e));
+        }
+        // The worker and its handlers live until the next import replaces them (never dropped
+        // while one of them runs).
+        JOB.with(|j| {
+            if let Some((old, _, _)) = j.replace(Some((worker, on_message, on_error))) {
+                old.terminate();
             }
         });
     }
 }
 
-/// Bytes `[from, to)` of a file.
-async fn read_slice(file: &web_sys::File, from: f64, to: f64) -> Result<Vec<u8>, AppError> {
-    let blob = file
-        .slice_with_f64_and_f64(from, to)
-        .map_err(|e| AppError::browser("read the profile", js_detail(&e)))?;
-    let buf = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
-        .await
-        .map_err(|e| AppError::browser("read the profile", js_detail(&e)))?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+/// Bytes of the profile's JSON read per task.
+const READ_SLICE: u32 = 512 << 10;
+
+/// Reads the worker's JSON a slice per task, so that a big profile holds up no frame; `None`
+/// once `current` says a newer import has begun.
+async fn read_profile(
+    json: js_sys::Uint8Array,
+    current: impl Fn() -> bool,
+) -> Option<Result<Profile, String>> {
+    let mut reader = crate::profile_json::Reader::new();
+    let len = json.length();
+    let mut at = 0;
+    while at < len {
+        let end = at.saturating_add(READ_SLICE).min(len);
+        if let Err(e) = reader.feed(&json.subarray(at, end).to_vec()) {
+            return Some(Err(e));
+        }
+        at = end;
+        if at < len {
+            next_task().await;
+            if !current() {
+                return None;
+            }
+        }
+    }
+    Some(reader.finish())
+}
+
+/// Resolves in a later task (a zero timeout), letting the page paint between.
+async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            check(
+                w.set_timeout_with_callback(&resolve),
+                "wait for the next task",
+            );
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// The worker and its two handlers of the last import.
+type Job = (
+    web_sys::Worker,
+    wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>,
+    wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>,
+);
+
+thread_local! {
+    static JOB: std::cell::RefCell<Option<Job>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The importer worker's URL (`import-worker.js?js=...&wasm=...`), as the page names it.
+fn importer_url() -> Option<String> {
+    web_sys::window()?
+        .document()?
+        .query_selector("meta[name=\"import-worker\"]")
+        .ok()??
+        .get_attribute("content")
+        .filter(|c| !c.is_empty())
 }
 
 /// The panel: import controls, progress, message, fit, and the tables.

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use e2e_harness::{assert_boxes_kept, Browser};
+use e2e_harness::{assert_boxes_kept, Browser, Options};
 use serde_json::{json, Value};
 
 const LINK: &str = "/?chip=h100&chip=b200&op=llm:preset=llama3-8b,b=64,ctx=4096";
@@ -223,14 +223,19 @@ async fn the_validation_set_loads_on_first_use_only() {
     // field's hover says where its number comes from.
     b.wait_for("html[data-source-notes='loaded']").await;
     let notes = b
-        .js(r#"const app = performance.getEntriesByName('app-ready', 'mark')[0].startTime;
+        .js(
+            r#"const app = performance.getEntriesByName('app-ready', 'mark')[0].startTime;
             const e = performance.getEntriesByType('resource')
                 .filter(e => /source-notes-[0-9a-f]{16}\.json$/.test(e.name));
             return [e.length, e.length ? e[0].startTime >= app : null,
-                    document.querySelector("[data-chip='0'] input[name='hbm']").title];"#)
+                    document.querySelector("[data-chip='0'] input[name='hbm']").title];"#,
+        )
         .await;
     assert_eq!(notes[0], 1, "{notes:?}");
-    assert_eq!(notes[1], true, "the notes were fetched before the app answered input");
+    assert_eq!(
+        notes[1], true,
+        "the notes were fetched before the app answered input"
+    );
     // The front page's TPU v5e: the note the core has natively.
     let hbm = notes[2].as_str().unwrap();
     let v5e = roofline::chip::preset("tpu-v5e").unwrap();
@@ -284,5 +289,102 @@ async fn the_validation_set_loads_on_first_use_only() {
     b.click("[role=tab][data-plot='roofline']").await;
     b.wait_for("canvas[data-chart]").await;
     b.allow_wasm().await;
+    b.cdp("Network.setCacheDisabled", json!({"cacheDisabled": false}))
+        .await;
+    b.close().await;
+}
+
+/// The profile importer is a program loaded on first use (src/bin/import.rs in a Web Worker):
+/// none of its files is requested while the page loads and idles; the first import starts it,
+/// and its profile arrives on the page as the pasted text says. A second import starts a
+/// fresh worker (the browser's cache answers); a worker that cannot start gets a message
+/// next to the field, and the last good profile stays.
+#[tokio::test(flavor = "current_thread")]
+async fn the_profile_importer_loads_on_first_use() {
+    let b = Browser::start_with(Options { network_log: true }).await;
+    b.network_requests().await;
+    b.open("/").await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let importer = |reqs: &[e2e_harness::NetRequest]| -> Vec<String> {
+        reqs.iter()
+            .map(|r| r.url.clone())
+            .filter(|u| u.contains("/import-"))
+            .collect()
+    };
+    let at_load = b.network_requests().await;
+    assert!(
+        at_load.iter().any(|r| r.url.contains("roofline-lab-")),
+        "the recorder saw the app: {at_load:#?}"
+    );
+    assert_eq!(
+        importer(&at_load),
+        Vec::<String>::new(),
+        "importer fetched at load"
+    );
+
+    b.click("[data-action='sample-profile']").await;
+    b.wait_for("tr[data-measured]").await;
+    let first = importer(&b.network_requests().await);
+    assert!(
+        first
+            .iter()
+            .any(|u| u.contains("/import-worker.js?js=import-"))
+            && first.iter().any(|u| u.ends_with("_bg.wasm")),
+        "{first:?}"
+    );
+    let rows = b
+        .js("return document.querySelectorAll('tr[data-measured]').length")
+        .await;
+    assert!(rows.as_u64().unwrap() > 0);
+
+    // The importer's own message, word for word, next to the field.
+    b.set_input("#profile-paste", "name,flops\nx,1").await;
+    b.click("[data-action='import-profile']").await;
+    let msg = b.wait_for("[data-profile-error='true']").await;
+    let text = msg.text().await.unwrap();
+    let mut imp = roofline::profile::Importer::new();
+    let want = imp
+        .feed(b"name,flops\nx,1")
+        .and_then(|_| imp.finish())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(text, want);
+    assert_eq!(
+        b.js("return document.querySelectorAll('tr[data-measured]').length")
+            .await,
+        rows,
+        "the last good profile stays"
+    );
+
+    // The importer's files missing (a host that lost them): the worker's script, or the
+    // program it loads. Each says so next to the field; the last good profile stays.
+    for (content, want) in [
+        (
+            "no-such-worker.js",
+            "could not start the profile importer: its script did not load",
+        ),
+        (
+            "import-worker.js?js=import-missing.js&wasm=import-missing_bg.wasm",
+            "the profile importer could not start: ",
+        ),
+    ] {
+        b.js(&format!(
+            "document.querySelector('meta[name=import-worker]').content = {content:?}; return 0;"
+        ))
+        .await;
+        b.click("[data-action='sample-profile']").await;
+        wait_js(
+            &b,
+            "return document.querySelector('#profile-msg').textContent",
+            |v| v.as_str().is_some_and(|t| t.starts_with(want)),
+            want,
+        )
+        .await;
+        assert_eq!(
+            b.js("return document.querySelectorAll('tr[data-measured]').length")
+                .await,
+            rows
+        );
+    }
     b.close().await;
 }

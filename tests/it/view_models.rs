@@ -389,3 +389,89 @@ fn a_serving_row_carries_expected_tpot_ttft_and_tokens() {
         .title
         .contains("no measurements on L4"));
 }
+
+/// The profile crosses from the importer's worker to the page as JSON (issue 27): every
+/// format's profile reads back equal, every number bit for bit, absent values absent; a
+/// malformed answer gets a message, never a panic.
+#[test]
+fn an_imported_profile_crosses_the_worker_boundary_unchanged() {
+    use roofline::profile::{Format, Importer};
+    use roofline_lab::profile_json::{from_json, to_json};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/roofline/tests/fixtures/profiles"
+    );
+    let mut formats = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let sample = roofline_lab::view::measured::SAMPLE_PROFILE
+        .as_bytes()
+        .to_vec();
+    for bytes in files
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .chain([sample])
+    {
+        let mut imp = Importer::new();
+        imp.feed(&bytes).unwrap();
+        let p = imp.finish().unwrap();
+        assert!(!p.kernels.is_empty());
+        let back = from_json(&to_json(&p)).unwrap();
+        assert_eq!(back, p);
+        // Read in slices of 7 bytes (cutting strings, numbers and escapes): the same profile.
+        let text = to_json(&p);
+        let mut r = roofline_lab::profile_json::Reader::new();
+        for chunk in text.as_bytes().chunks(7) {
+            r.feed(chunk).unwrap();
+        }
+        assert_eq!(r.finish().unwrap(), p);
+        for (a, b) in back.kernels.iter().zip(&p.kernels) {
+            assert_eq!(a.time.to_bits(), b.time.to_bits(), "{}", a.name);
+        }
+        formats.push(p.format);
+    }
+    for f in [
+        Format::PlainCsv,
+        Format::NsightComputeRaw,
+        Format::NsightComputeDetails,
+        Format::PyTorchTrace,
+    ] {
+        assert!(formats.contains(&f), "no fixture of {f:?}");
+    }
+    // Hand-made: a kernel with every optional value absent, a name with quotes and non-ASCII.
+    let mut k = roofline::profile::Kernel::new("gemm \"α\" ← 2", Format::PlainCsv);
+    k.time = 2.5e-4;
+    k.count = 3;
+    let p = roofline::profile::Profile {
+        format: Format::PlainCsv,
+        kernels: vec![k],
+        device: None,
+        compute_capability: Some("9.0".into()),
+        notes: vec!["a note".into()],
+    };
+    assert_eq!(from_json(&to_json(&p)).unwrap(), p);
+    for (bad, want) in [
+        ("", "is not JSON"),
+        ("{\"format\": \"plain_csv\", \"notes\": []}", "has no \"kernels\""),
+        ("{\"kernels\": [1]}", "a kernel of the imported profile is not an object"),
+        ("{\"kernels\": [[]]}", "nests a list where none belongs"),
+        (
+            "{\"kernels\": [{\"name\": \"x\", \"count\": 1.5, \"time\": 1, \"source\": \"plain_csv\"}]}",
+            "launch count 1.5 is not a whole number",
+        ),
+        (
+            "{\"kernels\": [{\"name\": \"x\", \"count\": 1, \"time\": 1, \"source\": \"xls\"}]}",
+            "unknown profile format",
+        ),
+        (
+            "{\"kernels\": [{\"name\": \"x\", \"count\": 1, \"source\": \"plain_csv\"}]}",
+            "a kernel has no time",
+        ),
+    ] {
+        let e = from_json(bad).unwrap_err();
+        assert!(e.contains(want), "{bad:?}: {e}");
+    }
+}

@@ -1,0 +1,61 @@
+// Roofline Lab's profile importer, a module Web Worker (issue 27: loaded on first use, off the
+// page's thread). The page starts it as
+//   new Worker("import-worker.js?js=import-<hash>.js&wasm=import-<hash>_bg.wasm", {type: "module"})
+// (the names from <meta name="import-worker">, which scripts/csp_post_build.py writes) when it
+// first imports a profile; it loads the importer's wasm (src/bin/import.rs) and answers one
+// message per import:
+//   in:  {file: File} or {text: string}
+//   out: {progress: bytesRead} after each slice of a file, then {ok: profileJson} (UTF-8 bytes,
+//        a Uint8Array whose buffer is handed over, not copied) or
+//        {error: message} (the importer's own words, or why the worker could not run).
+// A file is read in 1 MiB slices, each fed as it arrives.
+const SLICE = 1 << 20;
+const params = new URL(self.location.href).searchParams;
+const sibling = (key, ext) => {
+  const name = params.get(key) || "";
+  // Only a plain file name next to this script: never another directory or origin.
+  if (!/^[\w.-]+$/.test(name) || !name.endsWith(ext)) {
+    throw new Error(`bad ${key} parameter ${JSON.stringify(name)}`);
+  }
+  return new URL(name, self.location.href).href;
+};
+// The handler is set at once, so that no message is lost while the wasm loads.
+const ready = (async () => {
+  const bindings = await import(sibling("js", ".js"));
+  await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
+  return bindings;
+})();
+const reason = (e) => (typeof e === "string" ? e : e && e.message ? e.message : String(e));
+
+self.onmessage = async (event) => {
+  let bindings;
+  try {
+    bindings = await ready;
+  } catch (e) {
+    self.postMessage({ error: `the profile importer could not start: ${reason(e)}` });
+    return;
+  }
+  const job = new bindings.Import();
+  try {
+    const { file, text } = event.data;
+    if (typeof text === "string") {
+      job.feed(new TextEncoder().encode(text));
+    } else {
+      for (let at = 0; at < file.size; ) {
+        const end = Math.min(at + SLICE, file.size);
+        job.feed(new Uint8Array(await file.slice(at, end).arrayBuffer()));
+        at = end;
+        self.postMessage({ progress: at });
+      }
+    }
+    const json = job.finish();
+    self.postMessage({ ok: json }, [json.buffer]);
+  } catch (e) {
+    try {
+      job.free();
+    } catch (_) {
+      // finish() has already consumed it.
+    }
+    self.postMessage({ error: reason(e) });
+  }
+};

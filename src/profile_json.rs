@@ -1,0 +1,225 @@
+//! A parsed profile as JSON, the form it crosses from the importer's worker to the page in
+//! (issue 27: the importer is loaded on first use, `src/bin/import.rs`). The worker writes it
+//! with [`crate::json`] (serde's field names: `format`, `kernels`, ...), the page reads it back
+//! with the core's JSON tokenizer into the same [`Profile`], every number bit for bit, a slice
+//! at a time ([`Reader`]).
+
+use roofline::arch::json::Value;
+use roofline::json::{Options, Sink, Token, Tokenizer};
+use roofline::profile::{Format, Kernel, Profile};
+
+/// `p` as JSON.
+pub fn to_json(p: &Profile) -> String {
+    crate::json::to_string_pretty(p).expect("strings, numbers and options")
+}
+
+/// The profile [`to_json`] wrote; says what is missing or malformed.
+pub fn from_json(text: &str) -> Result<Profile, String> {
+    let mut r = Reader::new();
+    r.feed(text.as_bytes())?;
+    r.finish()
+}
+
+/// Reads [`to_json`]'s text in slices of any size (the page feeds a big profile a slice per
+/// task, so that no frame waits for it), building each kernel as its object ends: no tree of
+/// the whole text is ever held.
+pub struct Reader {
+    tok: Tokenizer,
+    build: Build,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader::new()
+    }
+}
+
+impl Reader {
+    /// A reader at the start of the text.
+    pub fn new() -> Reader {
+        Reader {
+            tok: Tokenizer::new(Options::CONFIG),
+            build: Build::default(),
+        }
+    }
+
+    /// The next bytes of the text.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.tok
+            .feed(bytes, &mut self.build)
+            .map_err(|e| format!("the imported profile is not JSON: {e}"))
+    }
+
+    /// The profile, once the text has ended.
+    pub fn finish(mut self) -> Result<Profile, String> {
+        self.tok
+            .finish(&mut self.build)
+            .map_err(|e| format!("the imported profile is not JSON: {e}"))?;
+        let b = self.build;
+        let top = Value::Object(b.top);
+        Ok(Profile {
+            format: format(field(&top, "format")?)?,
+            kernels: b.kernels.ok_or("the imported profile has no \"kernels\"")?,
+            device: opt_text(&top, "device")?,
+            compute_capability: opt_text(&top, "compute_capability")?,
+            notes: b.notes.ok_or("the imported profile has no \"notes\"")?,
+        })
+    }
+}
+
+/// Where the reader is: the root object's scalar members, its `kernels` and `notes` lists, and
+/// the kernel object being read.
+#[derive(Default)]
+struct Build {
+    depth: usize,
+    key: String,
+    list: Option<List>,
+    top: Vec<(String, Value)>,
+    kernel: Option<Vec<(String, Value)>>,
+    kernel_key: String,
+    kernels: Option<Vec<Kernel>>,
+    notes: Option<Vec<String>>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum List {
+    Kernels,
+    Notes,
+}
+
+impl Build {
+    fn value(&mut self, v: Value) -> Result<(), String> {
+        match (self.depth, self.list) {
+            (1, _) => self.top.push((std::mem::take(&mut self.key), v)),
+            (2, Some(List::Notes)) => match v {
+                Value::String(s) => self.notes.get_or_insert_with(Vec::new).push(s),
+                _ => return Err("a note of the imported profile is not text".into()),
+            },
+            (2, Some(List::Kernels)) => {
+                return Err("a kernel of the imported profile is not an object".into())
+            }
+            (3, _) if self.kernel.is_some() => {
+                let k = std::mem::take(&mut self.kernel_key);
+                self.kernel.get_or_insert_with(Vec::new).push((k, v));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Build {
+    fn token(&mut self, t: Token<'_>) -> Result<(), String> {
+        match t {
+            Token::BeginObject => {
+                self.depth += 1;
+                if self.depth == 3 && self.list == Some(List::Kernels) {
+                    self.kernel = Some(Vec::new());
+                } else if self.depth > 1 {
+                    return Err("the imported profile nests an object where none belongs".into());
+                }
+            }
+            Token::EndObject => {
+                if self.depth == 3 {
+                    if let Some(members) = self.kernel.take() {
+                        let k = kernel(&Value::Object(members))?;
+                        self.kernels.get_or_insert_with(Vec::new).push(k);
+                    }
+                }
+                self.depth = self.depth.saturating_sub(1);
+            }
+            Token::BeginArray => {
+                self.depth += 1;
+                if self.depth != 2 {
+                    return Err("the imported profile nests a list where none belongs".into());
+                }
+                self.list = match self.key.as_str() {
+                    "kernels" => {
+                        self.kernels = Some(Vec::new());
+                        Some(List::Kernels)
+                    }
+                    "notes" => {
+                        self.notes = Some(Vec::new());
+                        Some(List::Notes)
+                    }
+                    _ => None,
+                };
+                self.key.clear();
+            }
+            Token::EndArray => {
+                self.list = None;
+                self.depth = self.depth.saturating_sub(1);
+            }
+            Token::Key(k) if self.depth == 1 => self.key = k.to_string(),
+            Token::Key(k) => self.kernel_key = k.to_string(),
+            Token::Str(s) => self.value(Value::String(s.to_string()))?,
+            Token::Num(n) => self.value(Value::Number(match n {
+                "NaN" => f64::NAN,
+                "inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                _ => n
+                    .parse()
+                    .map_err(|_| format!("cannot read the number `{n}`"))?,
+            }))?,
+            Token::Bool(b) => self.value(Value::Bool(b))?,
+            Token::Null => self.value(Value::Null)?,
+        }
+        Ok(())
+    }
+}
+
+fn kernel(v: &Value) -> Result<Kernel, String> {
+    let count = number(v, "count")?.ok_or("a kernel has no launch count")?;
+    if !(count >= 0.0 && count.fract() == 0.0 && count <= 2f64.powi(53)) {
+        return Err(format!(
+            "a kernel's launch count {count} is not a whole number"
+        ));
+    }
+    Ok(Kernel {
+        name: opt_text(v, "name")?.ok_or("a kernel has no name")?,
+        kernel: opt_text(v, "kernel")?,
+        shape: opt_text(v, "shape")?,
+        device: opt_text(v, "device")?,
+        count: count as u64,
+        time: number(v, "time")?.ok_or("a kernel has no time")?,
+        flops: number(v, "flops")?,
+        bytes: number(v, "bytes")?,
+        bytes_read: number(v, "bytes_read")?,
+        bytes_written: number(v, "bytes_written")?,
+        flops_estimate: opt_text(v, "flops_estimate")?,
+        source: format(field(v, "source")?)?,
+    })
+}
+
+fn format(v: &Value) -> Result<Format, String> {
+    Ok(match v.as_str() {
+        Some("plain_csv") => Format::PlainCsv,
+        Some("nsight_compute_raw") => Format::NsightComputeRaw,
+        Some("nsight_compute_details") => Format::NsightComputeDetails,
+        Some("py_torch_trace") => Format::PyTorchTrace,
+        _ => return Err(format!("unknown profile format {}", v.brief())),
+    })
+}
+
+fn field<'a>(v: &'a Value, k: &str) -> Result<&'a Value, String> {
+    v.get(k)
+        .ok_or_else(|| format!("the imported profile has no \"{k}\""))
+}
+
+/// Text, or `None` for a missing member or `null`.
+fn opt_text(v: &Value, k: &str) -> Result<Option<String>, String> {
+    match v.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("the imported profile's \"{k}\" is not text")),
+    }
+}
+
+/// A number, or `None` for a missing member or `null`.
+fn number(v: &Value, k: &str) -> Result<Option<f64>, String> {
+    match v.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => Ok(Some(*n)),
+        Some(_) => Err(format!("the imported profile's \"{k}\" is not a number")),
+    }
+}
