@@ -134,22 +134,36 @@ def insert_static_view(page: str, out_dir: str) -> str:
     return page[: m.end()] + view + page[m.end() :]
 
 
-DRAW_JS, DRAW_WASM = "draw.js", "draw_bg.wasm"
 PRELOAD = re.compile(r"<link\b[^>]*\brel=[\"']?(?:module)?preload\b[^>]*>", re.IGNORECASE)
 
 
-def name_draw_program(page: str, out_dir: str) -> str:
-    """Give the draw program's files content-hashed names and tell first-view.js's <script> them."""
-    js, wasm = (os.path.join(out_dir, n) for n in (DRAW_JS, DRAW_WASM))
+def name_program(out_dir: str, name: str, what: str) -> str:
+    """Rename a worker program's files (Trunk writes `<name>.js` and `<name>_bg.wasm` under
+    fixed names) to `<name>-<hash of both>`; that stem."""
+    js, wasm = (os.path.join(out_dir, name + ext) for ext in (".js", "_bg.wasm"))
     if not (os.path.isfile(js) and os.path.isfile(wasm)):
-        fail(f"{DRAW_JS} and {DRAW_WASM} are missing: Trunk did not build the draw program")
+        fail(f"{name}.js and {name}_bg.wasm are missing: Trunk did not build {what}")
     digest = hashlib.sha256()
     for p in (js, wasm):
         with open(p, "rb") as f:
             digest.update(f.read())
-    stem = "draw-" + digest.hexdigest()[:16]
+    stem = f"{name}-{digest.hexdigest()[:16]}"
     os.replace(js, os.path.join(out_dir, stem + ".js"))
     os.replace(wasm, os.path.join(out_dir, stem + "_bg.wasm"))
+    return stem
+
+
+def end_of_head(page: str, html: str, what: str) -> str:
+    """`html` put at the end of <head> (before <body> where a minifier left </head> out)."""
+    head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
+    if not head_end:
+        fail(f"index.html has no </head> or <body> to put {what} before")
+    return page[: head_end.start()] + html + page[head_end.start() :]
+
+
+def name_draw_program(page: str, out_dir: str) -> str:
+    """Give the draw program's files content-hashed names and tell first-view.js's <script> them."""
+    stem = name_program(out_dir, "draw", "the draw program")
     m = FIRST_VIEW_SCRIPT.search(page)
     if not m:
         fail("index.html has no <script src=first-view.js> to name the draw program in")
@@ -180,36 +194,20 @@ def name_data_files(page: str, out_dir: str) -> str:
             name = f"{stem}-{hashlib.sha256(f.read()).hexdigest()[:16]}{ext}"
         os.replace(path, os.path.join(out_dir, name))
         metas += f'<meta name="{meta}" content="{name}">'
-    head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
-    if not head_end:
-        fail("index.html has no </head> or <body> to name the data files before")
-    return page[: head_end.start()] + metas + page[head_end.start() :]
+    return end_of_head(page, metas, "the data files' names")
 
 
-IMPORT_JS, IMPORT_WASM, IMPORT_WORKER = "import.js", "import_bg.wasm", "import-worker.js"
+IMPORT_WORKER = "import-worker.js"
 
 
 def name_import_program(page: str, out_dir: str) -> str:
     """Give the profile importer's files (src/bin/import.rs) content-hashed names and tell the
     app the worker's URL with them in <meta name="import-worker">."""
-    js, wasm = (os.path.join(out_dir, n) for n in (IMPORT_JS, IMPORT_WASM))
-    if not (os.path.isfile(js) and os.path.isfile(wasm)):
-        fail(f"{IMPORT_JS} and {IMPORT_WASM} are missing: Trunk did not build the profile importer")
     if not os.path.isfile(os.path.join(out_dir, IMPORT_WORKER)):
         fail(f"{IMPORT_WORKER} is missing: index.html must copy assets/{IMPORT_WORKER}")
-    digest = hashlib.sha256()
-    for p in (js, wasm):
-        with open(p, "rb") as f:
-            digest.update(f.read())
-    stem = "import-" + digest.hexdigest()[:16]
-    os.replace(js, os.path.join(out_dir, stem + ".js"))
-    os.replace(wasm, os.path.join(out_dir, stem + "_bg.wasm"))
-    head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
-    if not head_end:
-        fail("index.html has no </head> or <body> to name the profile importer before")
+    stem = name_program(out_dir, "import", "the profile importer")
     url = f"{IMPORT_WORKER}?js={stem}.js&amp;wasm={stem}_bg.wasm"
-    meta = f'<meta name="import-worker" content="{url}">'
-    return page[: head_end.start()] + meta + page[head_end.start() :]
+    return end_of_head(page, f'<meta name="import-worker" content="{url}">', "the importer's name")
 
 
 def defer_app_preloads(page: str) -> str:
@@ -219,10 +217,7 @@ def defer_app_preloads(page: str) -> str:
         return page
     page = PRELOAD.sub("", page)
     template = '<template id="app-preloads">' + "".join(links) + "</template>"
-    head_end = re.search(r"</head\s*>|<body\b", page, re.IGNORECASE)
-    if not head_end:
-        fail("index.html has no </head> or <body> to put the app's preloads before")
-    return page[: head_end.start()] + template + page[head_end.start() :]
+    return end_of_head(page, template, "the app's preloads")
 
 
 def main() -> None:

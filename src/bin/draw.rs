@@ -10,11 +10,6 @@
 //! `scripts/csp_post_build.py` gives its files hashed names. Natively, `cargo run --bin draw --
 //! '<query>'` prints the view's HTML (and plot 0 as SVG) for a look.
 
-/// Talc, as the app's allocator: smaller and faster than the default.
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 #[cfg(target_arch = "wasm32")]
 mod web {
     use wasm_bindgen::prelude::*;

@@ -11,11 +11,6 @@
 //! files hashed names and writes them into `<meta name="import-worker">`. Natively,
 //! `cargo run --bin import -- <file>` prints the profile's JSON.
 
-/// Talc, as the app's allocator: smaller and faster than the default.
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 #[cfg(target_arch = "wasm32")]
 mod web {
     use roofline::profile::Importer;
