@@ -286,6 +286,8 @@ async fn the_validation_set_loads_on_first_use_only() {
         text.starts_with("The validation set could not be loaded:") && text.contains(&file),
         "{text}"
     );
+    // docs/screenshots/validation-missing-data-1280x1000.png
+    b.screenshot("validation-missing-data-1280x1000").await;
     b.click("[role=tab][data-plot='roofline']").await;
     b.wait_for("canvas[data-chart]").await;
     b.allow_wasm().await;
