@@ -13,6 +13,7 @@ pub mod charts;
 pub mod error;
 pub mod first_view;
 pub mod json;
+pub mod json_read;
 pub mod keys;
 pub mod profile_json;
 pub mod view;

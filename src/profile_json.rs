@@ -8,6 +8,11 @@ use roofline::arch::json::Value;
 use roofline::json::{Options, Sink, Token, Tokenizer};
 use roofline::profile::{Format, Kernel, Profile};
 
+use crate::json_read::Doc;
+
+/// The messages' name of the text.
+const DOC: Doc = Doc("the imported profile");
+
 /// `p` as JSON.
 pub fn to_json(p: &Profile) -> String {
     crate::json::to_string_pretty(p).expect("strings, numbers and options")
@@ -58,10 +63,10 @@ impl Reader {
         let b = self.build;
         let top = Value::Object(b.top);
         Ok(Profile {
-            format: format(field(&top, "format")?)?,
+            format: format(DOC.field(&top, "format")?)?,
             kernels: b.kernels.ok_or("the imported profile has no \"kernels\"")?,
-            device: opt_text(&top, "device")?,
-            compute_capability: opt_text(&top, "compute_capability")?,
+            device: DOC.opt_text(&top, "device")?,
+            compute_capability: DOC.opt_text(&top, "compute_capability")?,
             notes: b.notes.ok_or("the imported profile has no \"notes\"")?,
         })
     }
@@ -153,14 +158,7 @@ impl Sink for Build {
             Token::Key(k) if self.depth == 1 => self.key = k.to_string(),
             Token::Key(k) => self.kernel_key = k.to_string(),
             Token::Str(s) => self.value(Value::String(s.to_string()))?,
-            Token::Num(n) => self.value(Value::Number(match n {
-                "NaN" => f64::NAN,
-                "inf" => f64::INFINITY,
-                "-inf" => f64::NEG_INFINITY,
-                _ => n
-                    .parse()
-                    .map_err(|_| format!("cannot read the number `{n}`"))?,
-            }))?,
+            Token::Num(n) => self.value(Value::Number(roofline::json::number(n)?))?,
             Token::Bool(b) => self.value(Value::Bool(b))?,
             Token::Null => self.value(Value::Null)?,
         }
@@ -169,25 +167,27 @@ impl Sink for Build {
 }
 
 fn kernel(v: &Value) -> Result<Kernel, String> {
-    let count = number(v, "count")?.ok_or("a kernel has no launch count")?;
+    let count = DOC
+        .opt_number(v, "count")?
+        .ok_or("a kernel has no launch count")?;
     if !(count >= 0.0 && count.fract() == 0.0 && count <= 2f64.powi(53)) {
         return Err(format!(
             "a kernel's launch count {count} is not a whole number"
         ));
     }
     Ok(Kernel {
-        name: opt_text(v, "name")?.ok_or("a kernel has no name")?,
-        kernel: opt_text(v, "kernel")?,
-        shape: opt_text(v, "shape")?,
-        device: opt_text(v, "device")?,
+        name: DOC.opt_text(v, "name")?.ok_or("a kernel has no name")?,
+        kernel: DOC.opt_text(v, "kernel")?,
+        shape: DOC.opt_text(v, "shape")?,
+        device: DOC.opt_text(v, "device")?,
         count: count as u64,
-        time: number(v, "time")?.ok_or("a kernel has no time")?,
-        flops: number(v, "flops")?,
-        bytes: number(v, "bytes")?,
-        bytes_read: number(v, "bytes_read")?,
-        bytes_written: number(v, "bytes_written")?,
-        flops_estimate: opt_text(v, "flops_estimate")?,
-        source: format(field(v, "source")?)?,
+        time: DOC.opt_number(v, "time")?.ok_or("a kernel has no time")?,
+        flops: DOC.opt_number(v, "flops")?,
+        bytes: DOC.opt_number(v, "bytes")?,
+        bytes_read: DOC.opt_number(v, "bytes_read")?,
+        bytes_written: DOC.opt_number(v, "bytes_written")?,
+        flops_estimate: DOC.opt_text(v, "flops_estimate")?,
+        source: format(DOC.field(v, "source")?)?,
     })
 }
 
@@ -199,27 +199,4 @@ fn format(v: &Value) -> Result<Format, String> {
         Some("py_torch_trace") => Format::PyTorchTrace,
         _ => return Err(format!("unknown profile format {}", v.brief())),
     })
-}
-
-fn field<'a>(v: &'a Value, k: &str) -> Result<&'a Value, String> {
-    v.get(k)
-        .ok_or_else(|| format!("the imported profile has no \"{k}\""))
-}
-
-/// Text, or `None` for a missing member or `null`.
-fn opt_text(v: &Value, k: &str) -> Result<Option<String>, String> {
-    match v.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("the imported profile's \"{k}\" is not text")),
-    }
-}
-
-/// A number, or `None` for a missing member or `null`.
-fn number(v: &Value, k: &str) -> Result<Option<f64>, String> {
-    match v.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => Ok(Some(*n)),
-        Some(_) => Err(format!("the imported profile's \"{k}\" is not a number")),
-    }
 }

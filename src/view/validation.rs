@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::cell::Cell;
 use super::names::pretty;
 use crate::charts::{ChartSeries, SweepChart};
+use crate::json_read::Doc;
 
 /// The set's report (every point's scenario analysed: the build pays for it, not the page).
 pub fn validation_report() -> Report {
@@ -136,33 +137,37 @@ impl ValidationPage {
     pub fn from_json(text: &str) -> Result<ValidationPage, String> {
         let v = roofline::arch::json::parse(text)
             .map_err(|e| format!("the validation data is not JSON: {e}"))?;
-        let summaries = list(&v, "summaries")?
+        let summaries = DOC
+            .list(&v, "summaries")?
             .iter()
             .map(|l| {
                 Ok(Line {
-                    group: text_of(l, "group")?,
-                    text: text_of(l, "text")?,
+                    group: DOC.text(l, "group")?,
+                    text: DOC.text(l, "text")?,
                 })
             })
             .collect::<Result<_, String>>()?;
-        let terms = list(&v, "terms")?
+        let terms = DOC
+            .list(&v, "terms")?
             .iter()
             .map(|t| {
                 Ok(TermLine {
-                    id: text_of(t, "id")?,
-                    kept: field(t, "kept")?
+                    id: DOC.text(t, "id")?,
+                    kept: DOC
+                        .field(t, "kept")?
                         .as_bool()
                         .ok_or("the validation data's \"kept\" is not true or false")?,
-                    text: text_of(t, "text")?,
+                    text: DOC.text(t, "text")?,
                 })
             })
             .collect::<Result<_, String>>()?;
-        let rows = list(&v, "rows")?
+        let rows = DOC
+            .list(&v, "rows")?
             .iter()
             .map(PageRow::from_value)
             .collect::<Result<_, String>>()?;
         Ok(ValidationPage {
-            set_version: text_of(&v, "set_version")?,
+            set_version: DOC.text(&v, "set_version")?,
             summaries,
             terms,
             rows,
@@ -170,59 +175,35 @@ impl ValidationPage {
     }
 }
 
-fn field<'a>(v: &'a Value, k: &str) -> Result<&'a Value, String> {
-    v.get(k)
-        .ok_or_else(|| format!("the validation data has no \"{k}\""))
-}
-
-fn text_of(v: &Value, k: &str) -> Result<String, String> {
-    field(v, k)?
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("the validation data's \"{k}\" is not text"))
-}
-
-fn list<'a>(v: &'a Value, k: &str) -> Result<&'a [Value], String> {
-    field(v, k)?
-        .as_array()
-        .ok_or_else(|| format!("the validation data's \"{k}\" is not a list"))
-}
-
-/// A number, or `None` for `null`.
-fn number(v: &Value, k: &str) -> Result<Option<f64>, String> {
-    match field(v, k)? {
-        Value::Null => Ok(None),
-        n => n
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| format!("the validation data's \"{k}\" is not a number")),
-    }
-}
+/// The messages' name of the text.
+const DOC: Doc = Doc("the validation data");
 
 impl PageRow {
     fn from_value(r: &Value) -> Result<PageRow, String> {
-        let cells = list(r, "cells")?
+        let cells = DOC
+            .list(r, "cells")?
             .iter()
             .map(|c| {
                 Ok(PageCell {
-                    metric: text_of(c, "metric")?,
-                    value: text_of(c, "value")?,
-                    text: text_of(c, "text")?,
-                    title: text_of(c, "title")?,
+                    metric: DOC.text(c, "metric")?,
+                    value: DOC.text(c, "value")?,
+                    text: DOC.text(c, "text")?,
+                    title: DOC.text(c, "title")?,
                 })
             })
             .collect::<Result<_, String>>()?;
         Ok(PageRow {
-            id: text_of(r, "id")?,
-            work: text_of(r, "work")?,
-            chip: text_of(r, "chip")?,
-            link: text_of(r, "link")?,
-            title: text_of(r, "title")?,
-            measured: text_of(r, "measured")?,
-            source: text_of(r, "source")?,
-            measured_s: number(r, "measured_s")?
+            id: DOC.text(r, "id")?,
+            work: DOC.text(r, "work")?,
+            chip: DOC.text(r, "chip")?,
+            link: DOC.text(r, "link")?,
+            title: DOC.text(r, "title")?,
+            measured: DOC.text(r, "measured")?,
+            source: DOC.text(r, "source")?,
+            measured_s: DOC
+                .number(r, "measured_s")?
                 .ok_or("a row of the validation data has no measured time")?,
-            predicted: number(r, "predicted")?,
+            predicted: DOC.number(r, "predicted")?,
             cells,
         })
     }

@@ -167,19 +167,6 @@ impl Tree {
     }
 }
 
-/// A number token's value: Python's spellings, or the JSON grammar (huge exponents give
-/// ±infinity or 0, as in Python).
-fn number(t: &str) -> Result<f64, String> {
-    match t {
-        "NaN" => Ok(f64::NAN),
-        "inf" => Ok(f64::INFINITY),
-        "-inf" => Ok(f64::NEG_INFINITY),
-        _ => t
-            .parse::<f64>()
-            .map_err(|_| format!("cannot read the number `{t}`")),
-    }
-}
-
 impl Sink for Tree {
     fn token(&mut self, t: Token<'_>) -> Result<(), String> {
         match t {
@@ -199,7 +186,7 @@ impl Sink for Tree {
                 }
             }
             Token::Str(s) => self.put(Value::String(s.to_string())),
-            Token::Num(n) => self.put(Value::Number(number(n)?)),
+            Token::Num(n) => self.put(Value::Number(crate::json::number(n)?)),
             Token::Bool(b) => self.put(Value::Bool(b)),
             Token::Null => self.put(Value::Null),
         }

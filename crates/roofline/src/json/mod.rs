@@ -172,6 +172,19 @@ pub enum Token<'a> {
     Null,
 }
 
+/// A [`Token::Num`]'s value: Python's spellings, or the JSON grammar (huge exponents give
+/// ±infinity or 0, as in Python).
+pub fn number(t: &str) -> Result<f64, String> {
+    match t {
+        "NaN" => Ok(f64::NAN),
+        "inf" => Ok(f64::INFINITY),
+        "-inf" => Ok(f64::NEG_INFINITY),
+        _ => t
+            .parse::<f64>()
+            .map_err(|_| format!("cannot read the number `{t}`")),
+    }
+}
+
 /// Receives tokens. An `Err` stops the tokenizer; its message is reported with the offset
 /// (kind [`ErrorKind::Refused`]).
 pub trait Sink {
