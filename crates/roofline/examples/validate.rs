@@ -23,9 +23,11 @@ fn secs(x: f64) -> String {
     format_quantity(x, Unit::Seconds)
 }
 
-fn summary_line(s: &Summary) {
+/// One group's figures, its label in a column `w` wide (source keys are longer than kinds and
+/// families).
+fn summary_line(s: &Summary, w: usize) {
     println!(
-        "{:<11} {:>5} {:>9} {:>8} {:>9} {:>7} {:>8} {:>11} {:>9}",
+        "{:<w$} {:>5} {:>9} {:>8} {:>9} {:>7} {:>8} {:>11} {:>9}",
         s.label,
         s.total,
         s.expressed,
@@ -38,9 +40,9 @@ fn summary_line(s: &Summary) {
     );
 }
 
-fn header(first: &str) {
+fn header(first: &str, w: usize) {
     println!(
-        "{first:<11} {:>5} {:>9} {:>8} {:>9} {:>7} {:>8} {:>11} {:>9}",
+        "{first:<w$} {:>5} {:>9} {:>8} {:>9} {:>7} {:>8} {:>11} {:>9}",
         "total",
         "expressed",
         "coverage",
@@ -130,15 +132,22 @@ fn main() {
     );
     println!();
     terms_section(&r);
-    header("kind");
+    header("kind", 11);
     for s in &r.by_work {
-        summary_line(s);
+        summary_line(s, 11);
     }
-    summary_line(&r.overall);
+    summary_line(&r.overall, 11);
     println!();
-    header("family");
+    header("family", 11);
     for s in &r.by_family {
-        summary_line(s);
+        summary_line(s, 11);
+    }
+    println!();
+    let sources = r.by_source();
+    let w = sources.iter().map(|s| s.label.len()).max().unwrap_or(11);
+    header("source", w);
+    for s in &sources {
+        summary_line(s, w);
     }
     println!();
     println!(

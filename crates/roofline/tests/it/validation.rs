@@ -111,6 +111,39 @@ fn the_report_counts_what_the_set_holds() {
         assert!(row.ratio.unwrap() < 1.0);
         assert!(!row.point.notes.is_empty());
     }
+    // Per source: each key once, in the order the set first cites it, its own rows' figures.
+    let sources = r.by_source();
+    assert_eq!(
+        sources.iter().map(|s| s.total).sum::<usize>(),
+        r.overall.total
+    );
+    let mut first_cited: Vec<&str> = Vec::new();
+    for p in points() {
+        if !first_cited.contains(&p.source_key) {
+            first_cited.push(p.source_key);
+        }
+    }
+    let labels: Vec<&str> = sources.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, first_cited);
+    for s in &sources {
+        let rows: Vec<_> = r
+            .rows
+            .iter()
+            .filter(|x| x.point.source_key == s.label)
+            .collect();
+        assert_eq!(s.total, rows.len(), "{}", s.label);
+        let mut errors: Vec<f64> = rows.iter().filter_map(|x| x.error.map(f64::abs)).collect();
+        assert_eq!(s.with_expectation, errors.len(), "{}", s.label);
+        errors.sort_by(f64::total_cmp);
+        // The median by hand: the middle error, or the mean of the middle two.
+        let n = errors.len();
+        let by_hand = match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(errors[n / 2]),
+            _ => Some((errors[n / 2 - 1] + errors[n / 2]) / 2.0),
+        };
+        assert_eq!(s.median_abs_error, by_hand, "{}", s.label);
+    }
 }
 
 const RES: [Term; 3] = Term::RESOURCES;
