@@ -1,0 +1,72 @@
+//! Figures over a group of the set's points: per kind of work, per chip family, per source and
+//! overall ([`super::report`] and the `./dev validate` example).
+
+use super::fit::{median, percentile};
+use super::{Report, Row};
+
+/// Figures over a group of points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// The group (`gemm`, `hopper`, `all`).
+    pub label: String,
+    /// Points in the group.
+    pub total: usize,
+    /// Points with a predicted figure.
+    pub expressed: usize,
+    /// `expressed / total`.
+    pub coverage: f64,
+    /// The bare roofline's median `measured / predicted`.
+    pub median_ratio: Option<f64>,
+    /// Points whose predicted figure is above the measured one.
+    pub below_bound: usize,
+    /// Points with a held-out expectation.
+    pub with_expectation: usize,
+    /// Median `|t_expected / measured − 1|`, held out by source.
+    pub median_abs_error: Option<f64>,
+    /// 90th percentile of the same.
+    pub p90_abs_error: Option<f64>,
+}
+
+pub(super) fn summary(label: &str, rows: &[&Row]) -> Summary {
+    let ratios: Vec<f64> = rows.iter().filter_map(|r| r.ratio).collect();
+    let errors: Vec<f64> = rows.iter().filter_map(|r| r.error.map(f64::abs)).collect();
+    Summary {
+        label: label.to_string(),
+        total: rows.len(),
+        expressed: ratios.len(),
+        coverage: if rows.is_empty() {
+            0.0
+        } else {
+            ratios.len() as f64 / rows.len() as f64
+        },
+        median_ratio: median(&ratios),
+        below_bound: ratios.iter().filter(|&&r| r < 1.0).count(),
+        with_expectation: errors.len(),
+        median_abs_error: median(&errors),
+        p90_abs_error: percentile(&errors, 0.9),
+    }
+}
+
+impl Report {
+    /// Per source (a point's `source_key`), in the order the set first cites each: where the
+    /// held-out error comes from. Holding out is by source, so a source whose engine runs
+    /// farther from the bound than every other source's shows here as one group.
+    pub fn by_source(&self) -> Vec<Summary> {
+        let mut keys: Vec<&str> = Vec::new();
+        for r in &self.rows {
+            if !keys.contains(&r.point.source_key) {
+                keys.push(r.point.source_key);
+            }
+        }
+        keys.iter()
+            .map(|k| {
+                let rows: Vec<&Row> = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.point.source_key == *k)
+                    .collect();
+                summary(k, &rows)
+            })
+            .collect()
+    }
+}
