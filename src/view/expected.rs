@@ -35,30 +35,39 @@ fn bare_analysis<'a>(
     }
 }
 
-/// The model's sum for a figure, term by term: `1.53 × 0.36 compute + 1.29 × 0.64 memory`.
+/// The model's sum for a figure, term by term, each kept term with the feature it multiplies:
+/// `1.53 × 0.36 compute (at 65.2% of the peak) + 1.29 × 0.64 memory (at 77.7% of the HBM
+/// bandwidth) + 0.306 × 0.64 step-memory (a step's memory pieces at 62.9% of it)`.
 fn model_words(e: &Expectation) -> String {
-    let f = e.features.split;
+    let f = &e.features;
+    let coef = |t: Term| e.model.coef(t).unwrap_or(1.0);
+    let at = |a: f64| format_sig(100.0 / a, 3);
     let mut parts = Vec::new();
-    for (term, share) in [
-        (Term::Compute, f.compute),
-        (Term::Memory, f.memory),
-        (Term::Network, f.network),
-    ] {
-        if share > 0.0 {
-            let a = e.model.coef(term).unwrap_or(1.0);
-            parts.push(format!(
-                "{} × {} {} (at {}% of the {})",
-                format_sig(a, 3),
-                format_sig(share, 3),
-                term.id(),
-                format_sig(100.0 / a, 3),
-                match term {
-                    Term::Compute => "peak",
-                    Term::Memory => "HBM bandwidth",
-                    _ => "link bandwidth",
-                }
-            ));
+    for (&term, &a) in e.model.terms.iter().zip(&e.model.coef) {
+        let x = term.x(f);
+        if x <= 0.0 {
+            continue;
         }
+        let how = match term {
+            Term::Compute => format!(" (at {}% of the peak)", at(a)),
+            Term::Memory => format!(" (at {}% of the HBM bandwidth)", at(a)),
+            Term::Network => format!(" (at {}% of the link bandwidth)", at(a)),
+            Term::StepMemory => format!(
+                " (a step's memory pieces at {}% of the HBM bandwidth)",
+                at(coef(Term::Memory) + a)
+            ),
+            Term::StepCompute => format!(
+                " (a step's compute pieces at {}% of the peak)",
+                at(coef(Term::Compute) + a)
+            ),
+            _ => String::new(),
+        };
+        parts.push(format!(
+            "{} × {} {}{how}",
+            format_sig(a, 3),
+            format_sig(x, 3),
+            term.id()
+        ));
     }
     parts.join(" + ")
 }

@@ -30,7 +30,7 @@ pub fn validation_report() -> Report {
 /// the page reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValidationPage {
-    /// The set's version (`2026-11-25.3`).
+    /// The set's version (`2026-11-26.1`).
     pub set_version: String,
     /// The summary lines: `overall`, then each kind of work and each chip family.
     pub summaries: Vec<Line>,
@@ -318,7 +318,14 @@ pub fn term_text(t: &TermReport) -> String {
         | roofline::validation::Term::Network => format!(" (at {})", pct(1.0 / t.coef)),
         roofline::validation::Term::Launch => " µs per launch".into(),
         roofline::validation::Term::Step => " ms per step".into(),
-        _ => " added to the ratio".into(),
+        roofline::validation::Term::MultiChip => " µs per collective".into(),
+        roofline::validation::Term::StepMemory => {
+            " added to the memory coefficient in an LLM step".into()
+        }
+        roofline::validation::Term::StepCompute => {
+            " added to the compute coefficient in an LLM step".into()
+        }
+        roofline::validation::Term::Moe => " added to the ratio".into(),
     };
     format!(
         "{} ({}): {}, coefficient {:.3}{at}, explains {} of the bare roofline's residual; held \

@@ -505,7 +505,7 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
     assert!(close_to(ratio, measured / t_lower, 1e-12), "{m:?}");
     // The held-out expectation: the bound times the model fitted without DeepGEMM's own
     // points; a compute-bound GEMM reads the compute coefficient alone, so t_expected / t_lower
-    // is that coefficient (1.54 on the 2026-11-25.3 set: cuBLASLt's 8192³ fp8 on an H100).
+    // is that coefficient (1.54 on the 2026-11-26.1 set: cuBLASLt's 8192³ fp8 on an H100).
     let report = roofline::validation::report();
     let row = report
         .rows
@@ -526,7 +526,8 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
         "{m:?}"
     );
     assert!((1.4..1.6).contains(&(t_expected / t_lower)), "{m:?}");
-    // The terms: three achievable fractions kept, four candidates listed with why not.
+    // The terms: three achievable fractions and a step's HBM fraction kept, five candidates
+    // listed with why not.
     let terms = b
         .js(
             r#"return [...document.querySelectorAll('[data-validation-terms] li')]
@@ -534,13 +535,17 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
         )
         .await;
     let terms = terms.as_array().unwrap();
-    assert_eq!(terms.len(), 7, "{terms:?}");
+    assert_eq!(terms.len(), 9, "{terms:?}");
     let kept: Vec<&str> = terms
         .iter()
         .filter(|t| t[1] == "true")
         .map(|t| t[0].as_str().unwrap())
         .collect();
-    assert_eq!(kept, ["compute", "memory", "network"], "{terms:?}");
+    assert_eq!(
+        kept,
+        ["compute", "memory", "network", "step-memory"],
+        "{terms:?}"
+    );
     assert!(terms[0][2]
         .as_str()
         .unwrap()

@@ -115,6 +115,12 @@ pub(crate) fn analyze_composite(
         .zip(&agg.parts)
         .map(|(p, (cost, e))| {
             let bt = cost.terms().get(e.binding);
+            let t_link = cost
+                .terms()
+                .iter()
+                .filter(|t| t.resource.bound() == Bound::Network)
+                .map(|t| t.bytes / t.bw)
+                .fold(0.0, f64::max);
             PartTime {
                 name: p.name.clone(),
                 repeat: p.repeat,
@@ -125,6 +131,7 @@ pub(crate) fn analyze_composite(
                 t_comms: e.t_max,
                 t_lower: e.t_lower(),
                 t_upper: e.t_upper(),
+                t_link,
                 bound: e.bound,
                 binding: bt.map_or(Resource::Hbm, |t| t.resource),
             }

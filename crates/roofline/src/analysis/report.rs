@@ -37,6 +37,9 @@ pub struct PartTime {
     pub t_lower: f64,
     /// `T_upper` of one run, seconds.
     pub t_upper: f64,
+    /// The longest time one run spends on a link (a tensor-parallel all-reduce, an expert
+    /// dispatch), seconds; 0 for a part that crosses no link.
+    pub t_link: f64,
     /// What limits the part.
     pub bound: Bound,
     /// The resource with the largest comm time.

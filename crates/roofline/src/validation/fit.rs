@@ -99,7 +99,9 @@ pub struct Features {
     /// A model step: 1 ms of overhead per step over the compared figure (scheduler, launches);
     /// 0 for a kernel.
     pub step: f64,
-    /// 1 for a model step spread over several chips (tensor or expert parallel), else 0.
+    /// A model step spread over several chips (tensor or expert parallel): 1 µs per collective
+    /// the step runs (its parts that cross a link, each counted `repeat` times) over the
+    /// compared figure, the ratio a fixed latency per collective adds; else 0.
     pub multi_chip: f64,
     /// 1 for a mixture of experts, else 0.
     pub moe: f64,
@@ -142,7 +144,11 @@ impl Features {
             split,
             launch: if kernel { per(1e-6) } else { 0.0 },
             step: if step { per(1e-3 * steps) } else { 0.0 },
-            multi_chip: f64::from(step && num("tp") * num("ep") > 1.0),
+            multi_chip: if step && num("tp") * num("ep") > 1.0 {
+                per(1e-6 * collectives(a) * steps)
+            } else {
+                0.0
+            },
             moe: f64::from(num("experts") > 1.0),
         }
     }
@@ -177,6 +183,16 @@ impl Features {
     }
 }
 
+/// The collectives one run of `a` starts: its parts that cross a link, each `repeat` times.
+fn collectives(a: &crate::analysis::Analysis) -> f64 {
+    a.report
+        .parts
+        .iter()
+        .filter(|p| p.t_link > 0.0)
+        .map(|p| p.repeat)
+        .sum()
+}
+
 /// A term of the model: `measured / T_lower ≈ Σ coefficient × feature`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Term {
@@ -190,10 +206,19 @@ pub enum Term {
     Launch,
     /// A fixed overhead per model step: coefficient ms.
     Step,
-    /// Several chips per step: communication that does not hide, as a ratio added.
+    /// Several chips per step: a fixed latency per collective (the α of an α–β cost: launch,
+    /// synchronisation, hops), coefficient µs, that the bound's bandwidth-only link time lacks.
     MultiChip,
     /// A mixture of experts: load imbalance, as a ratio added.
     Moe,
+    /// An LLM step's memory-bound pieces (its GEMVs, its decode attention, its many small
+    /// kernels) reach less of the HBM bandwidth than one streaming kernel: added to the memory
+    /// coefficient for the step's memory share.
+    StepMemory,
+    /// An LLM step's compute-bound pieces (matmuls as tall as the batch, not 8192³) reach less
+    /// of the peak than one large kernel: added to the compute coefficient for the step's
+    /// compute share.
+    StepCompute,
 }
 
 impl Term {
@@ -201,7 +226,16 @@ impl Term {
     /// roofline's own resource).
     pub const RESOURCES: [Term; 3] = [Term::Compute, Term::Memory, Term::Network];
     /// The terms kept only where they lower the held-out error.
-    pub const CANDIDATES: [Term; 4] = [Term::Launch, Term::Step, Term::MultiChip, Term::Moe];
+    /// The fractions of a model step first (a resource's fraction, like the three above), then
+    /// the overheads.
+    pub const CANDIDATES: [Term; 6] = [
+        Term::StepMemory,
+        Term::StepCompute,
+        Term::Launch,
+        Term::Step,
+        Term::MultiChip,
+        Term::Moe,
+    ];
 
     /// A short id.
     pub fn id(self) -> &'static str {
@@ -213,6 +247,8 @@ impl Term {
             Term::Step => "step",
             Term::MultiChip => "multi-chip",
             Term::Moe => "moe",
+            Term::StepMemory => "step-memory",
+            Term::StepCompute => "step-compute",
         }
     }
 
@@ -224,12 +260,15 @@ impl Term {
             Term::Network => "achievable fraction of link bandwidth",
             Term::Launch => "fixed overhead per kernel launch",
             Term::Step => "fixed overhead per model step",
-            Term::MultiChip => "tensor/expert-parallel communication that does not hide",
+            Term::MultiChip => "fixed latency per tensor/expert-parallel collective",
             Term::Moe => "MoE load imbalance",
+            Term::StepMemory => "HBM bandwidth an LLM step reaches below a kernel's",
+            Term::StepCompute => "peak an LLM step reaches below a kernel's",
         }
     }
 
-    fn x(self, f: &Features) -> f64 {
+    /// The feature the term multiplies in a figure's [`Features`].
+    pub fn x(self, f: &Features) -> f64 {
         match self {
             Term::Compute => f.split.compute,
             Term::Memory => f.split.memory,
@@ -238,6 +277,10 @@ impl Term {
             Term::Step => f.step,
             Term::MultiChip => f.multi_chip,
             Term::Moe => f.moe,
+            // A figure is an LLM step's exactly when it carries the per-step overhead feature.
+            Term::StepMemory if f.step > 0.0 => f.split.memory,
+            Term::StepCompute if f.step > 0.0 => f.split.compute,
+            Term::StepMemory | Term::StepCompute => 0.0,
         }
     }
 }

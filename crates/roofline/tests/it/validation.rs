@@ -350,6 +350,51 @@ fn the_fit_recovers_a_synthetic_sets_terms() {
     assert_eq!(select_terms(&set), RES.to_vec());
 }
 
+/// The step's HBM fraction is read only in LLM steps (figures with a per-step feature): a
+/// synthetic set whose streaming kernels run at 1 / 1.25 of the bandwidth and whose steps'
+/// memory pieces at 1 / (1.25 + 0.30) recovers both, and the term is selected; a kernel's
+/// memory share never enters it.
+#[test]
+fn a_steps_hbm_fraction_is_fitted_apart_from_a_kernels() {
+    let step = |m: f64| Features {
+        split: Split {
+            compute: 1.0 - m,
+            memory: m,
+            network: 0.0,
+        },
+        step: 0.01,
+        ..Features::default()
+    };
+    let kernel = |m: f64| Features {
+        step: 0.0,
+        ..step(m)
+    };
+    assert_eq!(Term::StepMemory.x(&step(0.7)), 0.7);
+    assert_eq!(Term::StepMemory.x(&kernel(0.7)), 0.0);
+    assert_eq!(Term::StepCompute.x(&step(0.7)), 1.0 - 0.7);
+    let ids: [&'static str; 10] = ["k0", "k1", "k2", "k3", "k4", "s0", "s1", "s2", "s3", "s4"];
+    let shares = [1.0, 0.0, 0.5, 0.8, 0.2, 1.0, 0.6, 0.9, 0.3, 0.75];
+    let set: Vec<Obs> = ids
+        .into_iter()
+        .zip(shares)
+        .enumerate()
+        .map(|(i, (id, m))| {
+            let f = if i < 5 { kernel(m) } else { step(m) };
+            // By hand: 1.5 per compute share, 1.25 per memory share, 0.30 more in a step.
+            let ratio = 1.5 * (1.0 - m) + 1.25 * m + if i < 5 { 0.0 } else { 0.30 * m };
+            with(id, id, Family::Hopper, ratio, f)
+        })
+        .collect();
+    let data: Vec<(Features, f64)> = set.iter().map(|o| (o.features, o.ratio)).collect();
+    let mut terms = RES.to_vec();
+    terms.push(Term::StepMemory);
+    let m = fit_model(&data, &terms).unwrap();
+    close(m.coef(Term::Compute).unwrap(), 1.5, 1e-6);
+    close(m.coef(Term::Memory).unwrap(), 1.25, 1e-6);
+    close(m.coef(Term::StepMemory).unwrap(), 0.30, 1e-6);
+    assert_eq!(select_terms(&set), terms);
+}
+
 /// The points and terms the page fits on are the set's, freshly evaluated: every expressed
 /// point's link analysed again gives its stored ratio and features bit for bit, and the terms
 /// selected on them are the stored ones (`./dev validate --write` rewrites them).
