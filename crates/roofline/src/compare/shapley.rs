@@ -237,10 +237,22 @@ pub(crate) fn split(
     // should a kind read something else, say so rather than show shares that do not add up.
     let explained: f64 = shares.iter().map(|s| s.phi).sum();
     if !shares.is_empty() && (explained - delta).abs() > 1e-9 * t_base.abs().max(t_row.abs()) {
-        note = Some(format!(
-            "the inputs shown explain {:.3} of the change; the rest comes from what they do not cover",
-            explained / delta
-        ));
+        let fraction = explained / delta;
+        note = Some(if fraction.is_finite() {
+            format!(
+                "the inputs shown explain {fraction:.3} of the change; the rest comes from what they do not cover"
+            )
+        } else if delta == 0.0 {
+            // No change to take a fraction of: coalitions far slower than either side (a mix
+            // of two huge inputs) leave shares whose sum rounds away from 0.
+            "the two sides take the same time, but the inputs' shares do not cancel out exactly: \
+             the rest is rounding or comes from what they do not cover"
+                .to_string()
+        } else {
+            "the inputs' shares do not add up to the change: the rest comes from what they do not \
+             cover"
+                .to_string()
+        });
     }
     shares.sort_by(|a, b| b.phi.abs().total_cmp(&a.phi.abs()));
     InputSplit {

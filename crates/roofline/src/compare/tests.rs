@@ -303,3 +303,28 @@ fn phases_and_terms_add_up_for_every_kind() {
     assert_eq!(coll[0].name, "bandwidth term");
     assert_eq!(coll[1].name, "latency term");
 }
+
+/// Fuzz case 12831 of seed 21 (`./dev fuzz`): two attention ops on one chip, one with
+/// `b = 1e15`, the other with `heads = 1e15`, take exactly the same time (B·H is the same), but
+/// the coalitions that mix them (both at 1e15) take ~1e27 s, so the inputs' shares are ±1e27 s
+/// and their sum rounds to 5.5e11 s instead of 0. There is no change to explain a fraction
+/// of: the note says so in words, never "inf".
+#[test]
+fn equal_times_with_huge_shares_say_so_without_inf() {
+    let s = crate::url::decode(
+        "?chip=b300&op=attention:b=1e15,heads=64,head_dim=2&op=attention:heads=1e15",
+    )
+    .scenario;
+    let chip = &s.chips[0];
+    let e = explain((&s.ops[0], chip), (&s.ops[1], chip), &s.options).unwrap();
+    assert_eq!(e.delta, 0.0);
+    assert_eq!(e.t_row, e.t_base);
+    let explained: f64 = e.inputs.shares.iter().map(|x| x.phi).sum();
+    assert!(explained != 0.0, "the case rounds: {explained}");
+    let note = e.inputs.note.unwrap();
+    assert!(
+        note.starts_with("the two sides take the same time"),
+        "{note}"
+    );
+    assert!(!note.contains("inf") && !note.contains("NaN"), "{note}");
+}
