@@ -36,8 +36,8 @@ fn bare_analysis<'a>(
 }
 
 /// The model's sum for a figure, term by term, each kept term with the feature it multiplies:
-/// `1.53 × 0.36 compute (at 65.2% of the peak) + 1.29 × 0.64 memory (at 77.7% of the HBM
-/// bandwidth) + 0.306 × 0.64 step-memory (a step's memory pieces at 62.9% of it)`.
+/// `1.29 × 1 memory (at 77.7% of the HBM bandwidth) + 0.306 × 1 step-memory (a step's memory
+/// pieces at 62.8% of the HBM bandwidth)` for a memory-bound decode step.
 fn model_words(e: &Expectation) -> String {
     let f = &e.features;
     let coef = |t: Term| e.model.coef(t).unwrap_or(1.0);

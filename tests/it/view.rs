@@ -863,13 +863,19 @@ fn result_rows_carry_the_expected_time_or_why_not() {
         "{} vs {by_hand}",
         e.r
     );
+    // The set keeps the step term (`./dev validate`), and the title writes out every kept term
+    // the step has a share of: this memory-bound decode, memory and step-memory.
+    assert!(e.model.terms.contains(&Term::StepMemory), "{:?}", e.model);
+    assert!(f.memory > 0.9, "{f:?}");
     let title = get(&rows(q)[0], "t_expected").title;
-    if e.model.coef(Term::StepMemory).is_some() {
-        assert!(f.memory > 0.9, "{f:?}");
-        assert!(
-            title.contains("step-memory (a step's memory pieces at"),
-            "{title}"
-        );
+    assert!(
+        title.contains("step-memory (a step's memory pieces at"),
+        "{title}"
+    );
+    for t in &e.model.terms {
+        if t.x(&e.features) > 0.0 {
+            assert!(title.contains(&format!(" {}", t.id())), "{t:?}: {title}");
+        }
     }
 }
 

@@ -27,6 +27,20 @@ macro_rules! gpt_fast_quote {
     };
 }
 
+/// A link to one decode step of Llama 2 7B (its shape spelled, as Llama 2 is not in the zoo) at
+/// batch 1 and the mean context ≈ 105 on an A100; `$rest`: parallelism and dtypes.
+macro_rules! llama2_7b {
+    ($rest:literal) => {
+        concat!("?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,", $rest)
+    };
+}
+/// `llama2_7b!`'s link for Llama 2 70B (grouped-query attention, 8 KV heads).
+macro_rules! llama2_70b {
+    ($rest:literal) => {
+        concat!("?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,", $rest)
+    };
+}
+
 const TP_NOTE: &str = "each all-reduce carries one token's activations (8 KB for the 7B, 16 KB for the 70B): its bound is nanoseconds, so the time past the weights' read is per-collective latency (2 per layer) and launches; the mesh's per-pair bandwidth does not matter at this size";
 const INT4_WHY: &str = "int4 weight-only with groups of 32: each group carries a bf16 scale and zero point (gpt-fast's WeightOnlyInt4QuantHandler), 1/8 byte per weight more than w=int4 holds";
 
@@ -53,7 +67,7 @@ const BATCH1: Point = Point {
 pub(super) static POINTS: &[Point] = &[
     Point {
         id: "gpt-fast-a100-llama2-7b-bf16-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=1,w=bf16,x=bf16,kv=bf16",
+        link: llama2_7b!("tp=1,w=bf16,x=bf16,kv=bf16"),
         measured: "104.9 tokens/s (1,397.31 GB/s memory bandwidth)",
         measured_s: 1.0 / 104.9,
         derivation: "1 / 104.9 tokens/s = 9.53 ms per output token (a decode step)",
@@ -64,7 +78,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-7b-int8-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=1,w=int8,x=bf16,kv=bf16",
+        link: llama2_7b!("tp=1,w=int8,x=bf16,kv=bf16"),
         measured: "155.58 tokens/s (1,069.20 GB/s)",
         measured_s: 1.0 / 155.58,
         derivation: "1 / 155.58 tokens/s = 6.43 ms per output token",
@@ -75,7 +89,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-7b-int4-g32-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=1,w=int4,x=bf16,kv=bf16",
+        link: llama2_7b!("tp=1,w=int4,x=bf16,kv=bf16"),
         measured: "196.80 tokens/s (862.69 GB/s)",
         measured_s: 1.0 / 196.80,
         derivation: "1 / 196.80 tokens/s = 5.08 ms per output token",
@@ -87,7 +101,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-7b-bf16-tp2-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=2,link=nvlink,w=bf16,x=bf16,kv=bf16",
+        link: llama2_7b!("tp=2,link=nvlink,w=bf16,x=bf16,kv=bf16"),
         measured: "168.84 tokens/s (1,181.99 GB/s)",
         measured_s: 1.0 / 168.84,
         derivation: "1 / 168.84 tokens/s = 5.92 ms per output token",
@@ -98,7 +112,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-7b-bf16-tp4-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=4,link=nvlink,w=bf16,x=bf16,kv=bf16",
+        link: llama2_7b!("tp=4,link=nvlink,w=bf16,x=bf16,kv=bf16"),
         measured: "254.02 tokens/s (955.83 GB/s)",
         measured_s: 1.0 / 254.02,
         derivation: "1 / 254.02 tokens/s = 3.94 ms per output token",
@@ -109,7 +123,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-7b-bf16-tp8-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=8,link=nvlink,w=bf16,x=bf16,kv=bf16",
+        link: llama2_7b!("tp=8,link=nvlink,w=bf16,x=bf16,kv=bf16"),
         measured: "328.43 tokens/s (704.10 GB/s)",
         measured_s: 1.0 / 328.43,
         derivation: "1 / 328.43 tokens/s = 3.04 ms per output token",
@@ -120,7 +134,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-int8-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=1,w=int8,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=1,w=int8,x=bf16,kv=bf16"),
         measured: "19.13 tokens/s (1,322.58 GB/s)",
         measured_s: 1.0 / 19.13,
         derivation: "1 / 19.13 tokens/s = 52.3 ms per output token",
@@ -131,7 +145,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-int4-g32-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=1,w=int4,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=1,w=int4,x=bf16,kv=bf16"),
         measured: "25.25 tokens/s (1,097.66 GB/s)",
         measured_s: 1.0 / 25.25,
         derivation: "1 / 25.25 tokens/s = 39.6 ms per output token",
@@ -143,7 +157,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-bf16-tp2-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=2,link=nvlink,w=bf16,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=2,link=nvlink,w=bf16,x=bf16,kv=bf16"),
         measured: "21.32 tokens/s (1,481.87 GB/s)",
         measured_s: 1.0 / 21.32,
         derivation: "1 / 21.32 tokens/s = 46.9 ms per output token",
@@ -154,7 +168,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-bf16-tp4-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=4,link=nvlink,w=bf16,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=4,link=nvlink,w=bf16,x=bf16,kv=bf16"),
         measured: "38.01 tokens/s (1,340.76 GB/s)",
         measured_s: 1.0 / 38.01,
         derivation: "1 / 38.01 tokens/s = 26.3 ms per output token",
@@ -165,7 +179,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-bf16-tp8-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=8,link=nvlink,w=bf16,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=8,link=nvlink,w=bf16,x=bf16,kv=bf16"),
         measured: "62.50 tokens/s (1,135.29 GB/s)",
         measured_s: 1.0 / 62.50,
         derivation: "1 / 62.50 tokens/s = 16.0 ms per output token",
@@ -176,7 +190,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-int8-tp8-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=8,link=nvlink,w=int8,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=8,link=nvlink,w=int8,x=bf16,kv=bf16"),
         measured: "80.44 tokens/s (752.04 GB/s)",
         measured_s: 1.0 / 80.44,
         derivation: "1 / 80.44 tokens/s = 12.4 ms per output token",
@@ -187,7 +201,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "gpt-fast-a100-llama2-70b-int4-g32-tp8-b1",
-        link: "?chip=a100&op=llm:preset=custom,layers=80,dmodel=8192,ffn=28672,gated=yes,heads=64,kv_heads=8,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp=8,link=nvlink,w=int4,x=bf16,kv=bf16",
+        link: llama2_70b!("tp=8,link=nvlink,w=int4,x=bf16,kv=bf16"),
         measured: "90.77 tokens/s (548.10 GB/s)",
         measured_s: 1.0 / 90.77,
         derivation: "1 / 90.77 tokens/s = 11.0 ms per output token",
