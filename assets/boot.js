@@ -15,9 +15,13 @@ const sibling = (key, ext) => {
   }
   return new URL(name, import.meta.url).href;
 };
-if (document.documentElement.hasAttribute("data-drawing")) {
+// An embed the draw program drew is live without the app (`data-live-embed`): it never loads.
+const root = document.documentElement;
+if (root.hasAttribute("data-drawing")) {
   await new Promise((resolve) => document.addEventListener("roofline-drawn", resolve, { once: true }));
 }
-const bindings = await import(sibling("js", ".js"));
-const wasm = await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
-dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm } }));
+if (!root.hasAttribute("data-live-embed")) {
+  const bindings = await import(sibling("js", ".js"));
+  const wasm = await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
+  dispatchEvent(new CustomEvent("TrunkApplicationStarted", { detail: { wasm } }));
+}

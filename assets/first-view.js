@@ -17,6 +17,13 @@
 // bandwidth; the app itself starts after the drawing (boot.js waits for the `roofline-drawn`
 // event while <html> has `data-drawing`). A link the draw program cannot draw (notices, no
 // plot, a failure) keeps its skeleton. The app removes either view when it mounts.
+//
+// An embed (`embed=1`) the draw program has drawn never loads the app: the page keeps the drawn
+// view live (the pointer read-out from the draw program, the plot redrawn when the frame's size
+// or the system's theme changes), marks it `data-ready` and sets `app-ready` (it answers
+// input); `data-live-embed` on <html> tells boot.js not to load the app. The app's downloads
+// wait until the embed is known to be drawn; one the draw program cannot draw loads the app as a
+// link does.
 (() => {
   const root = document.documentElement;
   const script = document.currentScript;
@@ -33,7 +40,7 @@
     if (query.get("embed") === "1") root.classList.add("sv-embed");
     const theme = query.get("theme");
     if (theme === "dark" || theme === "light") root.dataset.theme = theme;
-    drawLink();
+    drawLink(query.get("embed") === "1");
     return;
   }
   startApp();
@@ -53,7 +60,7 @@
     }
   }
 
-  function drawLink() {
+  function drawLink(embed) {
     const js = script && script.dataset.drawJs;
     const wasm = script && script.dataset.drawWasm;
     if (!js || !wasm) {
@@ -61,7 +68,9 @@
       return;
     }
     root.dataset.drawing = "";
+    let kept = false;
     const done = () => {
+      if (kept) return;
       delete root.dataset.drawing;
       startApp();
       document.dispatchEvent(new Event("roofline-drawn"));
@@ -77,15 +86,19 @@
       .then(async (draw) => {
         await draw.default({ module_or_path: module });
         // The draw program has arrived: what is left of the first plot is work, not bytes, so
-        // the app's downloads start now and overlap the drawing.
-        startApp();
+        // a link's app downloads start now and overlap the drawing (an embed's wait: drawn, it
+        // needs no app).
+        if (!embed) startApp();
         await parsed;
         const drawn = draw.View.of(location.search);
         if (!drawn) return;
         try {
-          place(drawn);
+          if (place(drawn) > 0 && drawn.embed()) {
+            live(drawn);
+            kept = true;
+          }
         } finally {
-          drawn.free();
+          if (!kept) drawn.free();
         }
       })
       .catch((e) => console.warn("first view: the link's plot was not drawn before the app", e))
@@ -106,13 +119,64 @@
     const dark = theme === "dark" || (theme !== "light" && matchMedia("(prefers-color-scheme: dark)").matches);
     let plots = 0;
     for (const frame of document.querySelectorAll("[data-drawn-plot]")) {
-      const box = frame.getBoundingClientRect();
-      const svg = drawn.svg(Number(frame.dataset.drawnPlot), Math.round(box.width), Math.round(box.height), dark);
-      if (svg) {
-        frame.innerHTML = svg;
-        plots += 1;
-      }
+      if (drawInto(drawn, frame, dark)) plots += 1;
     }
     if (plots > 0) requestAnimationFrame(markFirstPlot);
+    return plots;
+  }
+
+  // Plot `frame` as SVG at the frame's size and in the theme; false when it could not be drawn.
+  // The frame remembers what it shows (`data-drawn-as`), so an unchanged one is not redrawn.
+  function drawInto(drawn, frame, dark) {
+    const box = frame.getBoundingClientRect();
+    const [w, h] = [Math.round(box.width), Math.round(box.height)];
+    const as = `${w}x${h}${dark ? " dark" : ""}`;
+    if (frame.dataset.drawnAs === as) return true;
+    const svg = drawn.svg(Number(frame.dataset.drawnPlot), w, h, dark);
+    if (!svg) return false;
+    frame.innerHTML = svg;
+    frame.dataset.drawnAs = as;
+    return true;
+  }
+
+  // A drawn embed, kept live without the app: the read-out follows the pointer over each plot
+  // (in the SVG's own units, which are the frame's CSS px when it was drawn), a plot is redrawn
+  // when its frame changes size or, on the automatic theme, the system's theme changes.
+  function live(drawn) {
+    const media = matchMedia("(prefers-color-scheme: dark)");
+    const dark = () => {
+      const theme = root.dataset.theme;
+      return theme === "dark" || (theme !== "light" && media.matches);
+    };
+    const frames = [...document.querySelectorAll("[data-drawn-plot]")];
+    const redraw = () => frames.forEach((frame) => drawInto(drawn, frame, dark()));
+    const sizes = new ResizeObserver(redraw);
+    frames.forEach((frame) => sizes.observe(frame));
+    media.addEventListener("change", redraw);
+    for (const frame of frames) {
+      const out = frame.parentElement && frame.parentElement.querySelector(".readout");
+      if (!out) continue;
+      frame.addEventListener("pointermove", (ev) => {
+        const svg = frame.querySelector("svg");
+        const view = svg && svg.viewBox.baseVal;
+        const box = svg && svg.getBoundingClientRect();
+        if (!view || !box || box.width <= 0 || box.height <= 0) return;
+        const x = ((ev.clientX - box.left) * view.width) / box.width;
+        const y = ((ev.clientY - box.top) * view.height) / box.height;
+        out.textContent = drawn.readout(Number(frame.dataset.drawnPlot), x, y) || "";
+      });
+      frame.addEventListener("pointerleave", () => {
+        out.textContent = "";
+      });
+    }
+    // boot.js, which may run after this, leaves the app unloaded.
+    root.dataset.liveEmbed = "";
+    delete root.dataset.drawing;
+    // Ready in the frame that shows the plot, after its `first-plot` mark.
+    requestAnimationFrame(() => {
+      const main = document.querySelector("[data-drawn-view] main.embed-view");
+      if (main) main.dataset.ready = "true";
+      if (performance.getEntriesByName("app-ready", "mark").length === 0) performance.mark("app-ready");
+    });
   }
 })();

@@ -3,7 +3,9 @@
 //! a link (any query); it decodes `location.search` with the app's decoder and draws with the
 //! app's view and chart code (`roofline_lab::first_view::Drawn`): the page's layout with the
 //! key line and results, then each plot as SVG at its frame's size. The app removes the view
-//! in the task that mounts it, as it does the front page's.
+//! in the task that mounts it, as it does the front page's. An embed is the draw program's
+//! alone: the page keeps its view live (the pointer read-out, a redraw at a new size or theme)
+//! and never loads the app.
 //!
 //! Trunk builds it (index.html: `data-bin="draw" data-type="worker"`, as an ES module, without
 //! the crate's default `app` feature, so without Leptos),
@@ -39,6 +41,12 @@ mod web {
         /// Plot `i` as SVG of the frame's size in CSS px, or `undefined`.
         pub fn svg(&self, i: usize, width: u32, height: u32, dark: bool) -> Option<String> {
             self.0.svg(i, width, height, dark)
+        }
+
+        /// The pointer read-out of plot `i` at (`x`, `y`) in its SVG's units, or `undefined`
+        /// (an embed's page answers the pointer with it: the embed never loads the app).
+        pub fn readout(&self, i: usize, x: f64, y: f64) -> Option<String> {
+            self.0.readout(i, x, y)
         }
     }
 }

@@ -20,6 +20,7 @@ mod page;
 mod plot;
 mod results;
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use roofline::scenario::Scenario;
@@ -27,6 +28,7 @@ use roofline::scenario::Scenario;
 pub use html::esc;
 pub use measure::helvetica;
 
+use crate::charts::ChartGeometry;
 use crate::view::{self, ChartModel, KeyLineDetail};
 
 /// The front page's plot sizes in CSS px: the page's canvas is 16:9 above 600 px wide and 3:2
@@ -87,6 +89,8 @@ const SIDE: std::ops::RangeInclusive<u32> = 60..=4000;
 pub struct Drawn {
     scenario: Scenario,
     charts: Vec<ChartModel>,
+    /// Each plot's geometry as last drawn by [`Drawn::svg`], for [`Drawn::readout`].
+    drawn: RefCell<Vec<Option<ChartGeometry>>>,
 }
 
 impl Drawn {
@@ -111,6 +115,7 @@ impl Drawn {
         }
         Some(Drawn {
             scenario: s,
+            drawn: RefCell::new(vec![None; charts.len()]),
             charts,
         })
     }
@@ -135,25 +140,31 @@ impl Drawn {
         );
         if s.embed {
             // The app's `EmbedView`: the plot filling the frame, the compact key line and the
-            // link back under it.
+            // link back under it, the plot's data as a table for screen readers. The page's
+            // script keeps it live (assets/first-view.js: the pointer read-out, redrawn at a
+            // new size or theme) and marks it ready; an embed never loads the app.
             let key = view::key_line_with(s, KeyLineDetail::Compact);
             let mut full = s.clone();
             full.embed = false;
             write!(
                 out,
-                r#"<main class="embed-view"><h1 class="visually-hidden">{}</h1>"#,
+                r#"<main class="embed-view" data-embed="true"><h1 class="visually-hidden">{}</h1>"#,
                 esc(&view::embed_title(s))
             )
             .unwrap();
             self.frames(&mut out);
             write!(
                 out,
-                r#"<div class="embed-foot"><span class="keyline" data-drawn-keyline="true" title="{}">{}</span><a href="?{}" target="_blank" rel="noopener">Open in Roofline Lab ↗</a></div></main>"#,
+                r#"<div class="embed-foot"><span class="keyline" data-drawn-keyline="true" data-keyline="true" title="{}">{}</span><a href="?{}" target="_blank" rel="noopener" data-open-app="true">Open in Roofline Lab ↗</a></div>"#,
                 esc(&key),
                 esc(&key),
                 esc(&roofline::url::encode(&full))
             )
             .unwrap();
+            for m in &self.charts {
+                data_table(&mut out, m);
+            }
+            out.push_str("</main>");
         } else {
             page::header(&mut out, s);
             page::tabs(&mut out, s);
@@ -177,9 +188,15 @@ impl Drawn {
 
     fn frames(&self, out: &mut String) {
         for (i, m) in self.charts.iter().enumerate() {
+            // An embed's plot says its kind, as the app's canvas does (`data-chart`).
+            let kind = if self.scenario.embed {
+                format!(r#" data-chart="{}""#, m.kind())
+            } else {
+                String::new()
+            };
             write!(
                 out,
-                r#"<div class="chart"><div class="sv-plot" role="img" aria-label="{}" data-drawn-plot="{i}"></div><div class="readout"></div></div>"#,
+                r#"<div class="chart"><div class="sv-plot" role="img" aria-label="{}" data-drawn-plot="{i}"{kind}></div><div class="readout" aria-live="polite"></div></div>"#,
                 esc(&m.aria_label())
             )
             .unwrap();
@@ -192,8 +209,50 @@ impl Drawn {
         if !SIDE.contains(&width) || !SIDE.contains(&height) {
             return None;
         }
-        plot::svg(self.charts.get(i)?, dark, (width, height), "sv-drawn-svg").ok()
+        let (svg, geometry) =
+            plot::svg_with_geometry(self.charts.get(i)?, dark, (width, height), "sv-drawn-svg")
+                .ok()?;
+        if let Some(g) = self.drawn.borrow_mut().get_mut(i) {
+            *g = Some(geometry);
+        }
+        Some(svg)
     }
+
+    /// What the pointer at (`x`, `y`) points at in plot `i`, in the units of the SVG's `viewBox`
+    /// as [`Drawn::svg`] last drew it (the app's canvas read-out, to the word); `None` before
+    /// that plot is drawn or away from every point (more than 24 px).
+    pub fn readout(&self, i: usize, x: f64, y: f64) -> Option<String> {
+        let g = (*self.drawn.borrow().get(i)?)?;
+        self.charts.get(i)?.readout(&g, x, y, READOUT_PX)
+    }
+}
+
+/// How near a point the pointer must be for the read-out to name it, in CSS px (the app's
+/// canvas reads 24 px at its device pixel ratio).
+const READOUT_PX: f64 = 24.0;
+
+/// A plot's data as a table off screen, for screen readers (the app's `DataTable`).
+fn data_table(out: &mut String, m: &ChartModel) {
+    let (head, rows) = m.table();
+    write!(
+        out,
+        r#"<div class="offscreen-table"><table data-chart-table="{}"><caption>{}</caption><thead><tr>"#,
+        m.kind(),
+        esc(&m.aria_label())
+    )
+    .unwrap();
+    for h in &head {
+        write!(out, r#"<th scope="col">{}</th>"#, esc(h)).unwrap();
+    }
+    out.push_str("</tr></thead><tbody>");
+    for r in &rows {
+        out.push_str("<tr>");
+        for c in r {
+            write!(out, "<td>{}</td>", esc(c)).unwrap();
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use roofline::scenario::Scenario;
 
+use crate::charts::ChartGeometry;
 use crate::view::{self, ChartModel};
 
 /// The plots the page shows for the scenario, as the app's `Charts` builds them (the sweep
@@ -44,16 +45,30 @@ pub fn embed_chart(s: &Scenario) -> Option<ChartModel> {
 /// One drawing as inline SVG: plotters' document without its fixed size (CSS sizes it), hidden
 /// from assistive technology (its frame carries the label). Refuses a drawing with a `style`
 /// attribute, which the page's Content-Security-Policy would block.
-pub fn svg(m: &ChartModel, dark: bool, (w, h): (u32, u32), class: &str) -> Result<String, String> {
-    let doc = m.to_svg(dark, w, h)?;
+pub fn svg(m: &ChartModel, dark: bool, size: (u32, u32), class: &str) -> Result<String, String> {
+    svg_with_geometry(m, dark, size, class).map(|(svg, _)| svg)
+}
+
+/// [`svg`] with the drawing's geometry, for the pointer read-out of a live embed (its pixels are
+/// the SVG's `viewBox` units).
+pub fn svg_with_geometry(
+    m: &ChartModel,
+    dark: bool,
+    (w, h): (u32, u32),
+    class: &str,
+) -> Result<(String, ChartGeometry), String> {
+    let (doc, geometry) = m.to_svg_with_geometry(dark, w, h)?;
     let start = doc.find("<svg").ok_or("no <svg> in the drawing")?;
     let doc = &doc[start..];
     let end = doc.find('>').ok_or("no end of the <svg> tag")?;
     if doc.contains(" style=") {
         return Err("the drawing has a style attribute, which the CSP refuses".into());
     }
-    Ok(format!(
-        r#"<svg class="{class}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false">{}"#,
-        &doc[end + 1..]
+    Ok((
+        format!(
+            r#"<svg class="{class}" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false">{}"#,
+            &doc[end + 1..]
+        ),
+        geometry,
     ))
 }

@@ -28,11 +28,56 @@ fn an_embed_draws_the_embeds_view() {
     assert!(d.embed());
     assert_eq!(d.plots(), 1);
     let html = d.html();
-    assert!(html.contains(r#"<main class="embed-view">"#), "{html}");
+    assert!(
+        html.contains(r#"<main class="embed-view" data-embed="true">"#),
+        "{html}"
+    );
     let s = roofline::url::decode(LINK).scenario;
     let key = view::key_line_with(&s, KeyLineDetail::Compact);
     assert!(html.contains(&format!(">{}</span>", esc(&key))), "{html}");
     assert!(!html.contains("sv-page"));
+    // What the app's embed has: the plot's kind, the link back, the data for screen readers.
+    assert!(
+        html.contains(r#"data-drawn-plot="0" data-chart="sweep""#),
+        "{html}"
+    );
+    assert!(html.contains(r#"data-open-app="true""#), "{html}");
+    assert!(
+        html.contains(r#"<table data-chart-table="sweep">"#),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td>llama3-8b decode · H100 SXM</td><td>1</td>"),
+        "{html}"
+    );
+    // Not ready until the page's script makes it live.
+    assert!(!html.contains("data-ready"), "{html}");
+}
+
+/// The live embed's read-out: nothing before the plot is drawn; on a plotted point, the app's
+/// words for it (the series, x and y as the results table writes them); nothing far away.
+#[test]
+fn an_embeds_readout_names_the_point_under_the_pointer() {
+    let d = Drawn::from_query(&format!("{LINK}&embed=1")).expect("the embed draws");
+    assert_eq!(d.readout(0, 300.0, 200.0), None, "not drawn yet");
+    d.svg(0, 640, 400, false).expect("the plot draws");
+    let ChartModel::Sweep(m) = &d.charts[0] else {
+        panic!("an llm link's embed plots its sweep")
+    };
+    let series = &m.series[0];
+    let (x, y) = series.points[series.points.len() / 2];
+    let g = d.drawn.borrow()[0].expect("drawn");
+    let (px, py) = g.to_pixel(x, y).expect("on the plot");
+    assert!((0.0..640.0).contains(&px) && (0.0..400.0).contains(&py));
+    let text = d.readout(0, px, py).expect("a point under the pointer");
+    assert!(text.starts_with(&format!("{} — ", series.label)), "{text}");
+    assert_eq!(
+        Some(text.clone()),
+        d.charts[0].readout(&g, px, py, 24.0),
+        "the app's read-out"
+    );
+    assert_eq!(d.readout(0, -500.0, -500.0), None, "{text}");
+    assert_eq!(d.readout(1, px, py), None, "no second plot");
 }
 
 #[test]

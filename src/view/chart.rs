@@ -194,6 +194,27 @@ impl ChartModel {
         width: u32,
         height: u32,
     ) -> Result<String, String> {
+        self.svg_and_geometry_via::<B>(dark, width, height)
+            .map(|(svg, _)| svg)
+    }
+
+    /// [`ChartModel::to_svg`] with the drawing's geometry, which [`ChartModel::readout`] reads
+    /// (the draw program's embed answers the pointer from its SVG).
+    pub fn to_svg_with_geometry(
+        &self,
+        dark: bool,
+        width: u32,
+        height: u32,
+    ) -> Result<(String, ChartGeometry), String> {
+        self.svg_and_geometry_via::<charts::NoBackend>(dark, width, height)
+    }
+
+    fn svg_and_geometry_via<B: plotters::prelude::DrawingBackend>(
+        &self,
+        dark: bool,
+        width: u32,
+        height: u32,
+    ) -> Result<(String, ChartGeometry), String> {
         let theme = if dark {
             ChartTheme::dark()
         } else {
@@ -204,6 +225,5 @@ impl ChartModel {
             ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),
             ChartModel::Frontier(m) => charts::frontier::draw(root, m, theme),
         })
-        .map(|(svg, _)| svg)
     }
 }

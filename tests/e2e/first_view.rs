@@ -53,7 +53,8 @@ async fn wait_js(b: &Browser, script: &str, ok: impl Fn(&Value) -> bool, what: &
 /// With the app's wasm blocked, a link and an embed show their own plot (drawn, one SVG), key
 /// line and results, never the front page's, and set `first-plot`; loaded normally, the app's
 /// key line, plot label and results equal the drawn ones and the plot, key line and results stay
-/// in their boxes (within 3 px), on a desktop window and at phone width.
+/// in their boxes (within 3 px), on a desktop window and at phone width. An embed needs no app:
+/// it is ready as drawn (`an_embed_is_live_without_the_app`).
 #[tokio::test(flavor = "current_thread")]
 async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place() {
     let b = Browser::start().await;
@@ -80,13 +81,19 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
             drawn["front"], 0,
             "{what}: nothing of the front page: {drawn}"
         );
-        assert_eq!(drawn["marks"], json!(["first-plot"]), "{what}: {drawn}");
+        let is_embed = path.contains("embed=1");
+        // An embed is ready as drawn: it never needs the app.
+        let marks = if is_embed {
+            json!(["first-plot", "app-ready"])
+        } else {
+            json!(["first-plot"])
+        };
+        assert_eq!(drawn["marks"], marks, "{what}: {drawn}");
         let keyline = drawn["keyline"].as_str().unwrap_or_default();
         assert!(
             keyline.contains("H100"),
             "{what}: the link's key line: {drawn}"
         );
-        let is_embed = path.contains("embed=1");
         // What a link shows before the app (docs/screenshots/first-view-*.png).
         let (w, h) = size.unwrap_or((1280, 1000));
         let kind = if is_embed { "embed" } else { "link" };
@@ -115,6 +122,18 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
             // The drawn view is as accessible as the app's (axe-core, every impact).
             let axe = b.axe().await;
             assert!(axe.is_empty(), "{what}: {axe:#?}");
+        }
+        if is_embed {
+            // An embed is the draw program's alone: live and ready without the app.
+            assert_eq!(
+                b.js("return [...document.querySelectorAll('[data-ready]')].map(e => e.matches('[data-drawn-view] main.embed-view'))")
+                    .await,
+                json!([true]),
+                "{what}"
+            );
+            b.allow_wasm().await;
+            let _ = b.console_errors().await;
+            continue;
         }
         // Nothing of the app ran.
         assert_eq!(
@@ -145,18 +164,12 @@ async fn a_links_own_plot_is_drawn_before_the_app_which_takes_it_over_in_place()
         let figures = b.js(APP).await;
         assert_eq!(figures["keyline"], drawn["keyline"], "{what}: key lines");
         assert_eq!(figures["label"], drawn["label"], "{what}: plot labels");
-        if !is_embed {
-            assert_eq!(figures["rows"], drawn["rows"], "{what}: results");
-        }
-        let (plot, key, table) = if is_embed {
-            ("canvas[data-chart]", "[data-keyline]", "[data-keyline]")
-        } else {
-            (
-                "canvas[data-chart]",
-                "[data-keyline]",
-                "main.app table.results-table",
-            )
-        };
+        assert_eq!(figures["rows"], drawn["rows"], "{what}: results");
+        let (plot, key, table) = (
+            "canvas[data-chart]",
+            "[data-keyline]",
+            "main.app table.results-table",
+        );
         let after = b.boxes(&[plot, key, table]).await;
         assert_boxes_kept(
             &before,
@@ -388,5 +401,123 @@ async fn the_profile_importer_loads_on_first_use() {
             rows
         );
     }
+    b.close().await;
+}
+
+/// The pointer read-out of a drawn embed: scans down the plot's middle with pointer moves until
+/// the read-out names a point; `""` when none did.
+const SCAN_READOUT: &str = r#"const done = arguments[arguments.length - 1];
+const f = document.querySelector('[data-drawn-plot]');
+const r = f.getBoundingClientRect();
+const out = f.parentElement.querySelector('.readout');
+(async () => {
+  for (let y = r.top + 5; y < r.bottom; y += 3) {
+    f.dispatchEvent(new PointerEvent('pointermove', {clientX: r.left + r.width * 0.4, clientY: y, bubbles: true}));
+    await new Promise(ok => setTimeout(ok, 0));
+    if (out.textContent.trim()) return done(out.textContent);
+  }
+  done('');
+})();"#;
+
+/// Issue 27: an embed is the draw program's alone and never loads the app. At a desktop size
+/// and a phone's, it is ready (`data-ready`, `app-ready` after `first-plot`) with nothing of the
+/// app fetched; it answers the pointer with the app's read-out words; it redraws at a new frame
+/// size and when the system's theme changes; its link back opens the full page; the plot's data
+/// is there for screen readers; an embed the draw program cannot draw still gets the app.
+#[tokio::test(flavor = "current_thread")]
+async fn an_embed_is_live_without_the_app() {
+    const APP_FETCHED: &str = r#"return performance.getEntriesByType('resource')
+        .map(e => new URL(e.name).pathname).filter(n => /\/roofline-lab-[0-9a-f]+(_bg\.wasm|\.js)$/.test(n));"#;
+    let b = Browser::start().await;
+    let path = format!("{LINK}&embed=1");
+    for size in [(800, 450), (390, 300)] {
+        b.viewport(Some(size)).await;
+        b.open(&path).await;
+        let what = format!("embed at {size:?}");
+        let marks = wait_js(
+            &b,
+            "return performance.getEntriesByType('mark').map(m => m.name)",
+            |v| v.to_string().contains("app-ready"),
+            &format!("{what}: app-ready"),
+        )
+        .await;
+        assert_eq!(marks, json!(["first-plot", "app-ready"]), "{what}");
+        assert_eq!(
+            b.js(APP_FETCHED).await,
+            json!([]),
+            "{what}: the app was fetched"
+        );
+        assert_eq!(
+            b.js("return document.querySelectorAll('main.app, canvas').length")
+                .await,
+            0,
+            "{what}: nothing of the app"
+        );
+        // The read-out names a point of the plot in the app's words.
+        let text = b.client.execute_async(SCAN_READOUT, vec![]).await.unwrap();
+        let text = text.as_str().unwrap_or_default().to_string();
+        assert!(
+            text.contains(" — B (sequences) = ") && text.contains("achieved FLOPs/s = "),
+            "{what}: read-out {text:?}"
+        );
+        assert!(
+            text.trim_end().ends_with("FLOP/s"),
+            "{what}: read-out {text:?}"
+        );
+        // The read-out over the plot (docs/screenshots/embed-live-800x450.png).
+        b.screenshot(&format!("embed-live-{}x{}", size.0, size.1))
+            .await;
+        b.js("document.querySelector('[data-drawn-plot]').dispatchEvent(new PointerEvent('pointerleave'))").await;
+        assert_eq!(b.text("[data-drawn-plot] + .readout").await, "", "{what}");
+        // The data for screen readers, and the link back to the whole page.
+        let rows = b
+            .js("return document.querySelectorAll('[data-chart-table=sweep] tbody tr').length")
+            .await;
+        assert!(rows.as_i64().unwrap() > 10, "{what}: {rows}");
+        let href = b
+            .js("return document.querySelector('[data-open-app]').href")
+            .await;
+        let href = href.as_str().unwrap_or_default();
+        assert!(
+            href.contains("chip=h100") && !href.contains("embed=1"),
+            "{what}: {href}"
+        );
+    }
+    // A new frame size redraws the plot at that size.
+    const DRAWN_AS: &str = "const f = document.querySelector('[data-drawn-plot]'); const v = f.querySelector('svg').viewBox.baseVal; return [f.dataset.drawnAs, v.width, v.height]";
+    let before = b.js(DRAWN_AS).await;
+    b.viewport(Some((640, 400))).await;
+    let after = wait_js(&b, DRAWN_AS, |v| v != &before, "a redraw at the new size").await;
+    let w = after[1].as_f64().unwrap();
+    assert!((560.0..=640.0).contains(&w), "{before} → {after}");
+    assert!(!after[0].as_str().unwrap().contains("dark"), "{after}");
+    // The system's theme turns dark: the plot is redrawn dark.
+    b.cdp(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+    )
+    .await;
+    let dark = wait_js(
+        &b,
+        DRAWN_AS,
+        |v| v[0].as_str().unwrap_or_default().ends_with(" dark"),
+        "a dark redraw",
+    )
+    .await;
+    assert_eq!(dark[1], after[1], "{dark}");
+    b.cdp("Emulation.setEmulatedMedia", json!({"features": []}))
+        .await;
+    assert!(b.console_errors().await.is_empty());
+
+    // An embed with something to say (an unknown chip) is not drawn: the app loads and says it.
+    b.viewport(None).await;
+    b.open("/?embed=1&chip=nonesuch&op=matmul:d=4096").await;
+    b.wait_for("main.embed-view[data-ready] canvas[data-chart]")
+        .await;
+    assert_eq!(
+        b.js("return document.querySelectorAll('[data-drawn-view]').length")
+            .await,
+        0
+    );
     b.close().await;
 }

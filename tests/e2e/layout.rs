@@ -187,14 +187,19 @@ async fn a_small_embed_keeps_its_legend_off_the_curves() {
     b.viewport(Some((320, 240))).await;
     b.open("/?embed=1&chip=tpu-v5e&op=matmul:d=4096,f=4096,x=bf16,w=int8&op=matmul:d=1024,f=1024,x=bf16,w=int8")
         .await;
-    b.wait_for("canvas[data-chart='sweep']").await;
+    // The embed is the draw program's SVG (issue 27), drawn at the frame's size.
+    b.wait_for("[data-chart='sweep'] svg").await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     b.screenshot("layout-embed-320x240").await;
     let dims = b
-        .js("const c = document.querySelector('canvas[data-chart]'); return [c.width, c.height, c.clientWidth, c.clientHeight]")
+        .js("const f = document.querySelector('[data-chart]'); const v = f.querySelector('svg').viewBox.baseVal; return [v.width, v.height, f.clientWidth, f.clientHeight]")
         .await;
-    let ink = b.canvas_ink("canvas[data-chart='sweep']").await;
-    assert!(ink > 1000, "blank canvas {dims}");
+    let ink = b.svg_marks("[data-chart='sweep']").await;
+    assert!(ink > 40, "blank plot ({ink} marks) {dims}");
+    assert!(
+        (dims[0].as_f64().unwrap() - dims[2].as_f64().unwrap()).abs() <= 1.0,
+        "drawn at the frame's width {dims}"
+    );
     let fits = b
         .js("const e = document.documentElement; const f = document.querySelector('.embed-foot'); return [e.scrollWidth <= e.clientWidth + 1, e.scrollHeight <= e.clientHeight + 1, f.scrollHeight <= f.clientHeight + 1 && f.getBoundingClientRect().bottom <= innerHeight + 1]")
         .await;

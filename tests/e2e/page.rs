@@ -688,9 +688,15 @@ async fn a_link_shows_a_skeleton_never_the_front_pages_plot() {
     );
 
     b.allow_wasm().await;
-    for path in [link.to_string(), format!("{link}&embed=1")] {
+    // An embed's own plot is the draw program's (`first_view::an_embed_is_live_without_the_app`):
+    // the skeleton gives way to it, and no app comes.
+    for (path, plot) in [
+        (link.to_string(), "canvas[data-chart]"),
+        (format!("{link}&embed=1"), "[data-drawn-plot] svg"),
+    ] {
+        let app = plot.starts_with("canvas");
         b.open(&path).await;
-        b.wait_for("canvas[data-chart]").await;
+        b.wait_for(plot).await;
         let mut marks = serde_json::Value::Null;
         for _ in 0..100 {
             marks = b
@@ -703,9 +709,10 @@ async fn a_link_shows_a_skeleton_never_the_front_pages_plot() {
         }
         assert_eq!(marks, serde_json::json!([1, 1]), "{path}");
         assert_eq!(
-            b.js("return document.querySelectorAll('[data-static-view]').length")
+            b.js("return [document.querySelectorAll('[data-static-view]').length, document.querySelectorAll('.sv-embed-frame').length]")
                 .await,
-            0
+            if app { serde_json::json!([0, 0]) } else { serde_json::json!([1, 0]) },
+            "{path}: the app removes the skeleton; an embed's drawn view replaces it"
         );
     }
     b.close().await;

@@ -133,13 +133,20 @@ async fn the_blog_post_embeds_render_their_plots_and_results() {
         .enumerate()
     {
         b.client.clone().enter_frame(i as u16).await.unwrap();
-        b.wait_for("[data-embed='true']").await;
-        b.wait_for(&format!("canvas[data-chart='{chart}']")).await;
-        let ink = b.canvas_ink("canvas[data-chart]").await;
-        let dims = b.js("const c = document.querySelector('canvas[data-chart]'); return [c.width, c.height, c.clientWidth, c.clientHeight, innerWidth, innerHeight]").await;
+        b.wait_for("[data-embed='true'][data-ready='true']").await;
+        // Drawn by the draw program, as SVG at the frame's size (issue 27: an embed loads no
+        // app).
+        b.wait_for(&format!("[data-chart='{chart}'] svg")).await;
+        let ink = b.svg_marks("[data-chart]").await;
+        let dims = b.js("const f = document.querySelector('[data-chart]'); const v = f.querySelector('svg').viewBox.baseVal; return [v.width, v.height, f.clientWidth, f.clientHeight, innerWidth, innerHeight]").await;
         assert!(
-            ink > 1_000,
-            "{id}: embed canvas looks blank ({ink}); canvas {dims}"
+            ink > 40,
+            "{id}: embed plot looks blank ({ink} marks); {dims}"
+        );
+        assert_eq!(
+            b.js("return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname).filter(n => /\\/roofline-lab-/.test(n))").await,
+            serde_json::json!([]),
+            "{id}: the embed fetched the app"
         );
         let key = b.text("[data-keyline]").await;
         assert!(key.contains("bound"), "{id}: key result {key:?}");

@@ -619,6 +619,22 @@ impl Browser {
         n as u64
     }
 
+    /// How many marks (paths, lines, shapes, text) the SVG inside the element matching `css`
+    /// holds: an SVG plot's [`Browser::canvas_ink`] (a drawn embed's, issue 27). Panics when
+    /// there is no such SVG.
+    pub async fn svg_marks(&self, css: &str) -> u64 {
+        let v = self
+            .js(&format!(
+                r#"const s = document.querySelector({css:?} + ' svg');
+                if (!s) return -1;
+                return s.querySelectorAll('path, polyline, polygon, line, rect, circle, text').length;"#
+            ))
+            .await;
+        let n = v.as_i64().unwrap_or(-1);
+        assert!(n >= 0, "no SVG inside `{css}`");
+        n as u64
+    }
+
     /// A hash of a canvas's pixels, to tell whether it was redrawn differently.
     pub async fn canvas_hash(&self, css: &str) -> String {
         self.js(&format!(
