@@ -36,8 +36,9 @@ fn bare_analysis<'a>(
 }
 
 /// The model's sum for a figure, term by term, each kept term with the feature it multiplies:
-/// `1.29 × 1 memory (at 77.7% of the HBM bandwidth) + 0.306 × 1 step-memory (a step's memory
-/// pieces at 62.8% of the HBM bandwidth)` for a memory-bound decode step.
+/// `1.29 × 1 memory (at 77.7% of the HBM bandwidth) + 0.204 × 1 step-memory (a step's memory
+/// pieces at 67.1% of the HBM bandwidth) + 12.4 × 0.0561 multi-chip (12.4 µs per collective per
+/// doubling of the group)` for a memory-bound decode step over 8 chips.
 fn model_words(e: &Expectation) -> String {
     let f = &e.features;
     let coef = |t: Term| e.model.coef(t).unwrap_or(1.0);
@@ -59,6 +60,10 @@ fn model_words(e: &Expectation) -> String {
             Term::StepCompute => format!(
                 " (a step's compute pieces at {}% of the peak)",
                 at(coef(Term::Compute) + a)
+            ),
+            Term::MultiChip => format!(
+                " ({} µs per collective per doubling of the group)",
+                format_sig(a, 3)
             ),
             _ => String::new(),
         };

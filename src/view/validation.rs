@@ -30,7 +30,7 @@ pub fn validation_report() -> Report {
 /// the page reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValidationPage {
-    /// The set's version (`2026-11-26.1`).
+    /// The set's version (`2026-11-26.2`).
     pub set_version: String,
     /// The summary lines: `overall`, then each kind of work and each chip family.
     pub summaries: Vec<Line>,
@@ -318,7 +318,9 @@ pub fn term_text(t: &TermReport) -> String {
         | roofline::validation::Term::Network => format!(" (at {})", pct(1.0 / t.coef)),
         roofline::validation::Term::Launch => " µs per launch".into(),
         roofline::validation::Term::Step => " ms per step".into(),
-        roofline::validation::Term::MultiChip => " µs per collective".into(),
+        roofline::validation::Term::MultiChip => {
+            " µs per collective per doubling of the group (log2 of TP × EP)".into()
+        }
         roofline::validation::Term::StepMemory => {
             " added to the memory coefficient in an LLM step".into()
         }

@@ -461,3 +461,35 @@ fn a_rows_expectation_or_why_there_is_none() {
         assert_eq!(fam.is_none(), without.contains(&id), "{id}");
     }
 }
+
+/// The multi-chip term's feature, by hand: a Llama 2 7B decode step at batch 1 runs two
+/// all-reduces per layer (after attention and after the MLP), 2 × 32 = 64 collectives; over a
+/// group of `n` chips each counts `log2 n` µs per µs of coefficient. At TP 8 and a measured
+/// 3.04 ms per token (gpt-fast), the feature is 64 × 3 × 1 µs / 3.04 ms = 0.0632, so the fitted
+/// 12.4 µs per collective and doubling adds 0.78 to the ratio; at TP 2 a third of that, at
+/// TP 1 nothing.
+#[test]
+fn the_latency_per_collective_counts_each_doubling_of_the_group() {
+    let feature = |tp: u32| {
+        let q = format!(
+            "?chip=a100&op=llm:preset=custom,layers=32,dmodel=4096,ffn=11008,gated=yes,heads=32,\
+             kv_heads=32,head_dim=128,vocab=32000,phase=decode,b=1,ctx=105,tp={tp},link=nvlink,\
+             w=bf16,x=bf16,kv=bf16"
+        );
+        let s = roofline::url::decode(&q).scenario;
+        let (op, chip) = (&s.ops[0], &s.chips[0]);
+        let a = roofline::analysis::analyze(op, chip, &roofline::Options::default()).unwrap();
+        Features::of(op, &a, 3.04e-3, 1.0).multi_chip
+    };
+    close(feature(8), 64.0 * 3.0 * 1e-6 / 3.04e-3, 1e-9);
+    close(feature(4), 64.0 * 2.0 * 1e-6 / 3.04e-3, 1e-9);
+    close(feature(2), 64.0 * 1e-6 / 3.04e-3, 1e-9);
+    assert_eq!(feature(1), 0.0);
+    assert_eq!(
+        Term::MultiChip.x(&Features {
+            multi_chip: 0.5,
+            ..Features::default()
+        }),
+        0.5
+    );
+}
