@@ -877,6 +877,36 @@ fn result_rows_carry_the_expected_time_or_why_not() {
             assert!(title.contains(&format!(" {}", t.id())), "{t:?}: {title}");
         }
     }
+    // Over 8 chips the step also pays the latency per collective the set keeps: Llama 3 70B
+    // runs 2 all-reduces × 80 layers = 160 collectives a step, each the fitted µs per doubling
+    // × log2 8 = 3; by hand, t_expected less the resource terms' share of the bound is
+    // 160 × 3 × that many µs.
+    let q = "?chip=a100&op=llm:preset=llama3-70b,phase=decode,b=1,ctx=1024,tp=8,link=nvlink";
+    let s = roofline::url::decode(q).scenario;
+    let a = roofline::analysis::analyze(&s.ops[0], &s.chips[0], &s.options).unwrap();
+    let e = roofline::validation::expectation_for(&s.ops[0], &s.chips[0], &a).unwrap();
+    assert!(e.model.terms.contains(&Term::MultiChip), "{:?}", e.model);
+    let c = |t| e.model.coef(t).unwrap_or(0.0);
+    let f = e.features.split;
+    let resources = c(Term::Compute) * f.compute
+        + c(Term::Memory) * f.memory
+        + c(Term::Network) * f.network
+        + c(Term::StepMemory) * f.memory
+        + c(Term::StepCompute) * f.compute;
+    let latency = e.t - a.t_lower * resources;
+    let by_hand = 160.0 * 3.0 * c(Term::MultiChip) * 1e-6;
+    assert!(
+        (latency - by_hand).abs() <= 1e-9 * by_hand,
+        "{latency} vs {by_hand}"
+    );
+    let title = get(&rows(q)[0], "t_expected").title;
+    assert!(
+        title.contains(&format!(
+            "multi-chip ({} µs per collective per doubling of the group)",
+            roofline::units::format_sig(c(Term::MultiChip), 3)
+        )),
+        "{title}"
+    );
 }
 
 /// The validation view's data as the build writes it and the page reads it (issue 27: loaded
