@@ -144,12 +144,14 @@ impl Features {
         let kernel = !step && work != Some(Workload::Training);
         let num = |k: &str| op.get_num(k).unwrap_or(1.0);
         let per = |s: f64| if figure > 0.0 { s / figure } else { 0.0 };
+        // The chips a step's collectives span: its tensor- and expert-parallel group.
+        let group = num("tp") * num("ep");
         Features {
             split,
             launch: if kernel { per(1e-6) } else { 0.0 },
             step: if step { per(1e-3 * steps) } else { 0.0 },
-            multi_chip: if step && num("tp") * num("ep") > 1.0 {
-                per(1e-6 * collectives(a) * steps * (num("tp") * num("ep")).log2())
+            multi_chip: if step && group > 1.0 {
+                per(1e-6 * collectives(a) * steps * group.log2())
             } else {
                 0.0
             },
