@@ -71,7 +71,8 @@ pub struct PageRow {
     pub chip: String,
     /// The scenario's link (a query).
     pub link: String,
-    /// The name's hover: conditions, then the quote.
+    /// The name's hover: conditions, then the quote, then the point's notes (what the
+    /// conditions leave open, and why a point sits where it does) on a line of their own.
     pub title: String,
     /// The figure as published.
     pub measured: String,
@@ -215,7 +216,7 @@ impl PageRow {
             work: p.work.as_str().to_string(),
             chip: p.chip().to_string(),
             link: p.link.to_string(),
-            title: format!("{} — {}", p.conditions, p.quote),
+            title: row_title(p),
             measured: p.measured.to_string(),
             source: p.source.to_string(),
             measured_s: p.measured_s,
@@ -230,6 +231,16 @@ impl PageRow {
                 })
                 .collect(),
         }
+    }
+}
+
+/// The hover of a point's name: its conditions and quote, and its notes where it has any.
+fn row_title(p: &roofline::validation::Point) -> String {
+    let head = format!("{} — {}", p.conditions, p.quote);
+    if p.notes.is_empty() {
+        head
+    } else {
+        format!("{head}\nNotes: {}", p.notes)
     }
 }
 

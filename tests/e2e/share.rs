@@ -559,6 +559,19 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
         .contains("of the bare roofline's residual"));
     let href = v[2].as_str().unwrap();
     assert!(href.starts_with("?chip=h800&op=matmul:"), "{href}");
+    // A point's name carries its conditions, quote and notes on hover: why TensorRT-LLM
+    // v0.6.1's 70B row sits 4.9× above its bound.
+    let hover = b
+        .js(r#"return document.querySelector(
+            'tr[data-validation-id="trtllm061-h100-llama2-70b-tp4-b480-decode"] td.name').title;"#)
+        .await;
+    let hover = hover.as_str().unwrap();
+    assert!(
+        hover.starts_with("4× H100 SXM 80GB")
+            && hover.contains("\nNotes: ")
+            && hover.contains("XQA"),
+        "{hover}"
+    );
     assert!(
         v[3].as_u64().unwrap() >= 13,
         "overall, 7 kinds, 5 families: {v:?}"

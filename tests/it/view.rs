@@ -936,6 +936,38 @@ fn the_validation_data_reads_back_as_written() {
         2.0 * 4096.0 * 7168.0 * 16384.0 / 1358e12
     );
     assert!(deepgemm.link.starts_with("?chip=h800&op=matmul:"));
+    // The name's hover: the conditions and the quote, then the notes on a line of their own
+    // (why TensorRT-LLM v0.6.1's 70B row sits 4.9× above its bound is in them).
+    let trt = back
+        .rows
+        .iter()
+        .find(|row| row.id == "trtllm061-h100-llama2-70b-tp4-b480-decode")
+        .unwrap();
+    let (head, notes) = trt.title.split_once("\nNotes: ").unwrap();
+    assert!(
+        head.starts_with("4× H100 SXM 80GB; TensorRT-LLM v0.6.1"),
+        "{head}"
+    );
+    assert!(
+        head.ends_with("| LLaMA 70B | 480 | 4 | 128 | 2048 | 1,486 |"),
+        "{head}"
+    );
+    assert!(
+        notes.contains("XQA") && notes.contains("ratio 1.27"),
+        "{notes}"
+    );
+    for p in roofline::validation::points() {
+        let row = back.rows.iter().find(|row| row.id == p.id).unwrap();
+        assert!(row
+            .title
+            .starts_with(&format!("{} — {}", p.conditions, p.quote)));
+        assert_eq!(
+            row.title.contains("\nNotes: "),
+            !p.notes.is_empty(),
+            "{}",
+            p.id
+        );
+    }
     let unexpressed = back
         .rows
         .iter()
