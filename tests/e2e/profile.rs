@@ -557,9 +557,9 @@ async fn the_sample_profile_loads_in_one_click() {
     let frac: f64 = attn["roof_fraction"].parse().unwrap();
     assert!(close_to(frac, per / (per * 1.287 + 3e-6), 1e-3), "{attn:?}");
     // The validation set expects such a memory-bound attention kernel at its bound times the
-    // set's HBM coefficient (the sample was made with 1.287, set 2026-11-26.2; the set's own
-    // figure moves as points are added), read from the page's calibration: the row's bound is
-    // its 32 launches, each `per`.
+    // set's HBM coefficient (the sample was made with 1.287, set 2026-11-26.2, unchanged in
+    // .3; the set's own figure moves as points are added), read from the page's calibration:
+    // the row's bound is its 32 launches, each `per`.
     let expected: f64 = attn["expected"].parse().unwrap();
     let bound = 32.0 * per;
     let features = roofline::validation::Features::kernel(roofline::resource::Bound::Memory, bound);

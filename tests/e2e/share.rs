@@ -512,7 +512,8 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
     assert!(close_to(ratio, measured / t_lower, 1e-12), "{m:?}");
     // The held-out expectation: the bound times the model fitted without DeepGEMM's own
     // points; a compute-bound GEMM reads the compute coefficient alone, so t_expected / t_lower
-    // is that coefficient (1.53 on the 2026-11-26.2 set: cuBLASLt's 8192³ fp8 on an H100).
+    // is that coefficient (1.61 on the 2026-11-26.3 set, held out: cuBLASLt's 8192³ fp8 on an H100
+    // and the training steps pull it above a kernel's own 1.53).
     let report = roofline::validation::report();
     let row = report
         .rows
@@ -532,7 +533,7 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
         ),
         "{m:?}"
     );
-    assert!((1.4..1.6).contains(&(t_expected / t_lower)), "{m:?}");
+    assert!((1.5..1.7).contains(&(t_expected / t_lower)), "{m:?}");
     // The terms: three achievable fractions and a step's HBM fraction kept, five candidates
     // listed with why not.
     let terms = b
