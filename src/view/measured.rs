@@ -22,7 +22,7 @@ use crate::charts::{MeasuredMark, RooflineChart};
 /// The sample profile (issue 24, point 6): a plain CSV of the project's own, shipped with the
 /// page. Synthetic, not a measurement: LLaMA 3.1 8B's decode kernels at B = 64 and a 4096-token
 /// context on one H100 in bf16, each time its roofline bound × the validation set's fitted
-/// factor for its resource (1.594 compute, 1.287 HBM; set 2026-11-26.3; every kernel here is
+/// factor for its resource (1.605 compute, 1.287 HBM; set 2026-11-26.3; every kernel here is
 /// memory-bound) + 3 µs per launch.
 pub const SAMPLE_PROFILE: &str = include_str!("../../assets/sample-profile.csv");
 

@@ -10,11 +10,18 @@ use super::{Compared, Family, Point, Tier, Work};
 
 const LLAMA3: &str = "Llama Team, \"The Llama 3 Herd of Models\" (arXiv 2407.21783), Table 4, read through the transcription at https://aarnphm.xyz/thoughts/Llama-3 (the same rows at https://glennklockwood.com/garden/llama-3.1)";
 const MAXTEXT: &str = "https://github.com/AI-Hypercomputer/maxtext README.md \"Runtime Performance Results\" and MaxText/configs/";
-const MOSAIC: &str = "https://github.com/mosaicml/llm-foundry scripts/train/benchmarking/README.md (commit 061f2c7), \"H100 80GB BF16\" table, with the models in scripts/train/yamls/pretrain/mpt-*.yaml";
-/// The conditions every row of MosaicML's H100 table shares, after its own.
+const MOSAIC: &str = "https://github.com/mosaicml/llm-foundry scripts/train/benchmarking/README.md (commit 061f2c7), the \"H100 80GB BF16\" and \"A100 80GB with 1600 Gbps node-node interconnect (RoCE)\" tables, with the models in scripts/train/yamls/pretrain/mpt-*.yaml";
+/// A row of MosaicML's tables: its own conditions, what its GPU table leaves to be read from its
+/// numbers, then what every row shares.
 macro_rules! mosaic {
-    ($row:literal) => {
-        concat!($row, "; MPT (LLM Foundry on Composer, PyTorch FSDP FULL_SHARD over every GPU, mixed precision amp_bf16, FSDP MP mode DEFAULT, no CPU offload), FlashAttention (attn_impl triton), MHA with head dim 128, LayerNorm, GELU MLP 4·d, learned position embeddings, vocab 50,368, seq 2,048; H100 80GB as the table's gpu id h100_80gb (SXM: its MFU column divides by 989 TFLOP/s, the SXM's dense BF16 peak)")
+    (h100, $row:literal) => {
+        mosaic!(@ $row, "H100 80GB as the table's gpu id h100_80gb, SXM since its MFU column divides by 989 TFLOP/s (the SXM's dense BF16 peak); precision amp_bf16, FSDP MP mode DEFAULT")
+    };
+    (a100, $row:literal, $precision:literal) => {
+        mosaic!(@ $row, concat!("A100 80GB as the table's a100_80gb, nodes joined by 1,600 Gbps RoCE, SXM read from the numbers (FULL_SHARD gathers every weight once per micro-batch, 60 GB each time for the 30B, which a PCIe card without NVLink could not do at 55 % MFU); ", $precision))
+    };
+    (@ $row:literal, $gpu:expr) => {
+        concat!($row, "; ", $gpu, "; MPT (LLM Foundry on Composer, PyTorch FSDP FULL_SHARD over every GPU, no CPU offload), FlashAttention (attn_impl triton), MHA with head dim 128, LayerNorm, GELU MLP 4·d, learned position embeddings, vocab 50,368, seq 2,048")
     };
 }
 
@@ -180,105 +187,210 @@ pub(super) static POINTS: &[Point] = &[
         id: "mosaicml-mpt-70b-h100-32gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=80,dmodel=8192,ffn=32768,gated=no,heads=64,kv_heads=64,head_dim=128,vocab=50368,batch=2097152,seq=2048,dp=1,fsdp=32,tp=1,pp=1,mb=16,remat=block",
-        measured: "28,242 tokens/s (32 GPUs; MFU 36.15%)",
+        measured: "28,242 tokens/s on 32 GPUs (MFU 36.15%)",
         measured_s: 2097152.0 / 28242.0,
         derivation: "a step of 1,024 sequences × 2,048 = 2,097,152 tokens / 28,242 tokens/s = 74.26 s",
-        conditions: mosaic!("32× H100 80GB; MPT-70b: 80 layers, d 8,192, 64 heads (N = 64,862,437,376 as the table's NumParams: 80·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 2 × 16 accumulation per GPU, global batch 1024, activation checkpointing True"),
+        conditions: mosaic!(h100, "32× H100 80GB; MPT-70b: 80 layers, d 8,192, 64 heads (N = 64,862,437,376, the table's NumParams: 80·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 2 × 16 accumulation, global batch 1024 sequences, activation checkpointing True"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  70b | 2048 | 32 | h100_80gb | 36.15 | 48.2 |  3.576911E+14 | 2 | 16 | 1024 | 13 | 28242 | 882 | 2097152 | amp_bf16 | DEFAULT | FULL_SHARD | True | False | 64862437376 |",
         tier: Tier::VendorPublished,
-        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
     Point {
         id: "mosaicml-mpt-30b-h100-8gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=48,dmodel=7168,ffn=28672,gated=no,heads=56,kv_heads=56,head_dim=128,vocab=50368,batch=1032192,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=21,remat=block",
-        measured: "16,022 tokens/s (8 GPUs; MFU 38.11%)",
+        measured: "16,022 tokens/s on 8 GPUs (MFU 38.11%)",
         measured_s: 1032192.0 / 16022.0,
         derivation: "a step of 504 sequences × 2,048 = 1,032,192 tokens / 16,022 tokens/s = 64.42 s",
-        conditions: mosaic!("8× H100 80GB; MPT-30b: 48 layers, d 7,168, 56 heads (N = 29,975,214,080 as the table's NumParams: 48·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 3 × 21 accumulation per GPU, global batch 504, activation checkpointing True"),
+        conditions: mosaic!(h100, "8× H100 80GB; MPT-30b: 48 layers, d 7,168, 56 heads (N = 29,975,214,080, the table's NumParams: 48·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 3 × 21 accumulation, global batch 504 sequences, activation checkpointing True"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  30b | 2048 | 8 | h100_80gb | 38.11 | 50.82 |  3.771361E+14 | 3 | 21 | 504 | 7 | 16022 | 2002 | 1032192 | amp_bf16 | DEFAULT | FULL_SHARD | True | False | 29975214080 |",
         tier: Tier::VendorPublished,
-        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
     Point {
         id: "mosaicml-mpt-13b-h100-8gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=40,dmodel=5120,ffn=20480,gated=no,heads=40,kv_heads=40,head_dim=128,vocab=50368,batch=32768,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=1,remat=none",
-        measured: "38,336 tokens/s (8 GPUs; MFU 39.79%)",
+        measured: "38,336 tokens/s on 8 GPUs (MFU 39.79%)",
         measured_s: 32768.0 / 38336.0,
         derivation: "a step of 16 sequences × 2,048 = 32,768 tokens / 38,336 tokens/s = 0.8548 s",
-        conditions: mosaic!("8× H100 80GB; MPT-13b: 40 layers, d 5,120, 40 heads (N = 12,853,954,560 as the table's NumParams: 40·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 2 × 1 accumulation per GPU, global batch 16, activation checkpointing False"),
+        conditions: mosaic!(h100, "8× H100 80GB; MPT-13b: 40 layers, d 5,120, 40 heads (N = 12,853,954,560, the table's NumParams: 40·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 2 × 1 accumulation, global batch 16 sequences, activation checkpointing False"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  13b | 2048 | 8 | h100_80gb | 39.79 | 39.79 |  3.937055E+14 | 2 | 1 | 16 | 18 | 38336 | 4792 | 32768 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 12853954560 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
     Point {
         id: "mosaicml-mpt-7b-h100-8gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=32,dmodel=4096,ffn=16384,gated=no,heads=32,kv_heads=32,head_dim=128,vocab=50368,batch=98304,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=1,remat=none",
-        measured: "85,144 tokens/s (8 GPUs; MFU 46.44%)",
+        measured: "85,144 tokens/s on 8 GPUs (MFU 46.44%)",
         measured_s: 98304.0 / 85144.0,
         derivation: "a step of 48 sequences × 2,048 = 98,304 tokens / 85,144 tokens/s = 1.155 s",
-        conditions: mosaic!("8× H100 80GB; MPT-7b: 32 layers, d 4,096, 32 heads (N = 6,658,859,008 as the table's NumParams: 32·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 6 × 1 accumulation per GPU, global batch 48, activation checkpointing False"),
+        conditions: mosaic!(h100, "8× H100 80GB; MPT-7b: 32 layers, d 4,096, 32 heads (N = 6,658,859,008, the table's NumParams: 32·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 6 × 1 accumulation, global batch 48 sequences, activation checkpointing False"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  7b | 2048 | 8 | h100_80gb | 46.44 | 46.44 |  4.595096E+14 | 6 | 1 | 48 | 41 | 85144 | 10643 | 98304 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 6658859008 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
     Point {
         id: "mosaicml-mpt-3b-h100-16gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=32,dmodel=2560,ffn=10240,gated=no,heads=20,kv_heads=20,head_dim=128,vocab=50368,batch=983040,seq=2048,dp=1,fsdp=16,tp=1,pp=1,mb=3,remat=none",
-        measured: "386,285 tokens/s (16 GPUs; MFU 43.73%)",
+        measured: "386,285 tokens/s on 16 GPUs (MFU 43.73%)",
         measured_s: 983040.0 / 386285.0,
         derivation: "a step of 480 sequences × 2,048 = 983,040 tokens / 386,285 tokens/s = 2.545 s",
-        conditions: mosaic!("16× H100 80GB; MPT-3b: 32 layers, d 2,560, 20 heads (N = 2,651,837,440 as the table's NumParams: 32·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 10 × 3 accumulation per GPU, global batch 480, activation checkpointing False"),
+        conditions: mosaic!(h100, "16× H100 80GB; MPT-3b: 32 layers, d 2,560, 20 heads (N = 2,651,837,440, the table's NumParams: 32·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 10 × 3 accumulation, global batch 480 sequences, activation checkpointing False"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  3b | 2048 | 16 | h100_80gb | 43.73 | 43.73 |  4.327437E+14 | 10 | 3 | 480 | 188 | 386285 | 24142 | 983040 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 2651837440 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
     Point {
         id: "mosaicml-mpt-1b-h100-8gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=24,dmodel=2048,ffn=8192,gated=no,heads=16,kv_heads=16,head_dim=128,vocab=50368,batch=229376,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=1,remat=none",
-        measured: "363,645 tokens/s (8 GPUs; MFU 41.82%)",
+        measured: "363,645 tokens/s on 8 GPUs (MFU 41.82%)",
         measured_s: 229376.0 / 363645.0,
         derivation: "a step of 112 sequences × 2,048 = 229,376 tokens / 363,645 tokens/s = 0.6308 s",
-        conditions: mosaic!("8× H100 80GB; MPT-1b: 24 layers, d 2,048, 16 heads (N = 1,315,950,592 as the table's NumParams: 24·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 14 × 1 accumulation per GPU, global batch 112, activation checkpointing False"),
+        conditions: mosaic!(h100, "8× H100 80GB; MPT-1b: 24 layers, d 2,048, 16 heads (N = 1,315,950,592, the table's NumParams: 24·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 14 × 1 accumulation, global batch 112 sequences, activation checkpointing False"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  1b | 2048 | 8 | h100_80gb | 41.82 | 41.82 |  4.138134E+14 | 14 | 1 | 112 | 177 | 363645 | 45455 | 229376 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 1315950592 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
     Point {
         id: "mosaicml-mpt-760m-h100-8gpu-training",
         family: Family::Hopper,
         link: "?chip=h100&op=train:layers=24,dmodel=1536,ffn=6144,gated=no,heads=12,kv_heads=12,head_dim=128,vocab=50368,batch=786432,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=2,remat=none",
-        measured: "505,177 tokens/s (8 GPUs; MFU 34.9%)",
+        measured: "505,177 tokens/s on 8 GPUs (MFU 34.9%)",
         measured_s: 786432.0 / 505177.0,
         derivation: "a step of 384 sequences × 2,048 = 786,432 tokens / 505,177 tokens/s = 1.557 s",
-        conditions: mosaic!("8× H100 80GB; MPT-760m: 24 layers, d 1,536, 12 heads (N = 760,470,528 as the table's NumParams: 24·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 24 × 2 accumulation per GPU, global batch 384, activation checkpointing False"),
+        conditions: mosaic!(h100, "8× H100 80GB; MPT-760m: 24 layers, d 1,536, 12 heads (N = 760,470,528, the table's NumParams: 24·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 24 × 2 accumulation, global batch 384 sequences, activation checkpointing False"),
         source: MOSAIC,
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  760m | 2048 | 8 | h100_80gb | 34.9 | 34.9 |  3.453389E+14 | 24 | 2 | 384 | 246 | 505177 | 63147 | 786432 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 760470528 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; the rows chosen by rule: seq 2048, the fewest GPUs the table lists for each model size, so one source's sweep does not outweigh the rest",
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-70b-a100-32gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=80,dmodel=8192,ffn=32768,gated=no,heads=64,kv_heads=64,head_dim=128,vocab=50368,batch=2097152,seq=2048,dp=1,fsdp=32,tp=1,pp=1,mb=16,remat=block",
+        measured: "11,962 tokens/s on 32 GPUs (MFU 48.56%)",
+        measured_s: 2097152.0 / 11962.0,
+        derivation: "a step of 1,024 sequences × 2,048 = 2,097,152 tokens / 11,962 tokens/s = 175.3 s",
+        conditions: mosaic!(a100, "32× A100 80GB; MPT-70b: 80 layers, d 8,192, 64 heads (N = 64,862,437,376, the table's NumParams: 80·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 2 × 16 accumulation, global batch 1024 sequences, activation checkpointing True", "precision bf16, FSDP MP mode PURE"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  70b | 2048 | 32 | a100_80gb | 48.56 | 64.75 | 1.515072E+16 | 2 | 16 | 1024 | 5 | 11962 | 373 | 2097152 | bf16 | PURE | FULL_SHARD | True | False | 64862437376 |",
+        tier: Tier::VendorPublished,
+        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-30b-a100-8gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=48,dmodel=7168,ffn=28672,gated=no,heads=56,kv_heads=56,head_dim=128,vocab=50368,batch=1032192,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=21,remat=block",
+        measured: "7,330 tokens/s on 8 GPUs (MFU 55.3%)",
+        measured_s: 1032192.0 / 7330.0,
+        derivation: "a step of 504 sequences × 2,048 = 1,032,192 tokens / 7,330 tokens/s = 140.8 s",
+        conditions: mosaic!(a100, "8× A100 80GB; MPT-30b: 48 layers, d 7,168, 56 heads (N = 29,975,214,080, the table's NumParams: 48·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 3 × 21 accumulation, global batch 504 sequences, activation checkpointing True", "precision amp_bf16, FSDP MP mode DEFAULT"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  30b | 2048 | 8 | a100_80gb | 55.3 | 73.74 |  1.725420E+14 | 3 | 21 | 504 | 3 | 7330 | 916 | 1032192 | amp_bf16 | DEFAULT | FULL_SHARD | True | False | 29975214080 |",
+        tier: Tier::VendorPublished,
+        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-13b-a100-8gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=40,dmodel=5120,ffn=20480,gated=no,heads=40,kv_heads=40,head_dim=128,vocab=50368,batch=98304,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=3,remat=none",
+        measured: "18,097 tokens/s on 8 GPUs (MFU 59.57%)",
+        measured_s: 98304.0 / 18097.0,
+        derivation: "a step of 48 sequences × 2,048 = 98,304 tokens / 18,097 tokens/s = 5.432 s",
+        conditions: mosaic!(a100, "8× A100 80GB; MPT-13b: 40 layers, d 5,120, 40 heads (N = 12,853,954,560, the table's NumParams: 40·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 2 × 3 accumulation, global batch 48 sequences, activation checkpointing False", "precision amp_bf16, FSDP MP mode DEFAULT"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  13b | 2048 | 8 | a100_80gb | 59.57 | 59.57 |  1.858556E+14 | 2 | 3 | 48 | 8 | 18097 | 2262 | 98304 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 12853954560 |",
+        tier: Tier::VendorPublished,
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-7b-a100-8gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=32,dmodel=4096,ffn=16384,gated=no,heads=32,kv_heads=32,head_dim=128,vocab=50368,batch=196608,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=2,remat=none",
+        measured: "37,130 tokens/s on 8 GPUs (MFU 64.23%)",
+        measured_s: 196608.0 / 37130.0,
+        derivation: "a step of 96 sequences × 2,048 = 196,608 tokens / 37,130 tokens/s = 5.295 s",
+        conditions: mosaic!(a100, "8× A100 80GB; MPT-7b: 32 layers, d 4,096, 32 heads (N = 6,658,859,008, the table's NumParams: 32·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 6 × 2 accumulation, global batch 96 sequences, activation checkpointing False", "precision amp_bf16, FSDP MP mode DEFAULT"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  7b | 2048 | 8 | a100_80gb | 64.23 | 64.23 |  2.003836E+14 | 6 | 2 | 96 | 18 | 37130 | 4641 | 196608 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 6658859008 |",
+        tier: Tier::VendorPublished,
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-3b-a100-8gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=32,dmodel=2560,ffn=10240,gated=no,heads=20,kv_heads=20,head_dim=128,vocab=50368,batch=327680,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=2,remat=none",
+        measured: "86,491 tokens/s on 8 GPUs (MFU 62.11%)",
+        measured_s: 327680.0 / 86491.0,
+        derivation: "a step of 160 sequences × 2,048 = 327,680 tokens / 86,491 tokens/s = 3.789 s",
+        conditions: mosaic!(a100, "8× A100 80GB; MPT-3b: 32 layers, d 2,560, 20 heads (N = 2,651,837,440, the table's NumParams: 32·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 10 × 2 accumulation, global batch 160 sequences, activation checkpointing False", "precision amp_bf16, FSDP MP mode DEFAULT"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  3b | 2048 | 8 | a100_80gb | 62.11 | 62.11 |  1.937863E+14 | 10 | 2 | 160 | 42 | 86491 | 10811 | 327680 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 2651837440 |",
+        tier: Tier::VendorPublished,
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-1b-a100-8gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=24,dmodel=2048,ffn=8192,gated=no,heads=16,kv_heads=16,head_dim=128,vocab=50368,batch=917504,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=4,remat=none",
+        measured: "164,109 tokens/s on 8 GPUs (MFU 59.86%)",
+        measured_s: 917504.0 / 164109.0,
+        derivation: "a step of 448 sequences × 2,048 = 917,504 tokens / 164,109 tokens/s = 5.591 s",
+        conditions: mosaic!(a100, "8× A100 80GB; MPT-1b: 24 layers, d 2,048, 16 heads (N = 1,315,950,592, the table's NumParams: 24·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 14 × 4 accumulation, global batch 448 sequences, activation checkpointing False", "precision amp_bf16, FSDP MP mode DEFAULT"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  1b | 2048 | 8 | a100_80gb | 59.86 | 59.86 |  1.867501E+14 | 14 | 4 | 448 | 80 | 164109 | 20513 | 917504 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 1315950592 |",
+        tier: Tier::VendorPublished,
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        ..TRAIN
+    },
+    Point {
+        id: "mosaicml-mpt-760m-a100-8gpu-training",
+        family: Family::Ampere,
+        link: "?chip=a100&op=train:layers=24,dmodel=1536,ffn=6144,gated=no,heads=12,kv_heads=12,head_dim=128,vocab=50368,batch=786432,seq=2048,dp=1,fsdp=8,tp=1,pp=1,mb=2,remat=none",
+        measured: "259,472 tokens/s on 8 GPUs (MFU 56.85%)",
+        measured_s: 786432.0 / 259472.0,
+        derivation: "a step of 384 sequences × 2,048 = 786,432 tokens / 259,472 tokens/s = 3.031 s",
+        conditions: mosaic!(a100, "8× A100 80GB; MPT-760m: 24 layers, d 1,536, 12 heads (N = 760,470,528, the table's NumParams: 24·(12·d² + 13·d) + 2·d + 50,368·d + 2,048·d, biases and position embeddings included), micro-batch 24 × 2 accumulation, global batch 384 sequences, activation checkpointing False", "precision amp_bf16, FSDP MP mode DEFAULT"),
+        source: MOSAIC,
+        source_key: "mosaicml-llm-foundry-benchmarks",
+        quote: "|  760m | 2048 | 8 | a100_80gb | 56.85 | 56.85 |  1.773749E+14 | 24 | 2 | 384 | 126 | 259472 | 32434 | 786432 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 760470528 |",
+        tier: Tier::VendorPublished,
+        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
         ..TRAIN
     },
 ];
