@@ -18,7 +18,7 @@ macro_rules! mosaic {
         mosaic!(@ $row, "H100 80GB as the table's gpu id h100_80gb, SXM since its MFU column divides by 989 TFLOP/s (the SXM's dense BF16 peak); precision amp_bf16, FSDP MP mode DEFAULT")
     };
     (a100, $row:literal, $precision:literal) => {
-        mosaic!(@ $row, concat!("A100 80GB as the table's a100_80gb, nodes joined by 1,600 Gbps RoCE, SXM read from the numbers (FULL_SHARD gathers every weight once per micro-batch, 60 GB each time for the 30B, which a PCIe card without NVLink could not do at 55 % MFU); ", $precision))
+        mosaic!(@ $row, concat!("A100 80GB as the table's a100_80gb, nodes joined by 1,600 Gbps RoCE; the form factor is not stated: the catalog's A100 is the 80 GB SXM, whose BF16 peak (312 TFLOP/s) the PCIe card shares, and these compute-bound steps' bound rests on that peak; ", $precision))
     };
     (@ $row:literal, $gpu:expr) => {
         concat!($row, "; ", $gpu, "; MPT (LLM Foundry on Composer, PyTorch FSDP FULL_SHARD over every GPU, no CPU offload), FlashAttention (attn_impl triton), MHA with head dim 128, LayerNorm, GELU MLP 4·d, learned position embeddings, vocab 50,368, seq 2,048")
