@@ -11,8 +11,9 @@ use super::{Compared, Family, Point, Tier, Work};
 const LLAMA3: &str = "Llama Team, \"The Llama 3 Herd of Models\" (arXiv 2407.21783), Table 4, read through the transcription at https://aarnphm.xyz/thoughts/Llama-3 (the same rows at https://glennklockwood.com/garden/llama-3.1)";
 const MAXTEXT: &str = "https://github.com/AI-Hypercomputer/maxtext README.md \"Runtime Performance Results\" and MaxText/configs/";
 const MOSAIC: &str = "https://github.com/mosaicml/llm-foundry scripts/train/benchmarking/README.md (commit 061f2c7), the \"H100 80GB BF16\" and \"A100 80GB with 1600 Gbps node-node interconnect (RoCE)\" tables, with the models in scripts/train/yamls/pretrain/mpt-*.yaml";
-/// A row of MosaicML's tables: its own conditions, what its GPU table leaves to be read from its
-/// numbers, then what every row shares.
+/// A row of MosaicML's tables: its own conditions, what its GPU's table states or leaves open
+/// (the form factor: read from the H100 table's MFU, not stated for the A100), then what every
+/// row shares.
 macro_rules! mosaic {
     (h100, $row:literal) => {
         mosaic!(@ $row, "H100 80GB as the table's gpu id h100_80gb, SXM since its MFU column divides by 989 TFLOP/s (the SXM's dense BF16 peak); precision amp_bf16, FSDP MP mode DEFAULT")
