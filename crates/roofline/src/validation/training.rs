@@ -26,6 +26,14 @@ macro_rules! mosaic {
     };
 }
 
+/// A MosaicML row's notes: how its activation checkpointing is linked, then what every row
+/// shares.
+macro_rules! mosaic_notes {
+    ($checkpointing:literal) => {
+        concat!($checkpointing, "; FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest")
+    };
+}
+
 const TRAIN: Point = Point {
     id: "",
     work: Work::Training,
@@ -196,7 +204,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  70b | 2048 | 32 | h100_80gb | 36.15 | 48.2 |  3.576911E+14 | 2 | 16 | 1024 | 13 | 28242 | 882 | 2097152 | amp_bf16 | DEFAULT | FULL_SHARD | True | False | 64862437376 |",
         tier: Tier::VendorPublished,
-        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("activation checkpointing: the whole forward again (remat=block)"),
         ..TRAIN
     },
     Point {
@@ -211,7 +219,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  30b | 2048 | 8 | h100_80gb | 38.11 | 50.82 |  3.771361E+14 | 3 | 21 | 504 | 7 | 16022 | 2002 | 1032192 | amp_bf16 | DEFAULT | FULL_SHARD | True | False | 29975214080 |",
         tier: Tier::VendorPublished,
-        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("activation checkpointing: the whole forward again (remat=block)"),
         ..TRAIN
     },
     Point {
@@ -226,7 +234,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  13b | 2048 | 8 | h100_80gb | 39.79 | 39.79 |  3.937055E+14 | 2 | 1 | 16 | 18 | 38336 | 4792 | 32768 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 12853954560 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -241,7 +249,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  7b | 2048 | 8 | h100_80gb | 46.44 | 46.44 |  4.595096E+14 | 6 | 1 | 48 | 41 | 85144 | 10643 | 98304 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 6658859008 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -256,7 +264,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  3b | 2048 | 16 | h100_80gb | 43.73 | 43.73 |  4.327437E+14 | 10 | 3 | 480 | 188 | 386285 | 24142 | 983040 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 2651837440 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -271,7 +279,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  1b | 2048 | 8 | h100_80gb | 41.82 | 41.82 |  4.138134E+14 | 14 | 1 | 112 | 177 | 363645 | 45455 | 229376 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 1315950592 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -286,7 +294,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  760m | 2048 | 8 | h100_80gb | 34.9 | 34.9 |  3.453389E+14 | 24 | 2 | 384 | 246 | 505177 | 63147 | 786432 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 760470528 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -301,7 +309,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  70b | 2048 | 32 | a100_80gb | 48.56 | 64.75 | 1.515072E+16 | 2 | 16 | 1024 | 5 | 11962 | 373 | 2097152 | bf16 | PURE | FULL_SHARD | True | False | 64862437376 |",
         tier: Tier::VendorPublished,
-        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("activation checkpointing: the whole forward again (remat=block)"),
         ..TRAIN
     },
     Point {
@@ -316,7 +324,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  30b | 2048 | 8 | a100_80gb | 55.3 | 73.74 |  1.725420E+14 | 3 | 21 | 504 | 3 | 7330 | 916 | 1032192 | amp_bf16 | DEFAULT | FULL_SHARD | True | False | 29975214080 |",
         tier: Tier::VendorPublished,
-        notes: "activation checkpointing: the whole forward again (remat=block); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("activation checkpointing: the whole forward again (remat=block)"),
         ..TRAIN
     },
     Point {
@@ -331,7 +339,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  13b | 2048 | 8 | a100_80gb | 59.57 | 59.57 |  1.858556E+14 | 2 | 3 | 48 | 8 | 18097 | 2262 | 98304 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 12853954560 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -346,7 +354,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  7b | 2048 | 8 | a100_80gb | 64.23 | 64.23 |  2.003836E+14 | 6 | 2 | 96 | 18 | 37130 | 4641 | 196608 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 6658859008 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -361,7 +369,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  3b | 2048 | 8 | a100_80gb | 62.11 | 62.11 |  1.937863E+14 | 10 | 2 | 160 | 42 | 86491 | 10811 | 327680 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 2651837440 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -376,7 +384,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  1b | 2048 | 8 | a100_80gb | 59.86 | 59.86 |  1.867501E+14 | 14 | 4 | 448 | 80 | 164109 | 20513 | 917504 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 1315950592 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
     Point {
@@ -391,7 +399,7 @@ pub(super) static POINTS: &[Point] = &[
         source_key: "mosaicml-llm-foundry-benchmarks",
         quote: "|  760m | 2048 | 8 | a100_80gb | 56.85 | 56.85 |  1.773749E+14 | 24 | 2 | 384 | 126 | 259472 | 32434 | 786432 | amp_bf16 | DEFAULT | FULL_SHARD | False | False | 760470528 |",
         tier: Tier::VendorPublished,
-        notes: "no activation checkpointing (remat=none); FSDP gathers each layer's weights for every micro-batch; rows chosen by rule from the H100 BF16 and A100 80GB tables: seq 2048, the fewest GPUs listed for each model size, so one source's sweep does not outweigh the rest",
+        notes: mosaic_notes!("no activation checkpointing (remat=none)"),
         ..TRAIN
     },
 ];
