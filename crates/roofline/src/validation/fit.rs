@@ -404,9 +404,11 @@ fn dot(x: &[f64], a: &[f64]) -> f64 {
 }
 
 /// `min Σ w (x·a − y)²` over `a ≥ 0`: the unconstrained solution when it is non-negative, else
-/// the best over every subset of free coefficients (the others at 0).
+/// the best over every subset of free coefficients (the others at 0). The normal equations are
+/// summed once ([`Normal`]) and each subset solves its part of them.
 fn nonneg_weighted_lsq(rows: &[(Vec<f64>, f64)], w: &[f64]) -> Option<Vec<f64>> {
     let k = rows.first()?.0.len();
+    let normal = Normal::of(rows, w);
     let objective = |a: &[f64]| -> f64 {
         rows.iter()
             .zip(w)
@@ -416,7 +418,7 @@ fn nonneg_weighted_lsq(rows: &[(Vec<f64>, f64)], w: &[f64]) -> Option<Vec<f64>> 
     let mut best: Option<(f64, Vec<f64>)> = None;
     for mask in (1..1u32 << k).rev() {
         let free: Vec<usize> = (0..k).filter(|i| mask & (1 << i) != 0).collect();
-        let Some(sol) = solve_subset(rows, w, &free) else {
+        let Some(sol) = normal.solve(&free) else {
             continue;
         };
         if sol.iter().any(|v| *v < 0.0) {
@@ -437,34 +439,62 @@ fn nonneg_weighted_lsq(rows: &[(Vec<f64>, f64)], w: &[f64]) -> Option<Vec<f64>> 
     best.map(|(_, a)| a).or(Some(vec![0.0; k]))
 }
 
-/// The weighted normal equations of the columns `free`, solved by Gaussian elimination with
-/// partial pivoting; `None` when singular.
-fn solve_subset(rows: &[(Vec<f64>, f64)], w: &[f64], free: &[usize]) -> Option<Vec<f64>> {
-    let n = free.len();
-    let mut m = vec![vec![0.0; n + 1]; n];
-    for ((x, y), wi) in rows.iter().zip(w) {
-        for (r, &i) in free.iter().enumerate() {
-            for (c, &j) in free.iter().enumerate() {
-                m[r][c] += wi * x[i] * x[j];
+/// The weighted normal equations of every column: `Σ w·x_i·x_j` and `Σ w·x_i·y`, summed over
+/// the rows in order (so any subset's equations are, bit for bit, those summed for it alone).
+struct Normal {
+    xx: Vec<Vec<f64>>,
+    xy: Vec<f64>,
+}
+
+impl Normal {
+    fn of(rows: &[(Vec<f64>, f64)], w: &[f64]) -> Normal {
+        let k = rows.first().map_or(0, |r| r.0.len());
+        let mut xx = vec![vec![0.0; k]; k];
+        let mut xy = vec![0.0; k];
+        for ((x, y), wi) in rows.iter().zip(w) {
+            for i in 0..k {
+                for j in 0..k {
+                    xx[i][j] += wi * x[i] * x[j];
+                }
+                xy[i] += wi * x[i] * y;
             }
-            m[r][n] += wi * x[i] * y;
         }
+        Normal { xx, xy }
     }
-    for col in 0..n {
-        let piv = (col..n).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))?;
-        if m[piv][col].abs() < 1e-12 {
-            return None;
-        }
-        m.swap(col, piv);
-        let pivot_row = m[col].clone();
-        for (r, row) in m.iter_mut().enumerate() {
-            if r != col {
-                let f = row[col] / pivot_row[col];
-                for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
-                    *x -= f * p;
+
+    /// The equations of the columns `free`, solved by Gaussian elimination with partial
+    /// pivoting; `None` when singular.
+    fn solve(&self, free: &[usize]) -> Option<Vec<f64>> {
+        let n = free.len();
+        let mut m: Vec<Vec<f64>> = free
+            .iter()
+            .map(|&i| {
+                let mut row: Vec<f64> = free.iter().map(|&j| self.xx[i][j]).collect();
+                row.push(self.xy[i]);
+                row
+            })
+            .collect();
+        for col in 0..n {
+            let piv = (col..n).max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))?;
+            if m[piv][col].abs() < 1e-12 {
+                return None;
+            }
+            m.swap(col, piv);
+            let pivot_row = m[col].clone();
+            for (r, row) in m.iter_mut().enumerate() {
+                if r != col {
+                    let f = row[col] / pivot_row[col];
+                    for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                        *x -= f * p;
+                    }
                 }
             }
         }
+        Some((0..n).map(|i| m[i][n] / m[i][i]).collect())
     }
-    Some((0..n).map(|i| m[i][n] / m[i][i]).collect())
+}
+
+/// The weighted normal equations of the columns `free`, solved; `None` when singular.
+fn solve_subset(rows: &[(Vec<f64>, f64)], w: &[f64], free: &[usize]) -> Option<Vec<f64>> {
+    Normal::of(rows, w).solve(free)
 }
