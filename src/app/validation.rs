@@ -89,7 +89,7 @@ fn loaded(page: Arc<ValidationPage>) -> impl IntoView {
         <div class="validation" data-validation="true">
             <p class="hint">
                 {format!(
-                    "Validation set {}: {} published measurements, each a scenario this page opens; \
+                    "Validation set {}: {} measurements (published ones, and this project's own on a lent GPU), each a scenario this page opens; \
                      the expected times are fitted without each point's own source.",
                     page.set_version, page.rows.len()
                 )}
@@ -109,7 +109,7 @@ fn loaded(page: Arc<ValidationPage>) -> impl IntoView {
             <ChartCanvas model=chart dark=c.dark/>
             <div class="table-scroll">
                 <table class="results-table validation-table">
-                    <caption>"Measured against predicted, one row per published measurement"</caption>
+                    <caption>"Measured against predicted, one row per measurement"</caption>
                     <thead><tr>
                         <th scope="col">"point"</th><th scope="col">"work"</th><th scope="col">"chip"</th>
                         <th scope="col">"measured"</th><th scope="col">"predicted"</th>

@@ -65,6 +65,8 @@ fn model_words(e: &Expectation) -> String {
                 " ({} µs per collective per doubling of the group)",
                 format_sig(a, 3)
             ),
+            Term::Launch => format!(" ({} µs per kernel launch)", format_sig(a, 3)),
+            Term::Step => format!(" ({} ms per model step)", format_sig(a, 3)),
             _ => String::new(),
         };
         parts.push(format!(
@@ -92,7 +94,7 @@ pub fn expectation_words(e: &Expectation, bare: f64) -> String {
         ),
     };
     format!(
-        "expected {} = {} × T_lower {}, r = {} fitted on {} published measurements{}; {}; \
+        "expected {} = {} × T_lower {}, r = {} fitted on {} measurements{}; {}; \
          validation set {}",
         pretty(e.t, Unit::Seconds),
         format_sig(e.r, 4),

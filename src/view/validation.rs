@@ -30,7 +30,7 @@ pub fn validation_report() -> Report {
 /// the page reads.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValidationPage {
-    /// The set's version (`2026-11-26.3`).
+    /// The set's version (`2026-11-26.4`).
     pub set_version: String,
     /// The summary lines: `overall`, then each kind of work and each chip family.
     pub summaries: Vec<Line>,

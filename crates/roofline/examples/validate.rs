@@ -211,12 +211,20 @@ fn main() {
         );
     }
     let o = &r.overall;
+    let target = |got: Option<f64>, ok: fn(f64) -> bool| match got {
+        Some(v) => format!(
+            "{:.2}%: {}",
+            100.0 * v,
+            if ok(v) { "met" } else { "missed" }
+        ),
+        None => "none: missed".to_string(),
+    };
     println!();
     println!(
         "Targets: held-out median |err| ≤ 15% (got {}), p90 ≤ 35% (got {}), ≥ 80% expressed (got {}; {} of {} points have an expectation)",
-        pct(o.median_abs_error),
-        pct(o.p90_abs_error),
-        pct(Some(o.coverage)),
+        target(o.median_abs_error, |v| v <= 0.15),
+        target(o.p90_abs_error, |v| v <= 0.35),
+        target(Some(o.coverage), |v| v >= 0.80),
         o.with_expectation,
         o.total
     );

@@ -119,11 +119,16 @@ impl Features {
         Features::from_split(Split::of(a), op, a, figure, steps)
     }
 
-    /// A single kernel bound by `bound` at `t_lower` seconds (a measured profile's kernel).
-    pub fn kernel(bound: Bound, t_lower: f64) -> Self {
+    /// A kernel bound by `bound`, `launches` times in `t_lower` seconds all told (a measured
+    /// profile's row: each launch pays the launch overhead).
+    pub fn kernel(bound: Bound, t_lower: f64, launches: f64) -> Self {
         Features {
             split: Split::only(bound),
-            launch: if t_lower > 0.0 { 1e-6 / t_lower } else { 0.0 },
+            launch: if t_lower > 0.0 {
+                launches * 1e-6 / t_lower
+            } else {
+                0.0
+            },
             ..Features::default()
         }
     }

@@ -6,7 +6,8 @@
 //! arithmetic), the conditions, the source with its quoted row, an evidence tier, and which
 //! figure of the scenario it is compared with ([`Compared`]). The data lives in one file per
 //! kind of work (`gemm.rs`, `attention.rs`, `serving_points.rs`, `training.rs`,
-//! `collective.rs`), pure statics like the chip presets. A point the app cannot express yet
+//! `collective.rs`), pure statics like the chip presets, and in `measured.rs`: what this project
+//! measured itself on a lent GPU (`scripts/measure_gpu.py`, its output in `docs/measured/`). A point the app cannot express yet
 //! stays in the set with `expressible: Err(reason)` and counts against coverage.
 //!
 //! **The bare roofline.** [`predict`] decodes a point's link, analyses op 1 on chip 1 and takes
@@ -22,8 +23,9 @@
 //! and kind of work (per-family and per-kind factors were tried and raised the held-out
 //! error). The candidate terms ([`Term::CANDIDATES`]: a fixed overhead per kernel launch and
 //! per model step, a fixed latency per collective on several chips, MoE load imbalance) are
-//! kept only where they lower both the held-out median and p90 |error| ([`select_terms`]; the
-//! kept list is stored in `fitted.rs` and checked by `tests/it/validation.rs`). Coefficients are
+//! added best first, each kept only where it lowers both the held-out median and p90 |error|
+//! ([`select_terms`]; the kept list is stored in `fitted.rs` and checked by
+//! `tests/it/validation.rs`). Coefficients are
 //! `≥ 0` and minimise `Σ |model / measured − 1|` (least absolute relative error by iteratively
 //! reweighted least squares: one wild point cannot drag every expectation; deterministic).
 //! `t_expected = T_lower × r`. The band `[lo, hi]` is `t_expected` times the 10th and 90th
@@ -43,6 +45,7 @@ mod fit;
 mod fitted;
 mod gemm;
 mod latency_points;
+mod measured;
 mod serving_points;
 mod summary;
 mod training;
@@ -60,7 +63,7 @@ use summary::summary;
 pub use summary::Summary;
 
 /// The version of the set and its fit: an expectation names the set it came from.
-pub const SET_VERSION: &str = "2026-11-26.3";
+pub const SET_VERSION: &str = "2026-11-26.4";
 
 /// Fewest points behind a fit (and fewest held-out residuals behind its band).
 pub const MIN_POINTS: usize = 4;
@@ -203,6 +206,7 @@ pub fn points() -> Vec<&'static Point> {
         latency_points::POINTS,
         training::POINTS,
         collective::POINTS,
+        measured::POINTS,
     ]
     .iter()
     .flat_map(|g| g.iter())
