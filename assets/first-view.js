@@ -12,10 +12,10 @@
 // the link's `theme=` at once. Then the draw program (src/bin/draw.rs, a small wasm without
 // Leptos, named in this script's data-draw-js / data-draw-wasm) draws the link's own view into
 // the page: its layout, key line and results, then each plot as SVG at its frame's size; the
-// `first-plot` mark follows in the next animation frame. The app's downloads start once the
-// draw program's have finished (while it draws), so the two programs do not share the
-// bandwidth; the app itself starts after the drawing (boot.js waits for the `roofline-drawn`
-// event while <html> has `data-drawing`). A link the draw program cannot draw (notices, no
+// `first-plot` mark follows in the next animation frame. The app's downloads start in that
+// frame, after the mark (or after a failed drawing), so the app shares neither the bandwidth
+// nor the processor with the draw program's download and drawing; boot.js waits for the
+// `roofline-drawn` event while <html> has `data-drawing`. A link the draw program cannot draw (notices, no
 // plot, a failure) keeps its skeleton. The app removes either view when it mounts.
 //
 // An embed (`embed=1`) the draw program has drawn never loads the app: the page keeps the drawn
@@ -40,7 +40,7 @@
     if (query.get("embed") === "1") root.classList.add("sv-embed");
     const theme = query.get("theme");
     if (theme === "dark" || theme === "light") root.dataset.theme = theme;
-    drawLink(query.get("embed") === "1");
+    drawLink();
     return;
   }
   startApp();
@@ -60,7 +60,7 @@
     }
   }
 
-  function drawLink(embed) {
+  function drawLink() {
     const js = script && script.dataset.drawJs;
     const wasm = script && script.dataset.drawWasm;
     if (!js || !wasm) {
@@ -69,11 +69,20 @@
     }
     root.dataset.drawing = "";
     let kept = false;
-    const done = () => {
-      if (kept) return;
+    // After the frame that paints the plot (its mark is set first in that frame); a hidden
+    // tab, which runs no frames, goes on after a timeout instead.
+    let started = false;
+    const go = () => {
+      if (started) return;
+      started = true;
       delete root.dataset.drawing;
       startApp();
       document.dispatchEvent(new Event("roofline-drawn"));
+    };
+    const done = () => {
+      if (kept) return;
+      requestAnimationFrame(go);
+      setTimeout(go, 1000);
     };
     const at = (name) => new URL(name, script.src).href;
     // Both files at once: the module and the wasm it instantiates.
@@ -85,10 +94,6 @@
     import(at(js))
       .then(async (draw) => {
         await draw.default({ module_or_path: module });
-        // The draw program has arrived: what is left of the first plot is work, not bytes, so
-        // a link's app downloads start now and overlap the drawing (an embed's wait: drawn, it
-        // needs no app).
-        if (!embed) startApp();
         await parsed;
         const drawn = draw.View.of(location.search);
         if (!drawn) return;
