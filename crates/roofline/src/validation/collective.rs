@@ -10,28 +10,17 @@
 //! rank's V/n over a node's NVLink and, across nodes, the share bound for other nodes over the
 //! NIC, so V is set to make that share equal the deduplicated traffic.
 
-use super::{Compared, Family, Point, Tier, Work};
+use super::{Family, Point, Tier, Work};
 
 const DEEPEP: &str = "https://github.com/deepseek-ai/DeepEP docs/legacy.md (the V1 README)";
 const DEEPEP_LL: &str = "We test low-latency kernels on H800 with each connected to a CX7 InfiniBand 400 Gb/s RDMA network card (~50 GB/s maximum bandwidth). And we follow a typical DeepSeek-V3/R1 production setting (128 tokens per batch, 7168 hidden, top-8 experts, FP8 dispatching and BF16 combining).";
 const AZURE: &str = "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ (ND H100 v5, ND A100 v4; ND MI300X v5 in the yosoyjay fork), NCCL/RCCL bandwidth tables";
 
 const COLL: Point = Point {
-    id: "",
     work: Work::Collective,
-    family: Family::Hopper,
-    link: "",
-    measured: "",
-    measured_s: 0.0,
-    derivation: "",
-    conditions: "",
     source: DEEPEP,
     source_key: "deepep-v1-readme",
-    quote: "",
-    tier: Tier::VendorPublished,
-    notes: "",
-    compared: Compared::TLower,
-    expressible: Ok(()),
+    ..Point::EMPTY
 };
 
 /// DeepEP's tests route each of 4,096 tokens to its top 8 of 256 experts drawn at random (the

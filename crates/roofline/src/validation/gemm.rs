@@ -1,7 +1,7 @@
 //! GEMM kernels and memory-bandwidth kernels (STREAM): pure data, every figure quoted.
 //! FLOPs count 2 per multiply-accumulate (`flops=2mac`, the app's default), as the sources do.
 
-use super::{Compared, Family, Point, Tier, Work};
+use super::{Family, Point, Work};
 
 const DEEPGEMM: &str = "https://github.com/deepseek-ai/DeepGEMM README.md at commit a6d97a1 (initial release, Feb 2025), \"Performance / Normal GEMMs for dense models\"";
 const DEEPGEMM_COND: &str = "1× NVIDIA H800 SXM5 80GB; DeepGEMM a6d97a1, NVCC 12.8; FP8 E4M3 inputs with fine-grained (1×128 / 128×128) scaling, BF16 output, NT layout; one GPU, no tensor parallelism";
@@ -18,21 +18,7 @@ const GB200_GEMM: &str = "1× NVIDIA GB200 185GB GPU (Azure ND GB200 v6, Grace h
 const GB200_PEAK_NOTE: &str = "the b200 preset holds HGX B200's datasheet peaks (4.5 PFLOP/s FP8, 9 FP4 dense); GB200 runs at a higher power limit and published per-GPU figures for it differ (NVL72's 720 PF FP8 and 1,440 PF FP4 per 72 GPUs with sparsity read as 5 and 10 dense), so the bound may sit up to 10 % low";
 
 const GEMM: Point = Point {
-    id: "",
-    work: Work::Gemm,
-    family: Family::Hopper,
-    link: "",
-    measured: "",
-    measured_s: 0.0,
-    derivation: "",
-    conditions: "",
-    source: "",
-    source_key: "",
-    quote: "",
-    tier: Tier::VendorPublished,
-    notes: "",
-    compared: Compared::TLower,
-    expressible: Ok(()),
+    ..Point::EMPTY
 };
 
 const MEMORY: Point = Point {

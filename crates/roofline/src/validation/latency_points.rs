@@ -55,21 +55,12 @@ const INT4_WHY: &str = "int4 weight-only with groups of 32: each group carries a
 const INT4_NOTE: &str = "the weights are 0.5 + 0.125 bytes per parameter (int4 and the groups' bf16 scale and zero point); kept in the set so coverage counts what the app cannot express";
 
 const BATCH1: Point = Point {
-    id: "",
     work: Work::Decode,
     family: Family::Ampere,
-    link: "",
-    measured: "",
-    measured_s: 0.0,
-    derivation: "",
-    conditions: "",
     source: GPT_FAST,
     source_key: "gpt-fast-readme",
-    quote: "",
     tier: Tier::Paper,
-    notes: "",
-    compared: Compared::TLower,
-    expressible: Ok(()),
+    ..Point::EMPTY
 };
 
 const LMDEPLOY_SRC: &str = "https://github.com/InternLM/lmdeploy docs/en/benchmark/a100_fp16.md (commit 3e391df), \"Static Inference Benchmark\"; throughput as defined in docs/en/benchmark/profile_generation.md";

@@ -187,6 +187,26 @@ pub struct Point {
 }
 
 impl Point {
+    /// Every text empty, a GEMM on Hopper, vendor-published, compared with `t_lower`: the base
+    /// a data file's own defaults start from (`..Point::EMPTY`).
+    pub(super) const EMPTY: Point = Point {
+        id: "",
+        work: Work::Gemm,
+        family: Family::Hopper,
+        link: "",
+        measured: "",
+        measured_s: 0.0,
+        derivation: "",
+        conditions: "",
+        source: "",
+        source_key: "",
+        quote: "",
+        tier: Tier::VendorPublished,
+        notes: "",
+        compared: Compared::TLower,
+        expressible: Ok(()),
+    };
+
     /// The chip preset id of the link's first chip (`h100` in `?chip=h100:links=1&...`).
     pub fn chip(&self) -> &'static str {
         let q = self.link.trim_start_matches('?');
