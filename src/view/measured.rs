@@ -22,15 +22,15 @@ use crate::charts::{MeasuredMark, RooflineChart};
 /// The sample profile (issue 24, point 6): a plain CSV of the project's own, shipped with the
 /// page. Synthetic, not a measurement: LLaMA 3.1 8B's decode kernels at B = 64 and a 4096-token
 /// context on one H100 in bf16, each time its roofline bound × the validation set's fitted
-/// factor for its resource (1.606 compute, 1.170 HBM; set 2026-11-26.4; every kernel here is
-/// memory-bound) + the set's fitted launch overhead, 3.866 µs: each kernel sits at its expected
-/// time.
+/// factor for its resource (1.620 compute, 1.287 HBM; set 2026-11-26.4, the HBM factor unchanged
+/// since set 2026-11-26.2, when the sample was made; every kernel here is memory-bound) + 3 µs per
+/// launch.
 pub const SAMPLE_PROFILE: &str = include_str!("../../assets/sample-profile.csv");
 
 /// Where the sample's numbers come from, as the summary and the button's title say.
 pub const SAMPLE_SOURCE: &str = "the sample profile (synthetic, not measured: LLaMA 3.1 8B decode \
     kernels at B = 64, context 4096, on one H100 in bf16; each time = its roofline bound × the \
-    validation set's fitted factor, 1.170 for HBM, + its fitted 3.866 µs per launch)";
+    validation set's fitted factor, 1.287 for HBM, + 3 µs per launch)";
 
 /// The roofline measured kernels are placed against: the first chip's nominal peak for the
 /// first operation's dtype (else bf16) and its HBM bandwidth, with a caption saying so.
