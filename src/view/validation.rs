@@ -76,7 +76,7 @@ pub struct PageRow {
     pub title: String,
     /// The figure as published.
     pub measured: String,
-    /// The source (the last cell's hover).
+    /// The evidence tier and the source (the last cell's hover).
     pub source: String,
     /// Measured seconds (the plot's y).
     pub measured_s: f64,
@@ -218,7 +218,7 @@ impl PageRow {
             link: p.link.to_string(),
             title: row_title(p),
             measured: p.measured.to_string(),
-            source: p.source.to_string(),
+            source: format!("{}: {}", p.tier.label(), p.source),
             measured_s: p.measured_s,
             predicted: row.predicted.as_ref().ok().copied(),
             cells: validation_cells(row)

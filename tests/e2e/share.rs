@@ -510,6 +510,23 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
         "{m:?}"
     );
     assert!(close_to(ratio, measured / t_lower, 1e-12), "{m:?}");
+    // Each row's measured figure names its evidence tier and source on hover: a published
+    // kernel's and one this project measured on a lent GPU.
+    let tiers = b
+        .js(r#"const title = id => document.querySelector(`tr[data-validation-id="${id}"] td:last-child`).title;
+            return [title('deepgemm-h800-m4096-n7168-k16384-fp8'), title('h100-gemm-bf16-8192cube')];"#)
+        .await;
+    assert!(
+        tiers[0].as_str().unwrap().starts_with("vendor-published: "),
+        "{tiers:?}"
+    );
+    assert!(
+        tiers[1]
+            .as_str()
+            .unwrap()
+            .starts_with("measured by this project: this repository: scripts/measure_gpu.py"),
+        "{tiers:?}"
+    );
     // The held-out expectation: the bound times the model fitted without DeepGEMM's own
     // points; a compute-bound GEMM reads the compute coefficient, plus one launch's overhead
     // over its bound where the set keeps that term, so t_expected / t_lower is that sum (1.62

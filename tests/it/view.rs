@@ -935,6 +935,25 @@ fn the_validation_data_reads_back_as_written() {
         2.0 * 4096.0 * 7168.0 * 16384.0 / 1358e12
     );
     assert!(deepgemm.link.starts_with("?chip=h800&op=matmul:"));
+    // The measured figure's hover: the evidence tier, then the source.
+    assert!(
+        deepgemm
+            .source
+            .starts_with("vendor-published: https://github.com/deepseek-ai/DeepGEMM"),
+        "{}",
+        deepgemm.source
+    );
+    let own = back
+        .rows
+        .iter()
+        .find(|row| row.id == "h100-gemm-bf16-8192cube")
+        .unwrap();
+    assert!(
+        own.source
+            .starts_with("measured by this project: this repository: scripts/measure_gpu.py"),
+        "{}",
+        own.source
+    );
     // The name's hover: the conditions and the quote, then the notes on a line of their own
     // (why TensorRT-LLM v0.6.1's 70B row sits 4.9× above its bound is in them).
     let trt = back

@@ -17,9 +17,7 @@ const AZURE_GB200: &str = "https://github.com/Azure/AI-benchmarking-guide Azure_
 const GB200_GEMM: &str = "1× NVIDIA GB200 185GB GPU (Azure ND GB200 v6, Grace host), mapped to the b200 preset; cuBLASLt through the guide's GEMM benchmark, random initialization, 10,000 warm-up iterations; CUDA 12.8, driver 570.133.20";
 const GB200_PEAK_NOTE: &str = "the b200 preset holds HGX B200's datasheet peaks (4.5 PFLOP/s FP8, 9 FP4 dense); GB200 runs at a higher power limit and published per-GPU figures for it differ (NVL72's 720 PF FP8 and 1,440 PF FP4 per 72 GPUs with sparsity read as 5 and 10 dense), so the bound may sit up to 10 % low";
 
-const GEMM: Point = Point {
-    ..Point::EMPTY
-};
+const GEMM: Point = Point { ..Point::EMPTY };
 
 const MEMORY: Point = Point {
     work: Work::Memory,

@@ -123,6 +123,18 @@ pub enum Tier {
     MeasuredByProject,
 }
 
+impl Tier {
+    /// The tier in words, as the validation view names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tier::VendorPublished => "vendor-published",
+            Tier::Paper => "paper",
+            Tier::CommunityBenchmark => "community benchmark",
+            Tier::MeasuredByProject => "measured by this project",
+        }
+    }
+}
+
 /// Which figure of the scenario the measured time is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compared {
