@@ -15,8 +15,8 @@
 // `first-plot` mark follows in the next animation frame. The app's downloads start in that
 // frame, after the mark (or after a failed drawing), so the app shares neither the bandwidth
 // nor the processor with the draw program's download and drawing; boot.js waits for the
-// `roofline-drawn` event while <html> has `data-drawing`. A link the draw program cannot draw (notices, no
-// plot, a failure) keeps its skeleton. The app removes either view when it mounts.
+// `roofline-drawn` event while <html> has `data-drawing`. A link the draw program cannot draw
+// (notices, no plot, a failure) keeps its skeleton. The app removes either view when it mounts.
 //
 // An embed (`embed=1`) the draw program has drawn never loads the app: the page keeps the drawn
 // view live (the pointer read-out from the draw program, the plot redrawn when the frame's size
