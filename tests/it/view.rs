@@ -924,12 +924,9 @@ fn the_validation_data_reads_back_as_written() {
     let text = page.to_json();
     let back = ValidationPage::from_json(&text).unwrap();
     assert_eq!(back, page);
+    let row = |id: &str| back.rows.iter().find(|row| row.id == id).unwrap();
     // Exact numbers: the shortest round-trip form reads back as the same f64.
-    let deepgemm = back
-        .rows
-        .iter()
-        .find(|row| row.id == "deepgemm-h800-m4096-n7168-k16384-fp8")
-        .unwrap();
+    let deepgemm = row("deepgemm-h800-m4096-n7168-k16384-fp8");
     assert_eq!(
         deepgemm.measured_s,
         2.0 * 4096.0 * 7168.0 * 16384.0 / 1358e12
@@ -943,11 +940,7 @@ fn the_validation_data_reads_back_as_written() {
         "{}",
         deepgemm.source
     );
-    let own = back
-        .rows
-        .iter()
-        .find(|row| row.id == "h100-gemm-bf16-8192cube")
-        .unwrap();
+    let own = row("h100-gemm-bf16-8192cube");
     assert!(
         own.source
             .starts_with("measured by this project: this repository: scripts/measure_gpu.py"),
@@ -956,11 +949,7 @@ fn the_validation_data_reads_back_as_written() {
     );
     // The name's hover: the conditions and the quote, then the notes on a line of their own
     // (why TensorRT-LLM v0.6.1's 70B row sits 4.9× above its bound is in them).
-    let trt = back
-        .rows
-        .iter()
-        .find(|row| row.id == "trtllm061-h100-llama2-70b-tp4-b480-decode")
-        .unwrap();
+    let trt = row("trtllm061-h100-llama2-70b-tp4-b480-decode");
     let (head, notes) = trt.title.split_once("\nNotes: ").unwrap();
     assert!(
         head.starts_with("4× H100 SXM 80GB; TensorRT-LLM v0.6.1"),
@@ -975,12 +964,12 @@ fn the_validation_data_reads_back_as_written() {
         "{notes}"
     );
     for p in roofline::validation::points() {
-        let row = back.rows.iter().find(|row| row.id == p.id).unwrap();
-        assert!(row
+        let r = row(p.id);
+        assert!(r
             .title
             .starts_with(&format!("{} — {}", p.conditions, p.quote)));
         assert_eq!(
-            row.title.contains("\nNotes: "),
+            r.title.contains("\nNotes: "),
             !p.notes.is_empty(),
             "{}",
             p.id

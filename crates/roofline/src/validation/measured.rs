@@ -2,7 +2,9 @@
 //! timed by `scripts/measure_gpu.py` on one NVIDIA H200 and one H100, each run twice, on
 //! 2026-11-26. Pure data: each figure is the mean of a card's two runs' medians, both quoted
 //! from the runs' output in `docs/measured/`. One script, one day: one campaign, so one source,
-//! held out together (neither card's points predict the other's).
+//! held out together (neither card's points predict the other's). Over 600 lines on purpose:
+//! pure data, the two cards' 23 points each in the same order, so a figure reads against its twin
+//! (the generated `measured_s` and texts are per point, as in the other data files).
 
 use super::{Point, Tier, Work};
 
