@@ -22,6 +22,40 @@ pub struct Obs {
     pub features: Features,
 }
 
+/// Which points an expectation rests on, from the closest to the farthest: the chip's own
+/// points, its family's (generation's), or every family's pooled. Shown in each expected cell
+/// (`data-basis`); a figure with no expectation has the basis `none`, which is not a value of
+/// this type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Basis {
+    /// The chip's own measurements back the figure's kind of work.
+    Chip,
+    /// Other chips of its family (generation) do.
+    Family,
+    /// Only other families' points do: the fit pooled over every family.
+    Pooled,
+}
+
+impl Basis {
+    /// The id a cell carries as `data-basis`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Basis::Chip => "chip",
+            Basis::Family => "family",
+            Basis::Pooled => "pooled",
+        }
+    }
+
+    /// The basis in a few words, for the cell's visible mark and its title.
+    pub fn label(self) -> &'static str {
+        match self {
+            Basis::Chip => "this chip's points",
+            Basis::Family => "its family's points",
+            Basis::Pooled => "every family's points",
+        }
+    }
+}
+
 /// An expected time: the bare roofline's figure times the model's ratio.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expectation {
@@ -45,6 +79,9 @@ pub struct Expectation {
     /// Where the chip's generation has no point of this kind: that the fit rests on the
     /// other generations' points.
     pub borrowed_from: Option<String>,
+    /// Which points back the figure (provisional: `Family` where the chip's family has points
+    /// of this kind of work, else `Pooled`; the chip's own points are not told apart yet).
+    pub basis: Basis,
     /// The set's version.
     pub set_version: &'static str,
 }
@@ -151,6 +188,11 @@ impl Calibration {
                     work.as_str()
                 )
             }),
+            basis: if own > 0 {
+                Basis::Family
+            } else {
+                Basis::Pooled
+            },
             set_version: SET_VERSION,
         })
     }

@@ -56,7 +56,7 @@ use crate::url::decode;
 use std::sync::OnceLock;
 
 pub use calibration::{
-    calibrate, select_terms, term_reports, Calibration, Expectation, Obs, TermReport,
+    calibrate, select_terms, term_reports, Basis, Calibration, Expectation, Obs, TermReport,
 };
 pub use fit::{fit_model, percentile, Features, Model, Split, Term};
 use summary::summary;
