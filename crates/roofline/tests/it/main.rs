@@ -26,6 +26,7 @@ mod profile_real;
 mod properties;
 mod reference;
 mod serving;
+mod serving_keys;
 mod speculative;
 mod train;
 mod train_op;
