@@ -48,6 +48,7 @@ mod elementwise;
 mod llm;
 mod llm_load;
 mod llm_parts;
+mod llm_step;
 mod llm_sweep;
 mod matmul;
 mod train;
@@ -63,6 +64,7 @@ pub use dot::Dot;
 pub use elementwise::Elementwise;
 pub use llm::{expected_tokens, llm_presets, Llm, LlmPreset, Phase};
 pub use llm_load::{Chunk, Engine, Load, MAX_CHUNK, MAX_CLIENTS, MAX_QPS};
+pub use llm_step::{PhaseLoad, StepMix};
 pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
 pub use train::{fabric_of, Train};
 
