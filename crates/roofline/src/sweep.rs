@@ -132,9 +132,10 @@ enum Evaluator<'a> {
     Affine(Affine),
     /// An `llm` step's parts as linear functions of the swept `b` or `ctx`.
     Parts(Box<LlmSweep>),
-    /// Recomputed at every point (a composite kind: summed over its parts).
+    /// Recomputed at every point (a composite kind: summed over its parts). Boxed: an `llm`
+    /// op is much larger than the other variants.
     Direct {
-        kind: OpKind,
+        kind: Box<OpKind>,
         field: &'a str,
         chip: &'a Chip,
         eff: Eff,
@@ -164,7 +165,7 @@ impl<'a> Evaluator<'a> {
             Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, eff)))
         } else {
             Ok(Evaluator::Direct {
-                kind: kind.clone(),
+                kind: Box::new(kind.clone()),
                 field,
                 chip,
                 eff,

@@ -27,6 +27,7 @@ mod properties;
 mod reference;
 mod serving;
 mod serving_keys;
+mod serving_load;
 mod serving_step;
 mod speculative;
 mod train;
