@@ -367,7 +367,12 @@ impl<'a> LoadModel<'a> {
             Ok(self.lifetime(&s, timing).map_or(f64::NAN, |life| n / life))
         };
         let n = solve_increasing(0.0, 0.0, cap, sat, lambda, rate)?;
-        self.open_at(n, timing)
+        // The rate is the offered one: where λ(N) jumps (a prompt's chunk count changes with
+        // the running batch) no N meets it exactly, and the figures are those at the jump.
+        Ok(self.open_at(n, timing)?.map(|o| Operating {
+            requests_per_s: lambda,
+            ..o
+        }))
     }
 
     /// The goodput: the largest rate whose mean time to first token is at most `ttft_max` and
@@ -383,10 +388,16 @@ impl<'a> LoadModel<'a> {
         if cap < 1.0 {
             return Ok(None);
         }
+        // A rate at or past saturation has no steady state, whatever the bounds (with a tight
+        // chunk budget the rate can peak below the cap and fall back toward it).
+        let Some(sat) = self.saturation(timing)? else {
+            return Ok(None);
+        };
         let meets = |n: f64| -> Result<Option<(bool, Operating)>, Error> {
-            Ok(self
-                .open_at(n, timing)?
-                .map(|o| (o.ttft <= ttft_max && o.tpot <= tpot_max, o)))
+            Ok(self.open_at(n, timing)?.map(|o| {
+                let ok = o.ttft <= ttft_max && o.tpot <= tpot_max && o.requests_per_s < sat;
+                (ok, o)
+            }))
         };
         // The lightest load: one request alone.
         let lone = cap.min(1.0) * 1e-9;

@@ -155,35 +155,44 @@ impl Shape {
         self.prompt - self.hit
     }
 
-    /// The chunks of one prompt with `u` tokens of budget: `u` each, the last the rest.
-    fn chunks(&self, u: f64) -> Vec<f64> {
+    /// The chunks of one prompt with `u` tokens of budget, `u` each and the last the rest,
+    /// as phases over the prefix and the chunks before them, each with how many chunks it
+    /// stands for: one each up to [`MAX_CHUNK_STEPS`]; past that the full chunks are timed in
+    /// that many groups of consecutive chunks, each at its middle chunk (a chunk's pairs grow
+    /// linearly with its keys, so the middle one has the group's mean). Also the number of
+    /// chunks `m`.
+    fn chunks(&self, u: f64) -> (Vec<(PhaseLoad, f64)>, f64) {
         let pn = self.new_tokens();
         if !u.is_finite() || u >= pn {
-            return vec![pn];
+            return (vec![(PhaseLoad::uniform(1.0, pn, self.prompt), 1.0)], 1.0);
         }
         let m = (pn / u).ceil();
-        let mut v = vec![u; m as usize - 1];
-        v.push(pn - (m - 1.0) * u);
-        v
-    }
-
-    /// The prefill phase of one prompt's chunks, chunk `j` over the prefix and the chunks
-    /// before it.
-    fn chunk_phases(&self, chunks: &[f64]) -> Vec<PhaseLoad> {
-        let mut keys = self.hit;
-        chunks
-            .iter()
-            .map(|&c| {
-                keys += c;
-                PhaseLoad::uniform(1.0, c, keys)
-            })
-            .collect()
+        let full = m - 1.0;
+        let last = pn - full * u;
+        let groups = full.min(MAX_CHUNK_STEPS - 1.0);
+        let mut v = Vec::with_capacity(groups as usize + 1);
+        let mut start = 0.0;
+        for g in 0..groups as usize {
+            let end = (full * (g as f64 + 1.0) / groups).round();
+            let n = end - start;
+            if n > 0.0 {
+                // Chunks start..end (0-based); the middle one ends at `(start + end + 1)/2·u`.
+                let keys = self.hit + u * (start + end + 1.0) / 2.0;
+                v.push((PhaseLoad::uniform(1.0, u, keys), n));
+            }
+            start = end;
+        }
+        v.push((PhaseLoad::uniform(1.0, last, self.prompt), 1.0));
+        (v, m)
     }
 
     fn decode_keys(&self) -> f64 {
         self.prompt + self.output / 2.0
     }
 }
+
+/// The most steps a prompt's chunks are timed at (see [`Shape::chunks`]).
+pub const MAX_CHUNK_STEPS: f64 = 32.0;
 
 /// Times one step.
 struct Timer<'a> {
@@ -275,36 +284,38 @@ fn mixed(timer: &Timer, sh: &Shape, n: f64, nc: f64) -> Result<EngineState, Erro
     let pn = sh.new_tokens();
     let keys = sh.decode_keys();
     let dc = nc - 1.0;
-    let chunks = sh.chunks(sh.budget - dc);
-    let m = chunks.len() as f64;
-    let phases = sh.chunk_phases(&chunks);
+    let (chunks, m) = sh.chunks(sh.budget - dc);
     if dc * m <= g {
         // Prompts apart.
         let mut steps = Vec::with_capacity(chunks.len() + 1);
-        for (j, p) in phases.iter().enumerate() {
+        let mut own = Decomp::default();
+        let mut tpot = Decomp::default();
+        let mut first = 1.0;
+        for (p, w) in &chunks {
             let mix = StepMix {
                 prefill: *p,
                 decode: decode_phase(dc, keys),
             };
-            let what = format!("chunk {} of {} beside {} decodes", j + 1, m, fmt(dc));
-            steps.push(timer.step(mix, nc, what)?);
+            let which = if *w == 1.0 {
+                format!("chunk {}", fmt(first))
+            } else {
+                format!("chunks {}–{}", fmt(first), fmt(first + w - 1.0))
+            };
+            let what = format!("{which} of {} beside {} decodes", fmt(m), fmt(dc));
+            let s = timer.step(mix, nc * w, what)?;
+            own.add(Decomp::of(&s.time), *w);
+            if g > 0.0 {
+                tpot.add(Decomp::of(&s.time), dc * w / g);
+            }
+            steps.push(s);
+            first += w;
         }
-        let pure_count = m + g - nc * m;
         if g > 0.0 {
             let mix = StepMix::decode(PhaseLoad::decode(nc, keys));
-            steps.push(timer.step(mix, pure_count.max(0.0), format!("{} decodes", fmt(nc)))?);
-        }
-        let mut own = Decomp::default();
-        let mut tpot = Decomp::default();
-        for s in &steps[..chunks.len()] {
-            own.add(Decomp::of(&s.time), 1.0);
-            if g > 0.0 {
-                tpot.add(Decomp::of(&s.time), dc / g);
-            }
-        }
-        if g > 0.0 {
-            let pure = &steps[chunks.len()];
-            tpot.add(Decomp::of(&pure.time), 1.0 - dc * m / g);
+            let pure_count = (m + g - nc * m).max(0.0);
+            let s = timer.step(mix, pure_count, format!("{} decodes", fmt(nc)))?;
+            tpot.add(Decomp::of(&s.time), 1.0 - dc * m / g);
+            steps.push(s);
         } else {
             tpot = decode_only(timer, nc, keys)?;
         }
@@ -330,9 +341,9 @@ fn mixed(timer: &Timer, sh: &Shape, n: f64, nc: f64) -> Result<EngineState, Erro
                 steps.push(s);
             }
         } else {
-            let prefill = phases
+            let prefill = chunks
                 .iter()
-                .fold(PhaseLoad::default(), |a, p| a.plus(*p))
+                .fold(PhaseLoad::default(), |a, (p, w)| a.plus(p.scaled(*w)))
                 .scaled(r);
             let what = format!("{} prompts' chunks beside {} decodes", fmt(r), fmt(dbar));
             let s = timer.step(StepMix { prefill, decode }, 1.0, what)?;
@@ -377,8 +388,7 @@ fn split(timer: &Timer, sh: &Shape, n: f64, nc: f64) -> Result<EngineState, Erro
     let g = sh.output - 1.0;
     let pn = sh.new_tokens();
     let keys = sh.decode_keys();
-    let chunks = sh.chunks(sh.budget);
-    let m = chunks.len() as f64;
+    let (chunks, m) = sh.chunks(sh.budget);
     let nd = if g > 0.0 { nc * g / (g + m) } else { 0.0 };
     let a = if g > 0.0 { nd / g } else { nc / m };
     let mut steps = Vec::new();
@@ -386,12 +396,23 @@ fn split(timer: &Timer, sh: &Shape, n: f64, nc: f64) -> Result<EngineState, Erro
     // Prefill time per decode step.
     let mut stall = Decomp::default();
     if m > 1.0 {
-        for (j, p) in sh.chunk_phases(&chunks).iter().enumerate() {
-            let what = format!("prefill chunk {} of {}", j + 1, m);
-            let s = timer.step(StepMix::prefill(*p), a, what)?;
-            own.add(Decomp::of(&s.time), 1.0);
-            stall.add(Decomp::of(&s.time), a);
+        let mut first = 1.0;
+        for (p, w) in &chunks {
+            let what = if *w == 1.0 {
+                format!("prefill chunk {} of {}", fmt(first), fmt(m))
+            } else {
+                format!(
+                    "prefill chunks {}–{} of {}",
+                    fmt(first),
+                    fmt(first + w - 1.0),
+                    fmt(m)
+                )
+            };
+            let s = timer.step(StepMix::prefill(*p), a * w, what)?;
+            own.add(Decomp::of(&s.time), *w);
+            stall.add(Decomp::of(&s.time), a * w);
             steps.push(s);
+            first += w;
         }
     } else {
         let kmax = (sh.budget / pn).floor().max(1.0);
