@@ -439,6 +439,8 @@ const FAMILIES: &[(&str, Family)] = &[
     ("h20", Family::Hopper),
     ("b200", Family::Blackwell),
     ("b300", Family::Blackwell),
+    ("gb200", Family::Blackwell),
+    ("gb300", Family::Blackwell),
     ("mi300x", Family::Cdna3),
     ("mi325x", Family::Cdna3),
 ];
