@@ -45,6 +45,7 @@ mod fit;
 mod fitted;
 mod gemm;
 mod latency_points;
+pub mod load;
 mod measured;
 mod serving_points;
 mod summary;
