@@ -638,6 +638,158 @@ fn zoo_against_published_counts() {
     check("kimi-k2.5", 1e12, 0.03, Some((32e9, 0.015, false)));
 }
 
+/// MiniMaxAI/MiniMax-M2.5's config.json (the copy in ai-dynamo/aiconfigurator,
+/// model_configs/MiniMaxAI--MiniMax-M2.5_config.json, commit 095f58a51).
+const MINIMAX_M25: &str = r#"{
+  "architectures": [
+    "MiniMaxM2ForCausalLM"
+  ],
+  "model_type": "minimax_m2",
+  "num_hidden_layers": 62,
+  "hidden_size": 3072,
+  "num_attention_heads": 48,
+  "num_key_value_heads": 8,
+  "head_dim": 128,
+  "intermediate_size": 1536,
+  "vocab_size": 200064,
+  "num_experts_per_tok": 8,
+  "num_local_experts": 256,
+  "max_position_embeddings": 196608,
+  "rope_theta": 5000000,
+  "rotary_dim": 64,
+  "hidden_act": "silu",
+  "rms_norm_eps": 1e-06,
+  "use_cache": true,
+  "tie_word_embeddings": false,
+  "use_qk_norm": true,
+  "qk_norm_type": "per_layer",
+  "use_routing_bias": true,
+  "use_mtp": true,
+  "mtp_transformer_layers": 1,
+  "num_mtp_modules": 3,
+  "shared_intermediate_size": 0,
+  "scoring_func": "sigmoid",
+  "quantization_config": {
+    "quant_method": "fp8",
+    "fmt": "float8_e4m3fn",
+    "activation_scheme": "dynamic",
+    "weight_block_size": [128, 128],
+    "modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head"]
+  },
+  "auto_map": {
+    "AutoConfig": "configuration_minimax_m2.MiniMaxM2Config",
+    "AutoModelForCausalLM": "modeling_minimax_m2.MiniMaxM2ForCausalLM"
+  },
+  "transformers_version": "4.46.1"
+}"#;
+
+/// moonshotai/Kimi-K2.5's config.json (the same copy's moonshotai--Kimi-K2.5_config.json),
+/// cut to the architecture's keys: generation defaults, the quantisation config and most of the
+/// vision config left out.
+const KIMI_K25: &str = r#"{
+  "architectures": [
+    "KimiK25ForConditionalGeneration"
+  ],
+  "model_type": "kimi_k25",
+  "text_config": {
+    "architectures": [
+      "DeepseekV3ForCausalLM"
+    ],
+    "attention_bias": false,
+    "first_k_dense_replace": 1,
+    "hidden_act": "silu",
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "kv_lora_rank": 512,
+    "max_position_embeddings": 262144,
+    "model_type": "kimi_k2",
+    "moe_intermediate_size": 2048,
+    "moe_layer_freq": 1,
+    "n_group": 1,
+    "n_routed_experts": 384,
+    "n_shared_experts": 1,
+    "norm_topk_prob": true,
+    "num_attention_heads": 64,
+    "num_experts_per_tok": 8,
+    "num_hidden_layers": 61,
+    "num_key_value_heads": 64,
+    "num_nextn_predict_layers": 0,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 50000.0,
+    "routed_scaling_factor": 2.827,
+    "scoring_func": "sigmoid",
+    "tie_word_embeddings": false,
+    "topk_group": 1,
+    "topk_method": "noaux_tc",
+    "v_head_dim": 128,
+    "vocab_size": 163840
+  },
+  "tie_word_embeddings": false,
+  "vision_config": {
+    "merge_kernel_size": [
+      2,
+      2
+    ],
+    "patch_size": 14,
+    "vt_hidden_size": 1152,
+    "vt_num_hidden_layers": 27
+  }
+}"#;
+
+/// MiniMax-M2 and Kimi K2 / K2.5 configs read into the zoo's presets, with what the reader says.
+#[test]
+fn minimax_and_kimi_configs() {
+    let (m, r) = read(MINIMAX_M25);
+    assert_eq!(m, zoo("minimax-m2.5"));
+    assert_eq!(r.family, "MiniMax-M2");
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("qk_norm_type per_layer") && n.contains("7168 weights a layer")),
+        "{:?}",
+        r.notes
+    );
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n == "use_mtp: the 3 multi-token-prediction modules are not counted"));
+    assert_eq!(r.quant_method.as_deref(), Some("fp8"));
+    // Without the routing bias the routers lose their 256 biases a layer.
+    let (nb, _) =
+        read(&MINIMAX_M25.replace("\"use_routing_bias\": true", "\"use_routing_bias\": false"));
+    assert_eq!(m.params_total() - nb.params_total(), 62.0 * 256.0);
+    // A shared expert where shared_intermediate_size is set.
+    let (sh, _) = read(&MINIMAX_M25.replace(
+        "\"shared_intermediate_size\": 0",
+        "\"shared_intermediate_size\": 1536",
+    ));
+    assert_eq!(sh.moe.unwrap().shared_experts, 1.0);
+    assert_eq!(
+        sh.params_total() - m.params_total(),
+        62.0 * 3.0 * 3072.0 * 1536.0
+    );
+    let (k, r) = read(KIMI_K25);
+    assert_eq!(k, zoo("kimi-k2.5"));
+    assert_eq!(
+        (r.model_type.as_str(), r.family.as_str()),
+        ("kimi_k25", "DeepSeek-V3")
+    );
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("vision_config")),
+        "{:?}",
+        r.notes
+    );
+    // Kimi K2's own config is the text_config alone.
+    let k2 = KIMI_K25
+        .split_once("\"text_config\": ")
+        .map(|(_, t)| t.split_once("\n  },").unwrap().0.to_string() + "\n  }")
+        .unwrap();
+    assert_eq!(read(&k2).0, k);
+}
+
 /// The serving-at-load set's three models counted by hand from their configs (the copies in
 /// ai-dynamo/aiconfigurator at commit 095f58a51), term by term, and Qwen3-32B and Kimi K2.5
 /// read back from config text (Kimi's text_config is DeepSeek-V3's architecture, keys and all).
