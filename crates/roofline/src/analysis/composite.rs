@@ -331,3 +331,39 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
     }
     out
 }
+
+/// One part of a composite timed by [`composite_times`]: its `repeat`, its times and whether it
+/// crosses a link (a collective).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PartEval {
+    pub repeat: f64,
+    pub ev: Eval,
+    pub crosses_link: bool,
+}
+
+/// A composite's summed times and each part's on `chip` with the options' calibration and
+/// derate applied, without validating anything: what [`crate::serving`]'s step function times
+/// a mixed step with. A composite built as an op's own parts gives that op's `t_lower` to the
+/// bit (the same [`aggregate`]).
+pub(crate) fn composite_times(
+    c: &Composite,
+    chip: &Chip,
+    opts: &Options,
+) -> Result<(Eval, Vec<PartEval>), Error> {
+    let chip = super::calibrated_chip(chip, opts);
+    let agg = aggregate(c, &chip, Eff::of(opts))?;
+    let parts = c
+        .parts
+        .iter()
+        .zip(agg.parts)
+        .map(|(p, (cost, ev))| PartEval {
+            repeat: p.repeat,
+            ev,
+            crosses_link: cost
+                .terms()
+                .iter()
+                .any(|t| t.resource.bound() == Bound::Network && t.bytes > 0.0),
+        })
+        .collect();
+    Ok((agg.ev, parts))
+}

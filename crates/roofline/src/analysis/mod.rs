@@ -26,6 +26,7 @@ pub mod report;
 mod train;
 mod train_figures;
 
+pub(crate) use self::composite::composite_times;
 pub(crate) use self::composite::{bound_order, eval_op};
 pub use self::report::PartTime;
 pub use self::report::{Figure, Mark, NotApplicable, Phase, Report, Tone};

@@ -5,6 +5,7 @@
 //! every part's formula on the type.
 
 use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
+use super::llm_load::{chunk_spec, Chunk, Engine, Load, MAX_CLIENTS, MAX_QPS};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
@@ -15,8 +16,8 @@ use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::Cost;
 use crate::field::{
-    choice, dtype, integer, number, opt_number, parse_choice, size, FieldAccess, FieldSpec, CHIPS,
-    SIZES,
+    choice, dtype, integer, number, opt_integer, opt_number, parse_choice, size, FieldAccess,
+    FieldSpec, CHIPS, SIZES,
 };
 use crate::resource::Resource;
 use crate::units::{format_exact, format_quantity, format_sig, Unit};
@@ -197,6 +198,35 @@ pub struct Llm {
     /// sequences (data-parallel attention, as DeepSeek-V3 serves); tokens go to their experts'
     /// group and back by two AllToAlls per MoE layer. 1: no expert parallelism.
     pub ep: f64,
+    /// Experts split inside each group: the routed experts are spread over `moe_ep` of the
+    /// group's `tp` chips, each expert tensor-split over the other `tp/moe_ep` (TensorRT-LLM's
+    /// `moe_expert_parallel_size` inside the attention group); 1: every expert split over all
+    /// `tp` chips. Under uniform routing a chip holds and reads the same share of expert
+    /// weights and does the same share of expert FLOPs either way, so the bound does not
+    /// change; what changes is which chips wait for the most loaded one (the fit's `moe`
+    /// feature).
+    pub moe_ep: f64,
+    /// Serving under load: how requests arrive (`batch`, `concurrency`, `rate`).
+    pub load: Load,
+    /// Serving under load: clients of a closed loop (`load=concurrency`).
+    pub c: f64,
+    /// Serving under load: Poisson arrival rate in requests per second (`load=rate`).
+    pub qps: f64,
+    /// Serving: the fraction of each prompt's tokens served from a prefix cache (0 to 1; at 1
+    /// the last prompt token is still prefilled).
+    pub prefix_hit: f64,
+    /// Serving under load: the chunked-prefill budget per step.
+    pub chunk: Chunk,
+    /// Serving under load: the engine's cap on running sequences; `None` for the engine's
+    /// default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_seqs: Option<f64>,
+    /// Serving: the bound on the mean time to first token for the goodput, in ms (as the field
+    /// reads; [`Llm::ttft_bound`] in seconds); `None` for no bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttft_max: Option<f64>,
+    /// Serving: the engine whose step pattern, defaults and fitted efficiency apply.
+    pub engine: Engine,
 }
 
 impl Default for Llm {
@@ -254,6 +284,15 @@ impl Llm {
             accept: 0.8,
             tpot_max: None,
             ep: 1.0,
+            moe_ep: 1.0,
+            load: Load::Batch,
+            c: 1.0,
+            qps: 1.0,
+            prefix_hit: 0.0,
+            chunk: Chunk::Auto,
+            max_seqs: None,
+            ttft_max: None,
+            engine: Engine::Generic,
         }
     }
 
@@ -329,6 +368,45 @@ impl Llm {
 
     fn clear_tpot_max(&mut self) {
         self.tpot_max = None;
+    }
+
+    /// The bound on the mean time to first token (`ttft_max`), seconds.
+    pub fn ttft_bound(&self) -> Option<f64> {
+        self.ttft_max.map(|ms| ms / 1e3)
+    }
+
+    fn ttft_max_ms(&self, _i: usize) -> Option<f64> {
+        self.ttft_max
+    }
+
+    fn set_ttft_max_ms(&mut self, _i: usize, ms: f64) {
+        self.ttft_max = Some(ms);
+    }
+
+    fn clear_ttft_max(&mut self) {
+        self.ttft_max = None;
+    }
+
+    fn max_seqs_of(&self, _i: usize) -> Option<f64> {
+        self.max_seqs
+    }
+
+    fn set_max_seqs(&mut self, _i: usize, n: f64) {
+        self.max_seqs = Some(n);
+    }
+
+    fn clear_max_seqs(&mut self) {
+        self.max_seqs = None;
+    }
+
+    /// The value of the `chunk` field: `auto`, `none` or the budget in tokens.
+    fn chunk_text(&self) -> String {
+        self.chunk.text()
+    }
+
+    fn set_chunk(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        self.chunk = Chunk::parse(spec, text)?;
+        Ok(())
     }
 
     /// Norm weights (replicated on every chip): `norms·L·D + D` (Llama: `2·L·D + D`).
@@ -459,6 +537,27 @@ impl Llm {
                 ));
             }
         }
+        if self.moe_ep > 1.0 {
+            let e = self.shape.experts;
+            let bad = |why: String| Err(Error::invalid("moe_ep", n(self.moe_ep), why));
+            if e <= 0.0 {
+                return bad("splitting experts needs a mixture of experts (experts > 0)".into());
+            }
+            if self.tp % self.moe_ep != 0.0 {
+                return bad(format!(
+                    "must divide tp = {} (the experts are spread over moe_ep of each group's tp chips)",
+                    n(self.tp)
+                ));
+            }
+            if (e / self.ep) % self.moe_ep != 0.0 {
+                return bad(format!(
+                    "must divide the {} routed experts of each group (E/ep = {}/{}): each of the moe_ep chips holds a whole share",
+                    n(e / self.ep),
+                    n(e),
+                    n(self.ep)
+                ));
+            }
+        }
         self.shape.check_moe()?;
         // Grouped-query attention: each KV head serves a whole group of query heads (MLA has
         // no KV heads: its cache is the latent).
@@ -574,6 +673,63 @@ impl OpBehavior for Llm {
             "a whole number of expert groups",
             "expert parallelism: ep groups of tp chips (tp·ep chips in all); routed experts split E/ep per group, attention and dense layers replicated, each group serving B/ep sequences (on average); 2 AllToAlls per MoE layer move each token's top-k activations to their experts and back",
         ).folds().slider(CHIPS),
+        "moe_ep" => num(moe_ep): integer(
+            "experts split in group",
+            "1",
+            (1.0, 1e6),
+            "a whole number of chips that divides tp",
+            "experts spread over moe_ep of each group's tp chips, each expert split over tp/moe_ep of them (1: every expert split over all tp); under uniform routing the bound is the same, the load balance is not",
+        ).folds(),
+        "load" => choice(load): choice(
+            "load",
+            Load::IDS,
+            "batch",
+            "serving: batch = the static batch of B prompts (parts 7, 8); concurrency = a closed loop of c clients; rate = Poisson arrivals at qps requests/s, with continuous batching, chunked prefill and the engine's caps",
+            "a load",
+        ).folds(),
+        "c" => num(c): integer(
+            "clients c",
+            "1",
+            (1.0, MAX_CLIENTS),
+            "a whole number of clients",
+            "load=concurrency: c clients, each sending its next request when its last one ends",
+        ).folds(),
+        "qps" => num(qps): number(
+            "request rate (req/s)",
+            "1",
+            (1e-6, MAX_QPS),
+            "a request rate in requests per second",
+            "load=rate: Poisson arrivals at qps requests per second (a rate past saturation is valid: the row says where it saturates)",
+        ).folds(),
+        "prefix_hit" => num(prefix_hit): number(
+            "prefix-cache hit rate",
+            "0",
+            (0.0, 1.0),
+            "a fraction of prompt tokens",
+            "serving: the fraction of each prompt's tokens served from a prefix cache (one common prefix, stored once): their projections and MLP are skipped, new tokens' attention still reads them; at 1 the last token is still prefilled",
+        ).folds(),
+        "chunk" => derived(chunk_text, set_chunk): chunk_spec(),
+        "max_seqs" => opt_num(max_seqs_of, set_max_seqs, clear_max_seqs, 0): opt_integer(
+            "sequence cap",
+            "auto",
+            (1.0, MAX_CLIENTS),
+            "a whole number of sequences, or auto",
+            "serving under load: the engine's cap on running sequences (vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size); auto: the engine's default",
+        ).folds(),
+        "ttft_max" => opt_num(ttft_max_ms, set_ttft_max_ms, clear_ttft_max, 0): opt_number(
+            "TTFT bound (ms)",
+            "none",
+            (1e-6, 1e9),
+            "a time in ms, or none",
+            "serving: goodput is the largest request rate whose mean time to first token is at most this many ms and mean time per output token at most tpot_max (none: no goodput)",
+        ).folds(),
+        "engine" => choice(engine): choice(
+            "engine",
+            Engine::IDS,
+            "generic",
+            "serving: the engine whose step pattern, defaults (chunk budget, sequence cap, memory fraction) and fitted efficiency apply; generic: the pattern of the mixed-step engines and the fit pooled over engines",
+            "an engine",
+        ).folds(),
     }
     fn check_consistency(&self) -> Result<(), Error> {
         self.check_arch()

@@ -96,6 +96,16 @@ fn fields_presets_and_parameter_counts() {
             "accept",
             "tpot_max",
             "ep",
+            // Issue 40: serving under load, each absent from a link at its default.
+            "moe_ep",
+            "load",
+            "c",
+            "qps",
+            "prefix_hit",
+            "chunk",
+            "max_seqs",
+            "ttft_max",
+            "engine",
         ]
     );
     for (k, v) in [

@@ -27,6 +27,8 @@ mod profile_real;
 mod properties;
 mod reference;
 mod serving;
+mod serving_keys;
+mod serving_step;
 mod speculative;
 mod train;
 mod train_op;

@@ -183,14 +183,37 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         }
         _ => {}
     }
-    if key == "max_batch" {
-        // An llm op's serving figure: the largest batch whose weights and KV caches fit.
+    let serving_key = matches!(
+        key,
+        "max_batch" | "ttft" | "tpot" | "tokens_per_s_chip" | "tokens_per_s_seq" | "requests_per_s"
+    );
+    // `tokens_per_s` is a training step's figure for a `train` op, the serving row's for an
+    // `llm` (B / tpot).
+    let llm_tokens = key == "tokens_per_s" && {
+        let (o, _) = loc(at)?;
+        s.ops.get(o - 1).is_some_and(|op| op.kind_id() == "llm")
+    };
+    if serving_key || llm_tokens {
+        // An llm op's serving row (issue 13; issue 40 pins its figures): the largest batch
+        // whose weights and KV caches fit, and the static batch's times and throughputs.
         let (o, c) = loc(at)?;
         let op = s.ops.get(o - 1).ok_or(format!("no op {o}"))?;
         let chip = s.chips.get(c - 1).ok_or(format!("no chip {c}"))?;
         let sv = roofline::serving::serving(op, chip, &s.options)
             .map_err(|e| format!("serving failed: {e}"))?;
-        return num(sv.map(|v| v.max_batch), value);
+        let f = |g: fn(&roofline::serving::Serving) -> f64| sv.as_ref().map(g);
+        return num(
+            match key {
+                "max_batch" => f(|v| v.max_batch),
+                "ttft" => f(|v| v.ttft),
+                "tpot" => f(|v| v.tpot),
+                "tokens_per_s" => f(|v| v.tokens_per_s),
+                "tokens_per_s_chip" => f(|v| v.tokens_per_s_chip),
+                "tokens_per_s_seq" => f(|v| v.tokens_per_s_seq),
+                _ => f(|v| v.requests_per_s),
+            },
+            value,
+        );
     }
     let a = analysis(d, at)?.map_err(|e| format!("analysis failed: {e}"))?;
     let _ = url;

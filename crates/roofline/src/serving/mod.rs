@@ -30,6 +30,10 @@
 //! assert!(s.cost_per_mtok.is_some()); // the H100 preset has a price
 //! ```
 
+mod step;
+
+pub use step::{step_time, PhaseLoad, StepMix, StepTime};
+
 #[cfg(doc)]
 use crate::analysis::analyze;
 use crate::analysis::{check_inputs, t_lower, t_lower_unchecked, Options};
