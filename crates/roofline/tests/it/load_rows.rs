@@ -369,3 +369,64 @@ fn every_link_stands_on_presets() {
         }
     }
 }
+
+/// Every expressed row's link decodes with no notice into the `llm` op its row says (the
+/// preset, the layout, the dtypes, the load), and its step analyses on its chip; the canonical
+/// link decodes back to the same scenario.
+#[test]
+fn every_link_decodes_with_no_notice() {
+    let mut n = 0;
+    for (r, e) in expressed() {
+        let d = roofline::url::decode(&e.link);
+        assert!(d.notices.is_empty(), "{}: {:?}", r.id, d.notices);
+        let s = &d.scenario;
+        assert_eq!(s.chips.len(), 1, "{}", r.id);
+        assert_eq!(s.chips[0], preset(e.chip).unwrap(), "{}", r.id);
+        let op = &s.ops[0];
+        let get = |k: &str| op.get(k).unwrap_or_else(|| panic!("{}: no {k}", r.id));
+        assert_eq!(
+            get("preset"),
+            arch_preset(e.preset).map_or("custom", |p| {
+                // Identical architectures show the zoo's first (llama3.1-8b is llama3-8b's).
+                roofline::arch::arch_presets()
+                    .iter()
+                    .find(|q| q.arch == p.arch)
+                    .unwrap()
+                    .id
+            })
+        );
+        let l = e.layout;
+        let num = |k: &str| {
+            get(k)
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("{}: {k}", r.id))
+        };
+        let numbers = [
+            ("tp", f64::from(l.tp)),
+            ("ep", f64::from(l.ep)),
+            ("moe_ep", f64::from(l.moe_ep)),
+            ("prompt", f64::from(r.isl)),
+            ("output", f64::from(r.osl)),
+            ("c", f64::from(r.c.unwrap())),
+        ];
+        for (k, v) in numbers {
+            assert_eq!(num(k), v, "{}: {k}", r.id);
+        }
+        let texts = [
+            ("w", e.w.as_str()),
+            ("x", e.x.as_str()),
+            ("kv", "bf16"),
+            ("load", "concurrency"),
+            ("engine", r.engine),
+        ];
+        for (k, v) in texts {
+            assert_eq!(get(k), v, "{}: {k}", r.id);
+        }
+        roofline::analysis::analyze(op, &s.chips[0], &s.options)
+            .unwrap_or_else(|err| panic!("{}: {err}", r.id));
+        let again = roofline::url::decode(&roofline::url::encode(s));
+        assert!(again.notices.is_empty() && &again.scenario == s, "{}", r.id);
+        n += 1;
+    }
+    assert_eq!(n, 2967);
+}
