@@ -128,6 +128,29 @@ const fn gpt_oss(layers: f64, experts: f64) -> Arch {
     }
 }
 
+/// The DeepSeek-V3 architecture (61 layers of width 7168, MLA with query rank 1536 and KV
+/// rank 512, experts of 2048 with one shared, 8 per token, the router's bias): DeepSeek-V3
+/// itself and Kimi K2 differ in `heads`, routed `experts`, leading `dense_layers` and `vocab`.
+const fn deepseek_v3(heads: f64, experts: f64, dense_layers: f64, vocab: f64) -> Arch {
+    Arch {
+        mla: Some(Mla {
+            q_lora_rank: 1536.0,
+            kv_lora_rank: 512.0,
+            qk_nope_head_dim: 128.0,
+            qk_rope_head_dim: 64.0,
+            v_head_dim: 128.0,
+        }),
+        moe: Some(Moe {
+            shared_experts: 1.0,
+            shared_ffn: 2048.0,
+            dense_layers,
+            router_bias: true,
+            ..routed(experts, 8.0, 2048.0)
+        }),
+        ..dense(61.0, 7168.0, heads, heads, 192.0, 18432.0, vocab)
+    }
+}
+
 const fn qwen2(layers: f64, dmodel: f64, heads: f64, kv_heads: f64, ffn: f64) -> Arch {
     Arch {
         qkv_bias: true,
@@ -294,23 +317,7 @@ static ZOO: [ArchPreset; 21] = [
     ArchPreset {
         id: "deepseek-v3",
         name: "DeepSeek-V3",
-        arch: Arch {
-            mla: Some(Mla {
-                q_lora_rank: 1536.0,
-                kv_lora_rank: 512.0,
-                qk_nope_head_dim: 128.0,
-                qk_rope_head_dim: 64.0,
-                v_head_dim: 128.0,
-            }),
-            moe: Some(Moe {
-                shared_experts: 1.0,
-                shared_ffn: 2048.0,
-                dense_layers: 3.0,
-                router_bias: true,
-                ..routed(256.0, 8.0, 2048.0)
-            }),
-            ..dense(61.0, 7168.0, 128.0, 128.0, 192.0, 18432.0, 129280.0)
-        },
+        arch: deepseek_v3(128.0, 256.0, 3.0, 129280.0),
         source: concat!(
             "config.json of deepseek-ai/DeepSeek-V3: num_hidden_layers 61, hidden_size 7168, num_attention_heads 128, ",
             "MLA q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128; ",
@@ -407,23 +414,7 @@ static ZOO: [ArchPreset; 21] = [
     ArchPreset {
         id: "kimi-k2.5",
         name: "Kimi K2.5",
-        arch: Arch {
-            mla: Some(Mla {
-                q_lora_rank: 1536.0,
-                kv_lora_rank: 512.0,
-                qk_nope_head_dim: 128.0,
-                qk_rope_head_dim: 64.0,
-                v_head_dim: 128.0,
-            }),
-            moe: Some(Moe {
-                shared_experts: 1.0,
-                shared_ffn: 2048.0,
-                dense_layers: 1.0,
-                router_bias: true,
-                ..routed(384.0, 8.0, 2048.0)
-            }),
-            ..dense(61.0, 7168.0, 64.0, 64.0, 192.0, 18432.0, 163840.0)
-        },
+        arch: deepseek_v3(64.0, 384.0, 1.0, 163840.0),
         source: concat!(
             "text_config of moonshotai/Kimi-K2.5's config.json (Hugging Face hub; copy in ai-dynamo/aiconfigurator, ",
             "aic-core/src/aiconfigurator_core/model_configs/moonshotai--Kimi-K2.5_config.json, commit 095f58a51): ",
