@@ -27,6 +27,7 @@ mod profile_real;
 mod properties;
 mod reference;
 mod serving;
+mod serving_fit;
 mod serving_keys;
 mod serving_load;
 mod serving_step;
