@@ -30,6 +30,7 @@ mod serving;
 mod serving_fit;
 mod serving_keys;
 mod serving_load;
+mod serving_page;
 mod serving_step;
 mod speculative;
 mod train;

@@ -23,6 +23,7 @@
 
 pub mod fit;
 mod fitted;
+pub mod page;
 pub mod report;
 pub mod rows;
 
