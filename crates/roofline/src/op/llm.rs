@@ -549,14 +549,6 @@ impl Llm {
                     n(self.tp)
                 ));
             }
-            if (e / self.ep) % self.moe_ep != 0.0 {
-                return bad(format!(
-                    "must divide the {} routed experts of each group (E/ep = {}/{}): each of the moe_ep chips holds a whole share",
-                    n(e / self.ep),
-                    n(e),
-                    n(self.ep)
-                ));
-            }
         }
         self.shape.check_moe()?;
         // Grouped-query attention: each KV head serves a whole group of query heads (MLA has

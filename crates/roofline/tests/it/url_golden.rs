@@ -183,6 +183,36 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         }
         _ => {}
     }
+    if let Some(figure) = key.strip_prefix("load.") {
+        // Serving under load (issue 40): the load model's bound figures.
+        let (o, c) = loc(at)?;
+        let op = s.ops.get(o - 1).ok_or(format!("no op {o}"))?;
+        let chip = s.chips.get(c - 1).ok_or(format!("no chip {c}"))?;
+        let f = roofline::serving::load_figures(op, chip, &s.options)
+            .map_err(|e| format!("load figures failed: {e}"))?
+            .ok_or("no load figures (load=batch or not an llm)")?;
+        let at = f.at.as_ref();
+        if figure == "none" {
+            return match (&f.why_none, value) {
+                (None, "none") => Ok(()),
+                (Some(w), v) if v != "none" && w.starts_with(v) => Ok(()),
+                (w, v) => Err(format!("why none {w:?}, want {v:?}")),
+            };
+        }
+        return num(
+            match figure {
+                "ttft" => at.map(|a| a.ttft),
+                "tpot" => at.map(|a| a.tpot),
+                "requests_per_s" => at.map(|a| a.requests_per_s),
+                "tokens_per_s" => f.tokens_per_s,
+                "running_batch" => at.map(|a| a.running),
+                "saturation_qps" => f.saturation_qps,
+                "goodput_qps" => f.goodput_qps,
+                k => return Err(format!("unknown load figure {k}")),
+            },
+            value,
+        );
+    }
     let serving_key = matches!(
         key,
         "max_batch" | "ttft" | "tpot" | "tokens_per_s_chip" | "tokens_per_s_seq" | "requests_per_s"
