@@ -555,6 +555,8 @@ pub struct LoadFigures {
     pub why_none: Option<String>,
     /// What the row says about how the figures were obtained.
     pub notes: Vec<String>,
+    /// The derivation: each equation of the figures beside its numbers.
+    pub derivation: Vec<String>,
 }
 
 /// The load figures of `op` on `chip` (see the module docs); `Ok(None)` for another kind or
@@ -594,6 +596,7 @@ pub fn figures(m: &LoadModel, timing: &dyn Timing) -> Result<LoadFigures, Error>
         goodput_none: None,
         why_none: None,
         notes: Vec::new(),
+        derivation: Vec::new(),
     };
     if let Some(why) = m.no_request() {
         out.why_none = Some(why.clone());
@@ -673,7 +676,128 @@ pub fn figures(m: &LoadModel, timing: &dyn Timing) -> Result<LoadFigures, Error>
         }
     }
     out.notes = notes;
+    out.derivation = derivation(m, &out);
     Ok(out)
+}
+
+fn ms(t: f64) -> String {
+    crate::units::format_quantity(t, crate::units::Unit::Seconds)
+}
+
+/// The figures' derivation, in the book's notation beside the numbers (`docs/serving.md`).
+fn derivation(m: &LoadModel, f: &LoadFigures) -> Vec<String> {
+    use super::pattern::Regime;
+    let l = m.llm();
+    let r = &m.resolved;
+    let sig = |x: f64| format_sig(x, 4);
+    let (p, g) = (l.prompt, l.output - 1.0);
+    let mut v = vec![format!(
+        "P = {}, G = {}, P_h = min(⌊prefix_hit·P⌋, P − 1) = {} cached, P_n = {} prefilled; K = {}; cap = min(max_seqs {}, pool {}{}) = {}",
+        format_exact(p),
+        format_exact(l.output),
+        format_exact(r.prompt_hit),
+        format_exact(r.prompt_new),
+        r.budget.map_or("∞ (whole prompts)".into(), format_exact),
+        format_exact(r.max_seqs),
+        format_exact(r.pool_seqs),
+        r.budget
+            .filter(|_| r.defaults.pattern == Pattern::Mixed)
+            .map_or(String::new(), |k| format!(", K {}", format_exact(k))),
+        format_exact(r.cap),
+    )];
+    let Some(o) = &f.at else {
+        if let Some(w) = &f.why_none {
+            v.push(w.clone());
+        }
+        return v;
+    };
+    let s = &o.state;
+    let n = o.running;
+    v.push(format!(
+        "N = {} requests inside; m = {} chunks per prompt; {}",
+        sig(n),
+        sig(s.chunks),
+        match s.regime {
+            Regime::Apart => "prompts apart",
+            Regime::Overlap => "prompts overlap: every step carries prefill",
+            Regime::BudgetBound => "the budget binds: every step holds K tokens",
+        }
+    ));
+    for st in &s.steps {
+        v.push(format!(
+            "step: {} = {} ({} of each cycle; {}-bound, {} the largest part at {:.0} %)",
+            st.what,
+            ms(st.time.t),
+            sig(st.count),
+            st.time.bound.as_str(),
+            st.time.binding_part,
+            100.0 * st.time.binding_share
+        ));
+    }
+    if r.defaults.pattern == Pattern::Mixed && s.regime == Regime::Apart && g > 0.0 {
+        let nd = (n.max(1.0) - 1.0) * s.chunks;
+        v.push(format!(
+            "TPOT = [(N − 1)·Σ_j t_j + (g − (N − 1)·m)·t_d] / g, g = G − 1 = {}: [{}·Σ_j t_j + {}·t_d] / {} = {}",
+            format_exact(g),
+            sig(n.max(1.0) - 1.0),
+            sig(g - nd),
+            format_exact(g),
+            ms(o.tpot)
+        ));
+    } else {
+        v.push(format!(
+            "TPOT = the mean step time a decoding request sees over the pattern = {}",
+            ms(o.tpot)
+        ));
+    }
+    v.push(format!(
+        "TTFT = W + E[t²]/(2·E[t]) + own prefill = {} + {} + {} = {}",
+        ms(o.queue_wait),
+        ms(s.residual),
+        ms((o.ttft - o.queue_wait - s.residual).max(0.0)),
+        ms(o.ttft)
+    ));
+    match l.load {
+        Load::Rate => v.push(format!(
+            "open loop: λ = {} req/s = N̄ / (TTFT_e + g·TPOT) at N̄ = {}; W = ½·C(cap, N̄)·S/(cap − N̄) = {}",
+            sig(o.requests_per_s),
+            sig(n),
+            ms(o.queue_wait)
+        )),
+        _ => v.push(format!(
+            "closed loop: X = N / (TTFT_e + g·TPOT) = {} / ({} + {}·{}) = {} req/s; W = (c − N)/X = {}",
+            sig(n),
+            ms(o.ttft - o.queue_wait),
+            format_exact(g),
+            ms(o.tpot),
+            sig(o.requests_per_s),
+            ms(o.queue_wait)
+        )),
+    }
+    if let Some(t) = f.tokens_per_s {
+        v.push(format!(
+            "tokens/s = X·G = {}; per chip / {} = {}; per request 1/TPOT = {}",
+            sig(t),
+            format_exact(f.chips),
+            sig(t / f.chips),
+            sig(1.0 / o.tpot)
+        ));
+    }
+    if let Some(sat) = f.saturation_qps {
+        v.push(format!(
+            "saturation = cap / (TTFT_e + g·TPOT) at N = cap = {} req/s",
+            sig(sat)
+        ));
+    }
+    match (f.goodput_qps, &f.goodput_none) {
+        (Some(q), _) => v.push(format!(
+            "goodput = the largest rate with mean TTFT ≤ ttft_max and TPOT ≤ tpot_max = {} req/s",
+            sig(q)
+        )),
+        (None, Some(w)) => v.push(format!("goodput: {w}")),
+        _ => {}
+    }
+    v
 }
 
 fn cap_words(r: &Resolved) -> String {

@@ -51,7 +51,7 @@ fn prompts_apart_by_hand() {
     let f = load_figures(&op, &h100, &Options::default())
         .unwrap()
         .unwrap();
-    let at = f.at.unwrap();
+    let at = f.at.clone().unwrap();
     assert_eq!((at.running, at.queued), (8.0, 0.0));
     assert_eq!(at.state.regime, Regime::Apart);
     close(at.tpot, tpot, 1e-12, "tpot");
@@ -59,6 +59,13 @@ fn prompts_apart_by_hand() {
     close(at.requests_per_s, x, 1e-12, "X");
     close(f.tokens_per_s.unwrap(), 256.0 * x, 1e-12, "tokens/s = X·G");
     close(f.tokens_per_s_seq.unwrap(), 1.0 / tpot, 1e-12, "1/tpot");
+    // The derivation writes the equations beside these numbers.
+    let d = f.derivation.join("\n");
+    assert!(d.contains("[7·Σ_j t_j + 248·t_d] / 255"), "{d}");
+    assert!(
+        d.contains("N = 8 requests inside; m = 1 chunks per prompt; prompts apart"),
+        "{d}"
+    );
     // Little's law over the whole loop.
     close(
         8.0,

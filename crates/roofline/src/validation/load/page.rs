@@ -68,6 +68,8 @@ pub struct LoadRow {
     pub basis: Option<Basis>,
     /// What the row says about how the figures were obtained.
     pub notes: Vec<String>,
+    /// The bound's derivation, each equation beside its numbers.
+    pub derivation: Vec<String>,
 }
 
 fn band(x: Option<f64>, b: Option<(f64, f64)>) -> (Option<f64>, Option<f64>) {
@@ -102,6 +104,7 @@ pub fn load_row(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<LoadRow>,
         goodput_none: f.goodput_none.clone(),
         why_none: f.why_none.clone(),
         notes: f.notes.clone(),
+        derivation: f.derivation.clone(),
         ..LoadRow::default()
     };
     row.ttft.bound = at.map(|o| o.ttft);
