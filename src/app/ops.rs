@@ -120,7 +120,7 @@ fn OpCard(
         });
         match result {
             Err(e) => super::report(e),
-            Ok(()) if kind == "train" => set_log_axes(c),
+            Ok(()) if Op::default_for(&kind).is_ok_and(|o| log_axes_for(&o)) => set_log_axes(c),
             Ok(()) => {}
         }
     };

@@ -30,7 +30,7 @@ pub const SAMPLE_PROFILE: &str = include_str!("../../assets/sample-profile.csv")
 /// Where the sample's numbers come from, as the summary and the button's title say.
 pub const SAMPLE_SOURCE: &str = "the sample profile (synthetic, not measured: LLaMA 3.1 8B decode \
     kernels at B = 64, context 4096, on one H100 in bf16; each time = its roofline bound × the \
-    validation set's fitted factor, 1.287 for HBM, + 3 µs per launch)";
+    validation set's fitted factor as of set 2026-11-26.4, 1.287 for HBM, + 3 µs per launch)";
 
 /// The roofline measured kernels are placed against: the first chip's nominal peak for the
 /// first operation's dtype (else bf16) and its HBM bandwidth, with a caption saying so.

@@ -13,7 +13,10 @@
 
 use roofline::arch::json::Value;
 use roofline::units::{format_exact, Unit};
-use roofline::validation::{report, Report, Row, Summary, TermReport, Work};
+use roofline::validation::{
+    binomial_range, report, FamilyFactor, KindBand, Report, Row, Summary, TailSummary, TermReport,
+    Work,
+};
 use serde::Serialize;
 
 use super::cell::Cell;
@@ -38,6 +41,17 @@ pub struct ValidationPage {
     pub terms: Vec<TermLine>,
     /// One row per point.
     pub rows: Vec<PageRow>,
+    /// What the nested hold-out held out, in words (issue 39).
+    pub held_out: String,
+    /// The band coverage: `overall`, then each kind of work ([`coverage_text`]).
+    pub coverage: Vec<Line>,
+    /// The family factors and kind biases with the figures that decided them: a line per
+    /// family (`hopper`), then per kind (`gemm`) ([`factor_text`], [`kind_text`]).
+    pub factors: Vec<Line>,
+    /// Each tail's nested error with and without its terms ([`tail_text`]).
+    pub tails: Vec<Line>,
+    /// The old (not nested) figure over the whole set, named for what it is ([`old_text`]).
+    pub old: String,
 }
 
 /// A summary line and its group (`data-group`).
@@ -84,6 +98,15 @@ pub struct PageRow {
     pub predicted: Option<f64>,
     /// [`validation_cells`].
     pub cells: Vec<PageCell>,
+    /// What its held-out expectation rests on: `chip`, `family`, `pooled`, or `none` where it
+    /// has none (issue 39).
+    pub basis: String,
+    /// The basis in words, with the points it names, or why there is no expectation.
+    pub basis_title: String,
+    /// Whether the measured time lies in the held-out expectation's band; `None` without one.
+    pub covered: Option<bool>,
+    /// The tail it belongs to (`fp8-training`), if any.
+    pub tail: Option<String>,
 }
 
 /// A cell of a row, as [`Cell`] with owned names.
@@ -113,7 +136,37 @@ impl ValidationPage {
                 .chain(&r.by_family)
                 .map(|s| line(s, &s.label)),
         );
+        let mut coverage = vec![line_of(&r.overall, "overall", coverage_text)];
+        coverage.extend(
+            r.by_work
+                .iter()
+                .map(|s| line_of(s, &s.label, coverage_text)),
+        );
+        let mut factors: Vec<Line> = r
+            .families
+            .iter()
+            .map(|f| Line {
+                group: f.family.id().to_string(),
+                text: factor_text(f),
+            })
+            .collect();
+        factors.extend(r.kinds.iter().map(|k| Line {
+            group: k.work.as_str().to_string(),
+            text: kind_text(k),
+        }));
         ValidationPage {
+            held_out: r.held_out.to_string(),
+            coverage,
+            factors,
+            tails: r
+                .tails
+                .iter()
+                .map(|t| Line {
+                    group: t.tail.id().to_string(),
+                    text: tail_text(t),
+                })
+                .collect(),
+            old: old_text(&r.overall),
             set_version: r.set_version.to_string(),
             summaries,
             terms: r
@@ -167,11 +220,27 @@ impl ValidationPage {
             .iter()
             .map(PageRow::from_value)
             .collect::<Result<_, String>>()?;
+        let lines = |k: &str| -> Result<Vec<Line>, String> {
+            DOC.list(&v, k)?
+                .iter()
+                .map(|l| {
+                    Ok(Line {
+                        group: DOC.text(l, "group")?,
+                        text: DOC.text(l, "text")?,
+                    })
+                })
+                .collect()
+        };
         Ok(ValidationPage {
             set_version: DOC.text(&v, "set_version")?,
             summaries,
             terms,
             rows,
+            held_out: DOC.text(&v, "held_out")?,
+            coverage: lines("coverage")?,
+            factors: lines("factors")?,
+            tails: lines("tails")?,
+            old: DOC.text(&v, "old")?,
         })
     }
 }
@@ -206,6 +275,16 @@ impl PageRow {
                 .ok_or("a row of the validation data has no measured time")?,
             predicted: DOC.number(r, "predicted")?,
             cells,
+            basis: DOC.text(r, "basis")?,
+            basis_title: DOC.text(r, "basis_title")?,
+            covered: match DOC.field(r, "covered")? {
+                Value::Null => None,
+                b => Some(
+                    b.as_bool()
+                        .ok_or("the validation data's \"covered\" is not true, false or null")?,
+                ),
+            },
+            tail: DOC.opt_text(r, "tail")?,
         })
     }
 
@@ -221,6 +300,14 @@ impl PageRow {
             source: format!("{}: {}", p.tier.label(), p.source),
             measured_s: p.measured_s,
             predicted: row.predicted.as_ref().ok().copied(),
+            basis: row
+                .held_out
+                .as_ref()
+                .map_or("none", |e| e.basis.id())
+                .to_string(),
+            basis_title: basis_title(row),
+            covered: row.covered,
+            tail: row.tail.map(|t| t.id().to_string()),
             cells: validation_cells(row)
                 .into_iter()
                 .map(|c| PageCell {
@@ -339,6 +426,15 @@ pub fn term_text(t: &TermReport) -> String {
             " added to the compute coefficient in an LLM step".into()
         }
         roofline::validation::Term::Moe => " added to the ratio".into(),
+        roofline::validation::Term::Fp8Training => {
+            " per unit of an FP8 training step's compute time over its bound".into()
+        }
+        roofline::validation::Term::EpOverlap => {
+            " of the share an expert-parallel step's two micro-batches hide, taken off".into()
+        }
+        roofline::validation::Term::CollLatency => {
+            " × NCCL's own latency per call (v2.20.5's cost model)".into()
+        }
     };
     format!(
         "{} ({}): {}, coefficient {:.3}{at}, explains {} of the bare roofline's residual; held \
@@ -417,4 +513,153 @@ pub fn validation_cells(row: &Row) -> Vec<Cell> {
         None => out.push(none("ratio", "not predicted")),
     }
     out
+}
+
+fn line_of(s: &Summary, group: &str, text: fn(&Summary) -> String) -> Line {
+    Line {
+        group: group.to_string(),
+        text: text(s),
+    }
+}
+
+fn pct(v: f64) -> String {
+    format!("{:.1}%", 100.0 * v)
+}
+
+fn pct_or(v: Option<f64>) -> String {
+    v.map_or("—".into(), pct)
+}
+
+/// A group's band coverage: `gemm: 19 of 24 points with a band measured inside it (79.2%);
+/// the central 95% binomial range around 80% of 24 is 15–23: met`.
+pub fn coverage_text(s: &Summary) -> String {
+    if s.with_band == 0 {
+        return format!("{}: no point has a held-out band", s.label);
+    }
+    let (lo, hi) = binomial_range(s.with_band, 0.8, 0.95);
+    let share = s.covered as f64 / s.with_band as f64;
+    let (target, met) = if s.label == "all" {
+        (
+            "the target is 75–85%".to_string(),
+            (0.75..=0.85).contains(&share),
+        )
+    } else {
+        (
+            format!(
+                "the central 95% binomial range around 80% of {} is {lo}–{hi}",
+                s.with_band
+            ),
+            (lo..=hi).contains(&s.covered),
+        )
+    };
+    format!(
+        "{}: {} of {} points with a band measured inside their own held-out p10–p90 band ({}); {target}: {}",
+        s.label,
+        s.covered,
+        s.with_band,
+        pct(share),
+        if met { "met" } else { "missed" }
+    )
+}
+
+/// A family factor and what decided it: `hopper: factor 1.25 pooled (each of its 97 points
+/// with a factor from the other sources: median 29.8%, p90 57.8% against 25.9%, 59.5%
+/// without)`.
+pub fn factor_text(f: &FamilyFactor) -> String {
+    if f.tried_on == 0 {
+        return format!(
+            "{}: pooled (no point has {} other points of its family from other sources to give it a factor)",
+            f.family.id(),
+            roofline::validation::MIN_POINTS
+        );
+    }
+    format!(
+        "{}: factor {:.3} {} (each of its {} points with a factor from the other sources' points of the family: held-out median {}, p90 {}, against {}, {} without)",
+        f.family.id(),
+        f.factor,
+        if f.kept {
+            "kept: both figures lower with it"
+        } else {
+            "not kept, the family is pooled: it does not lower both figures"
+        },
+        f.tried_on,
+        pct(f.with.0),
+        pct(f.with.1),
+        pct(f.without.0),
+        pct(f.without.1)
+    )
+}
+
+/// A kind's bias and band and what decided them.
+pub fn kind_text(k: &KindBand) -> String {
+    format!(
+        "{}: {} residuals from {} sources; bias {} ({}: held-out median {}, p90 {} with it against {}, {} without); band {:.3}–{:.3} of the expectation ({})",
+        k.work.as_str(),
+        k.n,
+        k.sources,
+        if k.kept {
+            format!("{:.3}", k.bias)
+        } else {
+            "none".to_string()
+        },
+        if k.kept { "kept" } else { "not kept" },
+        pct(k.with.0),
+        pct(k.with.1),
+        pct(k.without.0),
+        pct(k.without.1),
+        k.lo,
+        k.hi,
+        if k.pooled_band {
+            "every kind's residuals: this kind's come from too few sources"
+        } else {
+            "this kind's residuals"
+        }
+    )
+}
+
+/// A tail's nested error with and without the tails' terms, and the old figure.
+pub fn tail_text(t: &TailSummary) -> String {
+    format!(
+        "{} ({} points, {} with a held-out expectation): nested |error| median {}, p90 {} with the tails' terms; {}, {} without them; the old figure {}, {}",
+        t.tail.label(),
+        t.total,
+        t.with_expectation,
+        pct_or(t.with_terms.0),
+        pct_or(t.with_terms.1),
+        pct_or(t.without_terms.0),
+        pct_or(t.without_terms.1),
+        pct_or(t.old.0),
+        pct_or(t.old.1)
+    )
+}
+
+/// The old figure, named for what it is.
+pub fn old_text(s: &Summary) -> String {
+    format!(
+        "Before the nested hold-out (terms chosen on every point, its own source included; each point's model fitted without its source; no family factor or kind bias): median {}, p90 {}. The figures above are nested: nothing of a point's source enters its expectation.",
+        pct_or(s.old_median_abs_error),
+        pct_or(s.old_p90_abs_error)
+    )
+}
+
+/// A row's basis in words: the points it names, or why there is no expectation.
+fn basis_title(row: &Row) -> String {
+    match (&row.held_out, &row.predicted) {
+        (Some(e), _) => {
+            let pts = if e.basis_points.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", e.basis_points.join(", "))
+            };
+            format!(
+                "rests on {} (without this point's source){pts}",
+                e.basis.label()
+            )
+        }
+        (None, Err(why)) => format!("no expectation: not expressed ({why})"),
+        (None, Ok(_)) => format!(
+            "no expectation: without this point's source the set has no {} point",
+            row.point.family.id()
+        ),
+    }
 }

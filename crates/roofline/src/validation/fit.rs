@@ -109,7 +109,27 @@ pub struct Features {
     pub multi_chip: f64,
     /// 1 for a mixture of experts, else 0.
     pub moe: f64,
+    /// A training step whose compute dtype is 8-bit or narrower (FP8, FP4): its compute time
+    /// over its bound (`T_math / T_lower`, whatever binds the step); else 0. Transformer Engine runs only
+    /// the linear layers' GEMMs in FP8 (its docs: "FP8 ... for the GEMMs in Linear layers"):
+    /// attention's core stays in BF16 and each FP8 GEMM adds casts and scaling, so such a
+    /// step's compute reaches less of the FP8 peak its bound assumes.
+    pub narrow_train: f64,
+    /// An LLM prefill with expert parallelism (`ep > 1`): the share of its bound that two
+    /// micro-batches can hide, `min(network, 1 − network)` (DeepSeek's two-micro-batch overlap:
+    /// one micro-batch's dispatch and combine run under the other's computation), which the
+    /// bound, summing its parts, counts in full; else 0. Prefill only: in decoding, DeepSeek's
+    /// profile notes, "the system waits for the all-to-all communication to complete after the
+    /// computation has finished".
+    pub ep_overlap: f64,
+    /// A GPU collective (all-reduce, all-gather, reduce-scatter): the latency NCCL's own cost
+    /// model (`src/graph/tuning.cc`, v2.20.5) assigns to one call, over the compared figure
+    /// ([`nccl_latency`]); else 0.
+    pub coll_latency: f64,
 }
+
+/// How many numbers [`Features::to_array`] stores.
+pub const N_FEATURES: usize = 10;
 
 impl Features {
     /// The features of `op` analysed as `a`, for a compared figure of `figure` seconds that
@@ -146,11 +166,16 @@ impl Features {
         // prefill: a launch per part, a step overhead), or a whole training step (neither).
         let work = a.op.workload();
         let step = matches!(work, Some(Workload::Decode | Workload::Prefill));
-        let kernel = !step && work != Some(Workload::Training);
+        let training = work == Some(Workload::Training);
+        let kernel = !step && !training;
         let num = |k: &str| op.get_num(k).unwrap_or(1.0);
         let per = |s: f64| if figure > 0.0 { s / figure } else { 0.0 };
         // The chips a step's collectives span: its tensor- and expert-parallel group.
         let group = num("tp") * num("ep");
+        let narrow = op
+            .get("act")
+            .and_then(|d| crate::dtype::DType::from_id(&d))
+            .is_some_and(|d| d.bytes() <= 1.0);
         Features {
             split,
             launch: if kernel { per(1e-6) } else { 0.0 },
@@ -161,11 +186,23 @@ impl Features {
                 0.0
             },
             moe: f64::from(num("experts") > 1.0),
+            narrow_train: if training && narrow && a.t_lower > 0.0 {
+                a.t_math / a.t_lower
+            } else {
+                0.0
+            },
+            ep_overlap: if work == Some(Workload::Prefill) && num("ep") > 1.0 {
+                split.network.min(1.0 - split.network)
+            } else {
+                0.0
+            },
+            coll_latency: nccl_latency(op).map_or(0.0, per),
         }
     }
 
-    /// As stored (`fitted.rs`): compute, memory, network, launch, step, multi-chip, MoE.
-    pub fn to_array(self) -> [f64; 7] {
+    /// As stored (`fitted.rs`): compute, memory, network, launch, step, multi-chip, MoE,
+    /// narrow training, EP overlap, collective latency.
+    pub fn to_array(self) -> [f64; N_FEATURES] {
         let s = self.split;
         [
             s.compute,
@@ -175,11 +212,14 @@ impl Features {
             self.step,
             self.multi_chip,
             self.moe,
+            self.narrow_train,
+            self.ep_overlap,
+            self.coll_latency,
         ]
     }
 
     /// The inverse of [`Features::to_array`].
-    pub fn from_array(v: [f64; 7]) -> Self {
+    pub fn from_array(v: [f64; N_FEATURES]) -> Self {
         Features {
             split: Split {
                 compute: v[0],
@@ -190,6 +230,9 @@ impl Features {
             step: v[4],
             multi_chip: v[5],
             moe: v[6],
+            narrow_train: v[7],
+            ep_overlap: v[8],
+            coll_latency: v[9],
         }
     }
 }
@@ -202,6 +245,70 @@ fn collectives(a: &crate::analysis::Analysis) -> f64 {
         .filter(|p| p.t_link > 0.0)
         .map(|p| p.repeat)
         .sum()
+}
+
+/// NCCL's cost model (`src/graph/tuning.cc` at tag v2.20.5-1, `baseLat` and `hwLat`, µs), the
+/// constants of the protocols that carry small messages: LL for ring and tree (base 6.6 and
+/// 6.8 µs, then 0.6 µs per NVLink step and 2.7 (ring) or 5.0 (tree) per network step) and
+/// Simple for NVLS (23 µs within a node, its only protocol).
+mod nccl {
+    pub const RING_BASE: f64 = 6.6;
+    pub const TREE_BASE: f64 = 6.8;
+    pub const NVLINK_STEP: f64 = 0.6;
+    pub const RING_NET_STEP: f64 = 2.7;
+    pub const TREE_NET_STEP: f64 = 5.0;
+    pub const NVLS: f64 = 23.0;
+}
+
+/// The latency NCCL's cost model gives one call of a GPU collective `op` (an all-reduce,
+/// all-gather or reduce-scatter over a node or a cluster of nodes, not a TPU torus), in
+/// seconds: its `latencies[coll][algo][proto]`, for the algorithm the link names (NVLS where
+/// `sharp=yes` within a node; else the smaller of ring and tree for an all-reduce, ring for the
+/// others) with the small-message protocol. A ring of `n` ranks over `m` nodes runs `2(n − 1)`
+/// steps for an all-reduce (`n − 1` for the others), `2(m − 1)` of them (`m − 1`) over the
+/// network; a tree `2((n/m − 1)` NVLink hops `+ log2 m` network hops). `None` for any other op.
+pub fn nccl_latency(op: &crate::op::Op) -> Option<f64> {
+    use nccl::*;
+    let kind = op.get("kind")?;
+    let topology = op.get("topology")?;
+    if !matches!(topology.as_str(), "node" | "cluster" | "ring" | "line") {
+        return None;
+    }
+    let n = op.get_num("n")?;
+    if n < 2.0 {
+        return None;
+    }
+    // Ranks per node: a cluster's first level (`levels=8/4`), else one node.
+    let per_node = match topology.as_str() {
+        "cluster" => op
+            .get("levels")
+            .and_then(|l| {
+                l.split('/')
+                    .next()
+                    .and_then(|x| x.trim().parse::<f64>().ok())
+            })
+            .filter(|p| *p >= 1.0)
+            .unwrap_or(n)
+            .min(n),
+        _ => n,
+    };
+    let nodes = (n / per_node).ceil().max(1.0);
+    let ring =
+        |steps: f64, inter: f64| RING_BASE + (steps - inter) * NVLINK_STEP + inter * RING_NET_STEP;
+    let us = match kind.as_str() {
+        "allreduce" => {
+            if nodes == 1.0 && op.get("sharp").as_deref() == Some("yes") {
+                NVLS
+            } else {
+                let tree = TREE_BASE
+                    + 2.0 * ((per_node - 1.0) * NVLINK_STEP + nodes.log2() * TREE_NET_STEP);
+                ring(2.0 * (n - 1.0), 2.0 * (nodes - 1.0)).min(tree)
+            }
+        }
+        "allgather" | "reducescatter" => ring(n - 1.0, nodes - 1.0),
+        _ => return None,
+    };
+    Some(us * 1e-6)
 }
 
 /// A term of the model: `measured / T_lower ≈ Σ coefficient × feature`.
@@ -231,6 +338,17 @@ pub enum Term {
     /// of the peak than one large kernel: added to the compute coefficient for the step's
     /// compute share.
     StepCompute,
+    /// A training step computing in 8-bit or narrower numbers reaches less of that peak
+    /// (attention in BF16, casts and scaling around each FP8 GEMM): coefficient × its compute
+    /// time over its bound, added to the ratio.
+    Fp8Training,
+    /// An expert-parallel step's dispatch and combine hide under the other micro-batch's
+    /// computation (DeepSeek's two-micro-batch overlap): the coefficient of the hidden share,
+    /// taken off the ratio.
+    EpOverlap,
+    /// A GPU collective's fixed latency per call as NCCL's own cost model gives it: coefficient
+    /// × that latency added to the figure.
+    CollLatency,
 }
 
 impl Term {
@@ -240,14 +358,20 @@ impl Term {
     /// The terms kept only where they lower the held-out error.
     /// The fractions of a model step first (a resource's fraction, like the three above), then
     /// the overheads.
-    pub const CANDIDATES: [Term; 6] = [
+    pub const CANDIDATES: [Term; 9] = [
         Term::StepMemory,
         Term::StepCompute,
         Term::Launch,
         Term::Step,
         Term::MultiChip,
         Term::Moe,
+        Term::Fp8Training,
+        Term::EpOverlap,
+        Term::CollLatency,
     ];
+    /// The terms added for the tails (issue 39), each with its mechanism's own source:
+    /// `./dev validate` prints each tail's nested error with and without them.
+    pub const TAILS: [Term; 3] = [Term::Fp8Training, Term::EpOverlap, Term::CollLatency];
 
     /// A short id.
     pub fn id(self) -> &'static str {
@@ -261,6 +385,9 @@ impl Term {
             Term::Moe => "moe",
             Term::StepMemory => "step-memory",
             Term::StepCompute => "step-compute",
+            Term::Fp8Training => "fp8-training",
+            Term::EpOverlap => "ep-overlap",
+            Term::CollLatency => "collective-latency",
         }
     }
 
@@ -276,6 +403,9 @@ impl Term {
             Term::Moe => "MoE load imbalance",
             Term::StepMemory => "HBM bandwidth an LLM step reaches below a kernel's",
             Term::StepCompute => "peak an LLM step reaches below a kernel's",
+            Term::Fp8Training => "peak an FP8 training step reaches below a BF16 one's",
+            Term::EpOverlap => "EP dispatch and combine hidden under compute",
+            Term::CollLatency => "NCCL's latency per collective call",
         }
     }
 
@@ -293,6 +423,10 @@ impl Term {
             Term::StepMemory if f.step > 0.0 => f.split.memory,
             Term::StepCompute if f.step > 0.0 => f.split.compute,
             Term::StepMemory | Term::StepCompute => 0.0,
+            Term::Fp8Training => f.narrow_train,
+            // Hidden time comes off the ratio: a negative feature under a coefficient ≥ 0.
+            Term::EpOverlap => -f.ep_overlap,
+            Term::CollLatency => f.coll_latency,
         }
     }
 }
@@ -335,69 +469,96 @@ fn offset(terms: &[Term], f: &Features) -> f64 {
         .sum()
 }
 
-/// Rounds of reweighting in [`fit_model`].
+/// Most rounds of reweighting in [`fit_model`].
 pub const ROUNDS: usize = 100;
 
 /// Fits `terms` on `(features, measured / T_lower)` pairs: the coefficients `a ≥ 0` that
 /// minimise `Σ |model ratio / measured ratio − 1|` (least absolute relative error), by
-/// iteratively reweighted least squares ([`ROUNDS`] rounds from equal weights), then polished
-/// to the vertex it approaches (an L1 optimum fits some points exactly). Deterministic.
-/// `None` with fewer points than terms.
+/// iteratively reweighted least squares from equal weights, each round a non-negative least
+/// squares solve ([`Normal::nnls`]). An L1 optimum sits on a vertex (it fits some points
+/// exactly): every ten rounds the vertex the fit approaches is taken ([`polish`]), and the
+/// rounds stop once two such vertices agree bit for bit (else after [`ROUNDS`] rounds).
+/// Deterministic. `None` with fewer points than terms.
 pub fn fit_model(data: &[(Features, f64)], terms: &[Term]) -> Option<Model> {
     if data.len() < terms.len().max(1) {
         return None;
     }
-    let rows: Vec<(Vec<f64>, f64)> = data
-        .iter()
-        .map(|(f, r)| {
-            let x = terms.iter().map(|t| t.x(f) / r).collect();
-            (x, 1.0 - offset(terms, f) / r)
-        })
-        .collect();
-    let mut w = vec![1.0; rows.len()];
-    let mut a = vec![0.0; terms.len()];
-    for _ in 0..ROUNDS {
-        a = nonneg_weighted_lsq(&rows, &w)?;
-        for (wi, (x, y)) in w.iter_mut().zip(&rows) {
-            let res = (dot(x, &a) - y).abs();
-            *wi = 1.0 / res.max(1e-6);
+    let rows = Rows::of(data, terms);
+    let mut w = vec![1.0; rows.n];
+    let mut a = vec![0.0; rows.k];
+    let mut vertex: Option<Vec<f64>> = None;
+    for round in 1..=ROUNDS {
+        a = Normal::of(&rows, &w).nnls();
+        for (i, wi) in w.iter_mut().enumerate() {
+            *wi = 1.0 / rows.residual(i, &a).abs().max(1e-6);
+        }
+        if round % 10 == 0 {
+            let v = polish(&rows, a.clone());
+            if vertex.as_ref() == Some(&v) {
+                break;
+            }
+            vertex = Some(v);
         }
     }
     Some(Model {
         terms: terms.to_vec(),
-        coef: polish(&rows, a),
+        coef: vertex.unwrap_or_else(|| polish(&rows, a)),
     })
 }
 
-/// The L1 objective `Σ |x·a − y|`.
-fn l1(rows: &[(Vec<f64>, f64)], a: &[f64]) -> f64 {
-    rows.iter().map(|(x, y)| (dot(x, a) - y).abs()).sum()
+/// The fit's rows: `x_i = feature_i / measured` per term, `y = 1 − offset / measured`, flat.
+struct Rows {
+    n: usize,
+    k: usize,
+    x: Vec<f64>,
+    y: Vec<f64>,
+}
+
+impl Rows {
+    fn of(data: &[(Features, f64)], terms: &[Term]) -> Rows {
+        let (n, k) = (data.len(), terms.len());
+        let mut x = Vec::with_capacity(n * k);
+        let mut y = Vec::with_capacity(n);
+        for (f, r) in data {
+            x.extend(terms.iter().map(|t| t.x(f) / r));
+            y.push(1.0 - offset(terms, f) / r);
+        }
+        Rows { n, k, x, y }
+    }
+
+    fn row(&self, i: usize) -> &[f64] {
+        &self.x[i * self.k..(i + 1) * self.k]
+    }
+
+    /// `x_i · a − y_i`.
+    fn residual(&self, i: usize, a: &[f64]) -> f64 {
+        dot(self.row(i), a) - self.y[i]
+    }
+
+    /// The L1 objective `Σ |x·a − y|`.
+    fn l1(&self, a: &[f64]) -> f64 {
+        (0..self.n).map(|i| self.residual(i, a).abs()).sum()
+    }
 }
 
 /// Reweighting approaches an L1 optimum slowly where it sits on a vertex: the coefficients
 /// that fit exactly the points nearest to the fit, one per non-zero coefficient. Takes that
 /// vertex when it is non-negative and no worse.
-fn polish(rows: &[(Vec<f64>, f64)], a: Vec<f64>) -> Vec<f64> {
+fn polish(rows: &Rows, a: Vec<f64>) -> Vec<f64> {
     let free: Vec<usize> = (0..a.len()).filter(|i| a[*i] > 0.0).collect();
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by(|&i, &j| {
-        let r = |k: usize| (dot(&rows[k].0, &a) - rows[k].1).abs();
-        r(i).total_cmp(&r(j))
-    });
-    let exact: Vec<(Vec<f64>, f64)> = order
-        .iter()
-        .take(free.len())
-        .map(|&i| rows[i].clone())
-        .collect();
-    let ones = vec![1.0; exact.len()];
-    let Some(sol) = solve_subset(&exact, &ones, &free) else {
+    let mut order: Vec<usize> = (0..rows.n).collect();
+    let res: Vec<f64> = (0..rows.n).map(|i| rows.residual(i, &a).abs()).collect();
+    order.sort_by(|&i, &j| res[i].total_cmp(&res[j]));
+    let exact: Vec<usize> = order.into_iter().take(free.len()).collect();
+    let ones = vec![1.0; rows.n];
+    let Some(sol) = Normal::of_rows(rows, &ones, &exact).solve(&free) else {
         return a;
     };
     let mut v = vec![0.0; a.len()];
     for (i, x) in free.iter().zip(sol) {
         v[*i] = x;
     }
-    if v.iter().all(|x| *x >= 0.0) && l1(rows, &v) <= l1(rows, &a) {
+    if v.iter().all(|x| *x >= 0.0) && rows.l1(&v) <= rows.l1(&a) {
         v
     } else {
         a
@@ -408,73 +569,121 @@ fn dot(x: &[f64], a: &[f64]) -> f64 {
     x.iter().zip(a).map(|(p, q)| p * q).sum()
 }
 
-/// `min Σ w (x·a − y)²` over `a ≥ 0`: the unconstrained solution when it is non-negative, else
-/// the best over every subset of free coefficients (the others at 0). The normal equations are
-/// summed once ([`Normal`]) and each subset solves its part of them.
-fn nonneg_weighted_lsq(rows: &[(Vec<f64>, f64)], w: &[f64]) -> Option<Vec<f64>> {
-    let k = rows.first()?.0.len();
-    let normal = Normal::of(rows, w);
-    let objective = |a: &[f64]| -> f64 {
-        rows.iter()
-            .zip(w)
-            .map(|((x, y), wi)| wi * (dot(x, a) - y).powi(2))
-            .sum()
-    };
-    let mut best: Option<(f64, Vec<f64>)> = None;
-    for mask in (1..1u32 << k).rev() {
-        let free: Vec<usize> = (0..k).filter(|i| mask & (1 << i) != 0).collect();
-        let Some(sol) = normal.solve(&free) else {
-            continue;
-        };
-        if sol.iter().any(|v| *v < 0.0) {
-            continue;
-        }
-        let mut a = vec![0.0; k];
-        for (i, v) in free.iter().zip(sol) {
-            a[*i] = v;
-        }
-        let obj = objective(&a);
-        if mask == (1 << k) - 1 {
-            return Some(a);
-        }
-        if best.as_ref().is_none_or(|(b, _)| obj < *b) {
-            best = Some((obj, a));
-        }
-    }
-    best.map(|(_, a)| a).or(Some(vec![0.0; k]))
-}
-
-/// The weighted normal equations of every column: `Σ w·x_i·x_j` and `Σ w·x_i·y`, summed over
-/// the rows in order (so any subset's equations are, bit for bit, those summed for it alone).
+/// The weighted normal equations of every column: `Σ w·x_i·x_j` (row-major, `k × k`) and
+/// `Σ w·x_i·y`, summed over the rows in order.
 struct Normal {
-    xx: Vec<Vec<f64>>,
+    k: usize,
+    xx: Vec<f64>,
     xy: Vec<f64>,
 }
 
 impl Normal {
-    fn of(rows: &[(Vec<f64>, f64)], w: &[f64]) -> Normal {
-        let k = rows.first().map_or(0, |r| r.0.len());
-        let mut xx = vec![vec![0.0; k]; k];
+    fn of(rows: &Rows, w: &[f64]) -> Normal {
+        let all: Vec<usize> = (0..rows.n).collect();
+        Normal::of_rows(rows, w, &all)
+    }
+
+    /// The equations of the rows `which` only.
+    fn of_rows(rows: &Rows, w: &[f64], which: &[usize]) -> Normal {
+        let k = rows.k;
+        let mut xx = vec![0.0; k * k];
         let mut xy = vec![0.0; k];
-        for ((x, y), wi) in rows.iter().zip(w) {
+        for &r in which {
+            let (x, y, wi) = (rows.row(r), rows.y[r], w[r]);
             for i in 0..k {
-                for j in 0..k {
-                    xx[i][j] += wi * x[i] * x[j];
+                let wx = wi * x[i];
+                if wx == 0.0 {
+                    continue;
                 }
-                xy[i] += wi * x[i] * y;
+                for j in i..k {
+                    xx[i * k + j] += wx * x[j];
+                }
+                xy[i] += wx * y;
             }
         }
-        Normal { xx, xy }
+        for i in 0..k {
+            for j in 0..i {
+                xx[i * k + j] = xx[j * k + i];
+            }
+        }
+        Normal { k, xx, xy }
+    }
+
+    /// `min Σ w (x·a − y)²` over `a ≥ 0`, by Lawson and Hanson's active set on the normal
+    /// equations: columns enter one at a time, the one whose gradient most wants to grow;
+    /// a column whose coefficient would turn negative leaves. A column that makes the
+    /// equations singular (a feature zero on every point, or a copy of another) stays at 0.
+    fn nnls(&self) -> Vec<f64> {
+        let k = self.k;
+        let mut a = vec![0.0; k];
+        let mut free: Vec<usize> = Vec::new();
+        let mut barred = vec![false; k];
+        let scale = self
+            .xy
+            .iter()
+            .fold(0.0_f64, |m, v| m.max(v.abs()))
+            .max(1e-300);
+        let tol = 1e-12 * scale;
+        for _ in 0..4 * k + 4 {
+            // The gradient of −objective/2: how much each column wants to grow.
+            let g: Vec<f64> = (0..k)
+                .map(|i| self.xy[i] - dot(&self.xx[i * k..(i + 1) * k], &a))
+                .collect();
+            let Some(j) = (0..k)
+                .filter(|i| !free.contains(i) && !barred[*i] && g[*i] > tol)
+                .max_by(|&p, &q| g[p].total_cmp(&g[q]))
+            else {
+                break;
+            };
+            free.push(j);
+            free.sort_unstable();
+            loop {
+                let Some(z) = self.solve(&free) else {
+                    free.retain(|i| *i != j);
+                    barred[j] = true;
+                    break;
+                };
+                if z.iter().all(|v| *v > 0.0) {
+                    for (i, v) in free.iter().zip(&z) {
+                        a[*i] = *v;
+                    }
+                    break;
+                }
+                // Step from a toward z until the first coefficient reaches 0; it leaves.
+                let mut alpha = 1.0_f64;
+                for (i, v) in free.iter().zip(&z) {
+                    if *v <= 0.0 {
+                        let d = a[*i] - v;
+                        alpha = if d > 0.0 { alpha.min(a[*i] / d) } else { 0.0 };
+                    }
+                }
+                for (i, v) in free.iter().zip(&z) {
+                    a[*i] += alpha * (v - a[*i]);
+                }
+                let before = free.len();
+                free.retain(|i| a[*i] > tol);
+                for (i, ai) in a.iter_mut().enumerate() {
+                    if !free.contains(&i) {
+                        *ai = 0.0;
+                    }
+                }
+                if free.is_empty() || free.len() == before {
+                    break;
+                }
+            }
+        }
+        a
     }
 
     /// The equations of the columns `free`, solved by Gaussian elimination with partial
     /// pivoting; `None` when singular.
     fn solve(&self, free: &[usize]) -> Option<Vec<f64>> {
         let n = free.len();
+        let k = self.k;
         let mut m: Vec<Vec<f64>> = free
             .iter()
             .map(|&i| {
-                let mut row: Vec<f64> = free.iter().map(|&j| self.xx[i][j]).collect();
+                let mut row: Vec<f64> = free.iter().map(|&j| self.xx[i * k + j]).collect();
                 row.push(self.xy[i]);
                 row
             })
@@ -497,9 +706,4 @@ impl Normal {
         }
         Some((0..n).map(|i| m[i][n] / m[i][i]).collect())
     }
-}
-
-/// The weighted normal equations of the columns `free`, solved; `None` when singular.
-fn solve_subset(rows: &[(Vec<f64>, f64)], w: &[f64], free: &[usize]) -> Option<Vec<f64>> {
-    Normal::of(rows, w).solve(free)
 }

@@ -15,28 +15,30 @@
 //! a measured time, a defect of the model or of the scenario: [`Report::below_bound`] lists
 //! them with their notes.
 //!
-//! **The calibration** ([`calibrate`], the model in `fit.rs`). A compared figure's bound is
+//! **The calibration** (`calibration.rs`, the model in `fit.rs`). A compared figure's bound is
 //! split by what binds each piece of it ([`Split`]: the shares of `T_lower` in compute-,
 //! memory- and network-bound parts; a kernel is one piece). The model says
-//! `measured / T_lower ≈ a_C·compute + a_M·memory + a_N·network (+ candidate terms)`: each
-//! resource's piece slowed by the inverse of its achievable fraction, pooled over every chip
-//! and kind of work (per-family and per-kind factors were tried and raised the held-out
-//! error). The candidate terms ([`Term::CANDIDATES`]: a fixed overhead per kernel launch and
-//! per model step, a fixed latency per collective on several chips, MoE load imbalance) are
-//! added best first, each kept only where it lowers both the held-out median and p90 |error|
-//! ([`select_terms`]; the kept list is stored in `fitted.rs` and checked by
-//! `tests/it/validation.rs`). Coefficients are
-//! `≥ 0` and minimise `Σ |model / measured − 1|` (least absolute relative error by iteratively
-//! reweighted least squares: one wild point cannot drag every expectation; deterministic).
-//! `t_expected = T_lower × r`. The band `[lo, hi]` is `t_expected` times the 10th and 90th
-//! percentiles of the held-out residuals of the figure's kind of work (each point's ratio over
-//! the model fitted without its source), shown only where at least [`MIN_POINTS`] back it. A
-//! chip whose generation has no point in the set gets no expectation; one whose generation has
-//! none of the kind says it rests on the other generations' points. Held out by source: a
-//! point's own expectation ([`Report`]) is fitted without every point of its source
-//! ([`Point::source_key`]: the publication or benchmark campaign, so one vendor table is one
-//! source). Medians and percentiles interpolate linearly between sorted values
-//! ([`percentile`]).
+//! `measured / T_lower ≈ a_C·compute + a_M·memory + a_N·network (+ terms)`: each resource's
+//! piece slowed by the inverse of its achievable fraction. Candidate terms ([`Term::CANDIDATES`])
+//! are selected best first where they lower both the held-out median and p90 |error|
+//! ([`select_terms`]); the tails' terms ([`Term::TAILS`], each from a stated mechanism) are in
+//! every fit where their feature is not zero. Coefficients are `≥ 0` and minimise
+//! `Σ |model / measured − 1|` (least absolute relative error; deterministic). Then, from each
+//! point's residual with the terms selected and fitted without its source: a factor per chip
+//! family and a bias per kind of work, each kept only where it lowers both held-out figures of
+//! its points, and a p10–p90 band per kind that always contains the expectation
+//! ([`FamilyFactor`], [`KindBand`]). `t_expected = T_lower × model × factor × bias`; the
+//! expectation names its basis ([`Basis`]: the chip's own points, its family's, or every
+//! family's).
+//!
+//! **The nested hold-out** (`nested.rs`, issue 39): each point's expectation comes from the
+//! whole procedure run without its source ([`Point::source_key`]: the publication or benchmark
+//! campaign), terms, model, factors, bias and band included; the page's calibration is the same
+//! procedure on every point, so its residuals are the nested hold-out's. The fits are stored in
+//! `fitted.rs` (checked against a fresh run by `tests/it/validation.rs` and `./dev validate
+//! --check`), so neither the page nor the report fits anything at first use. A chip whose
+//! generation has no point in the set gets no expectation, and says why. Medians and
+//! percentiles interpolate linearly between sorted values ([`percentile`]).
 
 mod attention;
 mod calibration;
@@ -47,8 +49,11 @@ mod gemm;
 mod latency_points;
 pub mod load;
 mod measured;
+mod nested;
 mod serving_points;
+mod stored;
 mod summary;
+mod tails;
 mod training;
 
 use crate::analysis::{analyze, Analysis};
@@ -57,14 +62,20 @@ use crate::url::decode;
 use std::sync::OnceLock;
 
 pub use calibration::{
-    calibrate, select_terms, term_reports, Basis, Calibration, Expectation, Obs, TermReport,
+    calibrate, calibrate_selecting, finish_with, select_terms, select_terms_from, term_reports,
+    Basis, Calibration, Expectation, FamilyFactor, KindBand, Models, Obs, TermReport, MIN_SOURCES,
 };
-pub use fit::{fit_model, percentile, Features, Model, Split, Term};
+pub use fit::{fit_model, nccl_latency, percentile, Features, Model, Split, Term, N_FEATURES};
+pub use nested::{
+    binomial_range, fresh_fits, fresh_fold, fresh_fold_model, old_fold, stored_fits, Fits, Tail,
+    TailSummary,
+};
+pub use stored::{FitRecord, StoredFit};
 use summary::summary;
 pub use summary::Summary;
 
 /// The version of the set and its fit: an expectation names the set it came from.
-pub const SET_VERSION: &str = "2026-11-26.4";
+pub const SET_VERSION: &str = "2026-11-29.1";
 
 /// Fewest points behind a fit (and fewest held-out residuals behind its band).
 pub const MIN_POINTS: usize = 4;
@@ -84,17 +95,20 @@ pub enum Family {
     Ampere,
     /// AMD CDNA 3: MI300X, MI325X.
     Cdna3,
+    /// AMD CDNA 4: MI355X.
+    Cdna4,
     /// Google TPUs: v4, v5e, v5p, v6e.
     Tpu,
 }
 
 impl Family {
     /// Every family, in report order.
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 6] = [
         Family::Hopper,
         Family::Blackwell,
         Family::Ampere,
         Family::Cdna3,
+        Family::Cdna4,
         Family::Tpu,
     ];
 
@@ -105,6 +119,7 @@ impl Family {
             Family::Blackwell => "blackwell",
             Family::Ampere => "ampere",
             Family::Cdna3 => "cdna3",
+            Family::Cdna4 => "cdna4",
             Family::Tpu => "tpu",
         }
     }
@@ -239,6 +254,7 @@ pub fn points() -> Vec<&'static Point> {
         latency_points::POINTS,
         training::POINTS,
         collective::POINTS,
+        tails::POINTS,
         measured::POINTS,
     ]
     .iter()
@@ -327,10 +343,22 @@ pub struct Row {
     pub features: Option<Features>,
     /// `measured_s / predicted`.
     pub ratio: Option<f64>,
-    /// The expectation fitted without the point's source.
+    /// The expectation of the procedure run without the point's source (nested: its terms,
+    /// model, family factors, kind bias and band all chosen without that source).
     pub held_out: Option<Expectation>,
     /// `t_expected / measured − 1` of the held-out expectation.
     pub error: Option<f64>,
+    /// Whether the measured time lies in the held-out expectation's p10–p90 band; `None`
+    /// without a band.
+    pub covered: Option<bool>,
+    /// The figure before the nested hold-out (issue 25's): the model with the terms selected
+    /// on every point (this one's source included), fitted without its source, no family
+    /// factor or kind bias: `t / measured − 1`.
+    pub old_error: Option<f64>,
+    /// The nested error when the candidates leave out the tails' terms ([`Term::TAILS`]).
+    pub without_tails_error: Option<f64>,
+    /// The class of work issue 39 calls a tail, if the point is one.
+    pub tail: Option<Tail>,
 }
 
 fn evaluate() -> Vec<Row> {
@@ -349,6 +377,10 @@ fn evaluate() -> Vec<Row> {
                 ratio,
                 held_out: None,
                 error: None,
+                covered: None,
+                old_error: None,
+                without_tails_error: None,
+                tail: Tail::of(p),
             }
         })
         .collect()
@@ -360,6 +392,7 @@ fn observations(rows: &[Row]) -> Vec<Obs> {
             Some(Obs {
                 id: r.point.id,
                 source: r.point.source_key,
+                chip: r.point.chip(),
                 work: r.point.work,
                 family: r.point.family,
                 ratio: r.ratio?,
@@ -375,9 +408,10 @@ fn observations(rows: &[Row]) -> Vec<Obs> {
 fn all_observations() -> Vec<Obs> {
     fitted::POINTS
         .iter()
-        .map(|&(id, source, work, family, ratio, f)| Obs {
+        .map(|&(id, source, chip, work, family, ratio, f)| Obs {
             id,
             source,
+            chip,
             work,
             family,
             ratio,
@@ -386,47 +420,60 @@ fn all_observations() -> Vec<Obs> {
         .collect()
 }
 
-/// The page's calibration: the stored terms fitted on the stored set, once.
-fn page_calibration() -> Option<&'static Calibration> {
-    static CAL: OnceLock<Option<Calibration>> = OnceLock::new();
-    CAL.get_or_init(|| calibrate(&all_observations(), fitted::TERMS, None))
-        .as_ref()
+/// The page's calibration: the procedure's result on the whole set as stored (terms,
+/// coefficients, family factors, kind biases and bands), read once; nothing is fitted at first
+/// use.
+fn page_calibration() -> &'static Calibration {
+    static CAL: OnceLock<Calibration> = OnceLock::new();
+    CAL.get_or_init(|| fitted::PAGE.calibration(&all_observations()))
 }
 
-/// A stored point: id, source key, kind of work, chip family, `measured / predicted`,
-/// [`Features::to_array`]: all the page's fit reads, so it needs none of the set's texts (the
-/// draw program, which shows expectations but no validation view, then carries none).
-pub type StoredPoint = (&'static str, &'static str, Work, Family, f64, [f64; 7]);
+/// A stored point: id, source key, chip preset id, kind of work, chip family, `measured /
+/// predicted`, [`Features::to_array`]: all the page's fit reads, so it needs none of the set's
+/// texts (the draw program, which shows expectations but no validation view, then carries
+/// none).
+pub type StoredPoint = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Work,
+    Family,
+    f64,
+    [f64; N_FEATURES],
+);
 
-/// Every expressed point's ratio and features, freshly evaluated (each link analysed), and the
-/// terms the data support on them: what `fitted.rs` must equal, and what
-/// `./dev validate --write` writes there.
-pub fn evaluated() -> (Vec<StoredPoint>, Vec<Term>) {
-    let rows = evaluate();
-    let points = rows
+/// Every expressed point's ratio and features, freshly evaluated (each link analysed): what
+/// `fitted.rs`'s points must equal, and what `./dev validate --write` writes there.
+pub fn evaluated() -> Vec<StoredPoint> {
+    evaluate()
         .iter()
         .filter_map(|r| {
             let p = r.point;
             Some((
                 p.id,
                 p.source_key,
+                p.chip(),
                 p.work,
                 p.family,
                 r.ratio?,
                 r.features?.to_array(),
             ))
         })
-        .collect();
-    (points, select_terms(&observations(&rows)))
+        .collect()
 }
 
-/// The stored points and terms, as [`evaluated`] gave them when they were written.
-pub fn stored() -> (&'static [StoredPoint], &'static [Term]) {
-    (fitted::POINTS, fitted::TERMS)
+/// The stored points, as [`evaluated`] gave them when they were written.
+pub fn stored() -> &'static [StoredPoint] {
+    fitted::POINTS
 }
 
-/// Chip families by preset id: the chips whose measurements are pooled. A preset not listed
-/// (L4, RTX parts, MI355X, Trainium, Gaudi) has no generation in the set to borrow from.
+/// The stored points as the fit sees them.
+pub fn stored_observations() -> Vec<Obs> {
+    all_observations()
+}
+
+/// Chip families by preset id. A preset not listed (L4, RTX parts, Trainium, Gaudi) has no
+/// generation in the set to borrow from: its rows say so instead of showing an expectation.
 const FAMILIES: &[(&str, Family)] = &[
     ("tpu-v4p", Family::Tpu),
     ("tpu-v5e", Family::Tpu),
@@ -444,6 +491,7 @@ const FAMILIES: &[(&str, Family)] = &[
     ("gb300", Family::Blackwell),
     ("mi300x", Family::Cdna3),
     ("mi325x", Family::Cdna3),
+    ("mi355x", Family::Cdna4),
 ];
 
 /// The family of a chip (from its preset, edited or not); `None` for a chip the set has no
@@ -454,8 +502,9 @@ pub fn family_of(chip: &crate::chip::Chip) -> Option<Family> {
 }
 
 /// The expected time of `op` on `chip` analysed as `a` with the bare options (no derate, no
-/// calibration): the page's calibration for the op's kind of work on the chip's generation,
-/// or why there is none (never a number without evidence).
+/// calibration): the page's calibration (one model pooled over every family, with the chip's
+/// family's factor and the kind's bias where the nested hold-out keeps them), naming what it
+/// rests on ([`Basis`]), or why there is none (never a number without evidence).
 pub fn expectation_for(
     op: &crate::op::Op,
     chip: &crate::chip::Chip,
@@ -481,23 +530,41 @@ pub fn expectation_with(
             chip.name
         )
     })?;
-    expected(work, family, features, t_lower).ok_or_else(|| {
-        format!("the validation set ({SET_VERSION}) has too few measurements behind an expectation")
+    let id = chip.preset_id.as_deref().unwrap_or("");
+    expected_on(work, family, id, features, t_lower).ok_or_else(|| {
+        format!(
+            "the validation set ({SET_VERSION}) has no {} point on {}",
+            family.id(),
+            chip.name
+        )
     })
 }
 
 /// The expectation for a bare roofline figure `t_lower` with `features`, of `work` on
-/// `family`, from the page's calibration (nothing held out); `None` without evidence.
+/// `family`, from the page's calibration; `None` without evidence. Its basis never says
+/// `Chip`: no chip is named ([`expected_on`] takes one).
 pub fn expected(
     work: Work,
     family: Family,
     features: Features,
     t_lower: f64,
 ) -> Option<Expectation> {
+    expected_on(work, family, "", features, t_lower)
+}
+
+/// [`expected`] on the chip preset `chip` (empty for none): the basis is `Chip` where that
+/// chip's own points of the kind are in the set.
+pub fn expected_on(
+    work: Work,
+    family: Family,
+    chip: &str,
+    features: Features,
+    t_lower: f64,
+) -> Option<Expectation> {
     if !(t_lower.is_finite() && t_lower > 0.0) {
         return None;
     }
-    page_calibration()?.expect(work, family, &features, t_lower)
+    page_calibration().expect(work, family, chip, &features, t_lower)
 }
 
 /// The serving steps' features of an `llm` op on `chip` (prefill, decode), for its
@@ -518,7 +585,7 @@ pub fn serving_features(
 }
 
 /// The set evaluated: each point's row, and the figures per kind of work, per family and
-/// overall.
+/// overall, all of the nested hold-out.
 #[derive(Debug, Clone)]
 pub struct Report {
     /// [`SET_VERSION`].
@@ -531,9 +598,21 @@ pub struct Report {
     pub by_family: Vec<Summary>,
     /// The whole set.
     pub overall: Summary,
-    /// What each term of the model does ([`term_reports`]).
+    /// What each term of the model does on the whole set ([`term_reports`]).
     pub terms: Vec<TermReport>,
+    /// The page's family factors: every family with a point, kept or pooled, with the figures
+    /// that decided it.
+    pub families: Vec<FamilyFactor>,
+    /// The page's kind biases and bands.
+    pub kinds: Vec<KindBand>,
+    /// Each tail's nested error with and without the tails' terms.
+    pub tails: Vec<TailSummary>,
+    /// What was held out, in words.
+    pub held_out: &'static str,
 }
+
+/// What the nested hold-out holds out, as the report and the view say it.
+pub const HELD_OUT: &str = "Each point's expectation comes from the whole procedure run on every other source's points: all points sharing its source key (one publication, vendor table or benchmark campaign) are left out, then the terms are selected, the model fitted, the family factors decided and the kind's bias and band taken on what is left. Nothing of a point's own source enters its expectation, its band or the choices behind them.";
 
 impl Report {
     /// The rows whose predicted lower bound is above the measured time (ratio below 1).
@@ -545,26 +624,18 @@ impl Report {
     }
 }
 
-/// Evaluates the set: predictions, ratios, each point's expectation held out by source.
+/// Evaluates the set: predictions, ratios, each point's expectation held out by source
+/// (nested), from the stored fits ([`stored_fits`]: `tests/it/validation.rs` checks they equal
+/// a fresh run of the procedure), so the report costs the set's analyses, not its fits.
 pub fn report() -> Report {
+    report_with(&stored_fits())
+}
+
+/// [`report`] from the fits given ([`fresh_fits`] for a fresh run).
+pub fn report_with(fits: &Fits) -> Report {
     let mut rows = evaluate();
     let obs = observations(&rows);
-    let mut by_source: Vec<(&str, Option<Calibration>)> = Vec::new();
-    for row in &mut rows {
-        let p = row.point;
-        let (Ok(t), Some(f)) = (&row.predicted, row.features) else {
-            continue;
-        };
-        if !by_source.iter().any(|(s, _)| *s == p.source_key) {
-            let c = calibrate(&obs, fitted::TERMS, Some(p.source_key));
-            by_source.push((p.source_key, c));
-        }
-        let cal = by_source.iter().find(|(s, _)| *s == p.source_key);
-        row.held_out = cal
-            .and_then(|(_, c)| c.as_ref())
-            .and_then(|c| c.expect(p.work, p.family, &f, *t));
-        row.error = row.held_out.as_ref().map(|e| e.t / p.measured_s - 1.0);
-    }
+    nested::fill(&mut rows, &obs, fits);
     let group = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> { rows.iter().filter(|r| f(r)).collect() };
     let by_work = Work::ALL
         .iter()
@@ -575,12 +646,21 @@ pub fn report() -> Report {
         .map(|f| summary(f.id(), &group(&|r| r.point.family == *f)))
         .collect();
     let overall = summary("all", &group(&|_| true));
+    let tails = Tail::ALL
+        .iter()
+        .map(|t| TailSummary::of(*t, &group(&|r| r.tail == Some(*t))))
+        .collect();
+    let page = fits.page.calibration(&obs);
     Report {
         set_version: SET_VERSION,
-        terms: term_reports(&obs, fitted::TERMS),
+        terms: term_reports(&obs, &fits.page.terms),
+        families: page.families.clone(),
+        kinds: page.kinds.clone(),
         rows,
         by_work,
         by_family,
         overall,
+        tails,
+        held_out: HELD_OUT,
     }
 }

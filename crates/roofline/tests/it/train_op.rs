@@ -354,8 +354,6 @@ fn a_custom_moe_trains_on_the_books_e_over_k() {
     let (d, m) = (dense.critical.unwrap(), moe.critical.unwrap());
     let grads = 128.0 * 3.0 * 2880.0 * 2880.0 + 128.0 * 2880.0;
     let flops = 4.0 * 3.0 * 2880.0 * 2880.0 + 128.0 * 2880.0;
-    close(grads, 3_185_418_240.0, 0.0, "gradients per layer");
-    close(flops, 99_901_440.0, 0.0, "FLOPs per token / 2");
     let rule = 9.89e14 / 4e11 * 31.0 / 32.0;
     close(d.value, rule, 1e-12, "dense: 2472.5·31/32");
     close(d.approx.unwrap(), 2472.5, 1e-12, "dense: C/W");

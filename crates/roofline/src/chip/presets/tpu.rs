@@ -18,7 +18,8 @@ pub(super) static TPU_V4P: PresetDef = PresetDef {
     fp4: none(TPU_NO_FP4),
     vpu: none("the scaling book gives a VPU figure only for v5p; left empty (vector ops then run at the dtype's peak)"),
     hbm: book(1.2e12, "scaling book, TPU chapter, chip table: 1.2e12 bytes/s HBM bandwidth"),
-    hbm_cap: book(32e9, "scaling book, TPU chapter, chip table: 32 GB HBM; read as 32e9 decimal bytes"),
+    hbm_cap: docs(34_359_738_368.0, "Google Cloud, TPU v4 (cloud.google.com/tpu/docs/v4), key specifications: \"HBM2 capacity and bandwidth | 32 GiB, 1200 GBps\" = 32 × 2^30 = 34,359,738,368 bytes (the scaling book's chip table writes \"32GB\", which the preset read as 32e9 decimal bytes until issue 39)")
+        .range(32e9, 34_359_738_368.0, "scaling book, TPU chapter, chip table: \"32GB\" (32e9 bytes)"),
     onchip: none(TPU_NO_ONCHIP),
     onchip_cap: none("VMEM size of v4p not given in the scaling book; left empty"),
     pcie: none(TPU_NO_PCIE),
