@@ -101,10 +101,13 @@
 
 mod calibrate;
 mod csv;
+mod gzip;
 mod importer;
 mod ncu;
 mod place;
+pub mod steps;
 mod trace;
+mod trace_steps;
 mod uncertainty;
 
 pub use calibrate::{fit, CalibratedTerms, Calibration, Fit, Shares};
@@ -113,6 +116,7 @@ pub use place::{
     default_groups, group_totals, rank_by_time_lost, Bound, Group, GroupTotal, Pattern, Placed,
     RankedRow, Roofline,
 };
+pub use trace_steps::{Parallel, Step, TimeSource};
 pub use uncertainty::Uncertainty;
 
 use serde::{Deserialize, Serialize};
@@ -220,6 +224,13 @@ pub struct Profile {
     /// Sentences for the user: kernels without FLOPs or bytes, estimated tensor FLOPs,
     /// skipped events, and the like.
     pub notes: Vec<String>,
+    /// A serving engine's steps, where the trace has its step spans ([`steps`]), in the order
+    /// they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    /// The parallelism the trace's `distributedInfo` gives, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<Parallel>,
 }
 
 impl Profile {
