@@ -101,21 +101,25 @@
 
 mod calibrate;
 mod csv;
+mod guard;
 mod gzip;
 mod importer;
 mod ncu;
 mod place;
+mod step_fit;
 pub mod steps;
 mod trace;
 mod trace_steps;
 mod uncertainty;
 
 pub use calibrate::{fit, CalibratedTerms, Calibration, Fit, Shares};
+pub use guard::{check_fit, FitCheck, MAX_FIXED_SHARE, MAX_RELATIVE_ERROR, MIN_SHAPES};
 pub use importer::{import, Importer};
 pub use place::{
     default_groups, group_totals, rank_by_time_lost, Bound, Group, GroupTotal, Pattern, Placed,
     RankedRow, Roofline,
 };
+pub use step_fit::{fit_steps, OwnEngine, StepFit, StepObs};
 pub use trace_steps::{Parallel, Step, TimeSource};
 pub use uncertainty::Uncertainty;
 

@@ -152,3 +152,44 @@ fn a_trace_without_step_spans_names_each_engines_flag() {
         assert!(note.contains(d.flag()), "{note}");
     }
 }
+
+/// One guard for every fitted model (issue 38's point 6, issue 43): the kernels' calibration
+/// and the steps' own engine are refused alike.
+#[test]
+fn one_guard_for_the_calibration_and_the_own_engine() {
+    use roofline::profile::{fit, fit_steps, Kernel, Roofline, StepObs};
+    // Three memory-bound kernels of 10, 20 and 40 µs at 1 TB/s, each 5 µs slower: the fitted
+    // overhead, 5 µs, passes a tenth of the median launch (25 µs).
+    let roof = Roofline::new(1e15, 1e12).unwrap();
+    let kernels = |o: f64| -> Vec<Kernel> {
+        [10e-6, 20e-6, 40e-6]
+            .iter()
+            .map(|&t| {
+                let mut k = Kernel::new("copy", roofline::profile::Format::PlainCsv);
+                k.flops = Some(0.0);
+                k.bytes = Some(t * 1e12);
+                k.time = t + o;
+                k
+            })
+            .collect()
+    };
+    let f = fit(&kernels(5e-6), &roof).unwrap();
+    assert!((f.calibration.overhead - 5e-6).abs() < 1e-9);
+    assert!((f.median - 25e-6).abs() < 1e-12);
+    let why = f.check().unwrap_err();
+    assert!(why.contains("passes a tenth of the median"), "{why}");
+    // 1 µs of 21: within a tenth.
+    assert!(fit(&kernels(1e-6), &roof).unwrap().check().is_ok());
+    // Steps: a fixed 3 ms per step against a median step of about 8 ms passes a tenth too.
+    let steps: Vec<StepObs> = [(1e-3, 4e-3), (5e-3, 3e-3), (2e-3, 8e-3), (9e-3, 1e-3)]
+        .iter()
+        .map(|&(c, m)| StepObs {
+            compute: c,
+            memory: m,
+            network: 0.0,
+            measured: c + m + 3e-3,
+        })
+        .collect();
+    let why = fit_steps(&steps).unwrap().check().unwrap_err();
+    assert!(why.contains("fixed time per step"), "{why}");
+}
