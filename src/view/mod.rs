@@ -23,6 +23,7 @@ pub mod frontier;
 pub mod import;
 pub mod measured;
 pub mod measured_parts;
+pub mod measured_steps;
 pub mod names;
 pub mod recipes;
 pub mod roofline;
@@ -51,6 +52,7 @@ pub use measured::{
     MeasuredTable,
 };
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
+pub use measured_steps::{step_table, StepRow, StepTable};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::{roofline_chart, roofline_chart_cached, RooflineCache};

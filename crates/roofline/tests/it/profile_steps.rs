@@ -57,8 +57,8 @@ fn sglang_steps_with_their_gpu_time() {
     use StepPhase::*;
     assert_eq!(phases, [Prefill, Decode, Decode, Mixed, Decode, Verify]);
     assert!(p.steps.iter().all(|s| s.span.dialect == Dialect::Sglang));
-    // The GPU-side spans as written: 14.0, 6.0, —, 8.0, 6.2, 6.5 ms.
-    for (i, want) in [(0, 14.0), (1, 6.0), (3, 8.0), (4, 6.2), (5, 6.5)] {
+    // The GPU-side spans as written: 55.0, 6.0, —, 9.5, 6.2, 6.5 ms.
+    for (i, want) in [(0, 55.0), (1, 6.0), (3, 9.5), (4, 6.2), (5, 6.5)] {
         assert!((ms(&p.steps[i]) - want).abs() < 1e-9, "step {i}");
         assert_eq!(p.steps[i].source, Some(TimeSource::GpuSpan));
     }
@@ -106,7 +106,7 @@ fn vllm_steps_and_the_flag_for_its_plain_names() {
         ]
     );
     let times: Vec<f64> = p.steps.iter().map(ms).collect();
-    for (t, want) in times.iter().zip([14.2, 6.0, 8.1, 6.2, 6.3]) {
+    for (t, want) in times.iter().zip([55.4, 6.0, 9.6, 6.2, 6.3]) {
         assert!((t - want).abs() < 1e-9);
     }
     // The "tp" process group of distributedInfo.
