@@ -257,7 +257,7 @@ fn step(v: &Value) -> Result<Step, String> {
     };
     let name = DOC.opt_text(v, "name")?.ok_or("a step has no name")?;
     let span = match parse_span(&name) {
-        Ok(Span::Step(s)) => s,
+        Ok(Span::Step(s)) => *s,
         _ => return Err(format!("the step name {name:?} does not read as a step")),
     };
     let source = match DOC.opt_text(v, "source")?.as_deref() {

@@ -134,7 +134,7 @@ enum Evaluator<'a> {
     Parts(Box<LlmSweep>),
     /// Recomputed at every point (a composite kind: summed over its parts).
     Direct {
-        kind: OpKind,
+        kind: Box<OpKind>,
         field: &'a str,
         chip: &'a Chip,
         eff: Eff,
@@ -164,7 +164,7 @@ impl<'a> Evaluator<'a> {
             Ok(Evaluator::Affine(Affine::new(&c0, &c1, s, eff)))
         } else {
             Ok(Evaluator::Direct {
-                kind: kind.clone(),
+                kind: Box::new(kind.clone()),
                 field,
                 chip,
                 eff,

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 mod import;
+mod steps;
 
 use import::Import;
 
@@ -147,8 +148,8 @@ pub fn ProfilePanel() -> impl IntoView {
         >
             <h2 id="profile-h"><collapse::Collapse what="Measured profile"/>"Measured profile" <span class="hint">"(stays in this page; only a fitted cal= goes into the link)"</span></h2>
             <div class="profile-import">
-                <label>"Profile file (plain CSV, Nsight Compute CSV, PyTorch trace JSON) "
-                    <input type="file" name="profile" accept=".csv,.json,.txt,text/csv,application/json"
+                <label>"Profile file (plain CSV, Nsight Compute CSV, PyTorch trace JSON, .json.gz) "
+                    <input type="file" name="profile" accept=".csv,.json,.gz,.txt,text/csv,application/json,application/gzip"
                         aria-describedby="profile-msg" on:change=on_file/>
                 </label>
                 <label class="hint" for="profile-paste">" or drop a file on this panel, or paste the text here:"</label>
@@ -180,6 +181,7 @@ pub fn ProfilePanel() -> impl IntoView {
                 <ul class="notes" data-profile-notes="true">
                     {move || c.profile.with(|p| p.as_ref().map(|p| p.notes.clone()).unwrap_or_default()).into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
                 </ul>
+                <steps::StepsSection/>
                 <MeasuredTables fit=fit/>
             </Show>
         </section>

@@ -163,7 +163,7 @@ impl StepName {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Span {
     /// A forward step of the model served.
-    Step(StepName),
+    Step(Box<StepName>),
     /// A span of a dialect that is not a step of the model served (a draft model's step, an
     /// idle or dummy step, a CUDA-graph capture), with why.
     Skip(Dialect, &'static str),
@@ -185,6 +185,10 @@ impl std::fmt::Display for StepNameError {
         write!(f, "{} step name: {}", self.dialect.label(), self.reason)
     }
 }
+
+/// Longest step name read (the engines' are about 200 bytes: ATOM cuts its context list
+/// past five sequences).
+pub const MAX_NAME: usize = 2000;
 
 /// Whether a name could be a step annotation of some dialect (a quick test on its first bytes,
 /// before [`parse_span`]).
@@ -212,6 +216,22 @@ pub fn looks_like_step(name: &str) -> bool {
 /// assert_eq!(s.decode.unwrap().sk, 30.0);
 /// ```
 pub fn parse_span(name: &str) -> Result<Span, StepNameError> {
+    if name.len() > MAX_NAME && looks_like_step(name) {
+        let dialect = if name.starts_with("execute_") {
+            Dialect::Vllm
+        } else if name.contains("step[") {
+            Dialect::Sglang
+        } else {
+            Dialect::Atom
+        };
+        return Err(err(
+            dialect,
+            format!(
+                "{} bytes, longer than any engine writes ({MAX_NAME})",
+                name.len()
+            ),
+        ));
+    }
     if let Some(rest) = name.strip_prefix("draft step[") {
         let _ = rest;
         return Ok(Span::Skip(
@@ -384,7 +404,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
             };
             if mode == "TARGET_VERIFY" && g.is_none() {
                 // Without the suffix the draft tokens per sequence are not given.
-                return Ok(Span::Step(StepName {
+                return Ok(Span::Step(Box::new(StepName {
                     dialect: d,
                     phase,
                     batch: bs,
@@ -396,7 +416,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
                     padded: None,
                     spec: None,
                     tbo: false,
-                }));
+                })));
             }
             (phase, None, g, [(0.0, 0.0), (bs, tokens)])
         }
@@ -423,7 +443,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
                     (phase, cp, gp, [(c, cq), (g, gq)])
                 }
                 (None, None) => {
-                    return Ok(Span::Step(StepName {
+                    return Ok(Span::Step(Box::new(StepName {
                         dialect: d,
                         phase: StepPhase::Mixed,
                         batch: bs,
@@ -435,7 +455,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
                         padded: None,
                         spec: None,
                         tbo: false,
-                    }))
+                    })))
                 }
                 _ => return Err(err(d, "a MIXED step needs both c= and g=")),
             }
@@ -449,7 +469,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
         m => return Err(err(d, format!("unknown forward mode {m}"))),
     };
     let tokens = split[0].1 + split[1].1;
-    Ok(Span::Step(StepName {
+    Ok(Span::Step(Box::new(StepName {
         dialect: d,
         phase,
         batch: bs,
@@ -461,7 +481,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
         padded: None,
         spec: None,
         tbo: f.get("tbo")?.is_some_and(|t| t > 0.0),
-    }))
+    })))
 }
 
 /// `<digits>` at the start of `s`, and the rest.
@@ -533,7 +553,7 @@ fn vllm(rest: &str) -> Result<Span, StepNameError> {
         if !r.is_empty() {
             return Err(err(d, format!("unexpected `{r}` after the cached count")));
         }
-        return Ok(Span::Step(StepName {
+        return Ok(Span::Step(Box::new(StepName {
             dialect: d,
             phase: if cached == 0.0 {
                 StepPhase::Prefill
@@ -549,7 +569,7 @@ fn vllm(rest: &str) -> Result<Span, StepNameError> {
             padded: None,
             spec: None,
             tbo: false,
-        }));
+        })));
     }
     // execute_[<tokens>_]context_<n>(…)_generation_<n>(…)
     if !(rest.starts_with("context_") || rest.starts_with(|c: char| c.is_ascii_digit())) {
@@ -614,7 +634,7 @@ fn vllm(rest: &str) -> Result<Span, StepNameError> {
         (false, true) => StepPhase::Decode,
         (false, false) => return Ok(Span::Skip(d, "an empty step (no requests)")),
     };
-    Ok(Span::Step(StepName {
+    Ok(Span::Step(Box::new(StepName {
         dialect: d,
         phase,
         batch: cn + gn,
@@ -626,7 +646,7 @@ fn vllm(rest: &str) -> Result<Span, StepNameError> {
         padded: None,
         spec: None,
         tbo: false,
-    }))
+    })))
 }
 
 const ATOM_KEYS: [&str; 10] = [
@@ -698,7 +718,7 @@ fn atom(rest: &str, prefill: bool) -> Result<Span, StepNameError> {
     } else {
         None
     };
-    Ok(Span::Step(StepName {
+    Ok(Span::Step(Box::new(StepName {
         dialect: d,
         phase,
         batch,
@@ -710,7 +730,7 @@ fn atom(rest: &str, prefill: bool) -> Result<Span, StepNameError> {
         padded,
         spec,
         tbo: f.get("tbo")?.is_some_and(|t| t > 0.0),
-    }))
+    })))
 }
 
 /// ATOM's body: up to the name's last `]` (its `ctx=[…]` has brackets of its own).
@@ -725,7 +745,7 @@ mod tests {
 
     fn step(name: &str) -> StepName {
         match parse_span(name) {
-            Ok(Span::Step(s)) => s,
+            Ok(Span::Step(s)) => *s,
             other => panic!("{name}: {other:?}"),
         }
     }

@@ -598,7 +598,8 @@ impl TraceSink {
         let ev = &self.ev;
         match (ev.ph, ev.cat) {
             (b'X', Cat::Annotation) => {
-                if !self.step_span(false) && self.ev.name.starts_with("ProfilerStep#") {
+                let step = self.step_span(false);
+                if !step && self.ev.name.starts_with("ProfilerStep#") {
                     self.steps += 1;
                 }
             }

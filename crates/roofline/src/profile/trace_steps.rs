@@ -295,8 +295,9 @@ pub(crate) fn collect(
         }
     }
 
-    // The steps, in the order they began.
-    let mut rows: Vec<(f64, u32, Option<f64>, Option<TimeSource>, u64)> = Vec::new();
+    // The steps, in the order they began: (start, name, GPU time, its source, kernels).
+    type Row = (f64, u32, Option<f64>, Option<TimeSource>, u64);
+    let mut rows: Vec<Row> = Vec::new();
     let mut no_time = 0usize;
     for (k, &i) in cpu.iter().enumerate() {
         let s = &spans[i];
@@ -332,8 +333,8 @@ pub(crate) fn collect(
             };
             Some(Step {
                 index,
-                name: crate::error::clip_text(&names[name as usize], 300),
-                span,
+                name: names[name as usize].to_string(),
+                span: *span,
                 start: (ts - t0) * 1e-6,
                 gpu_time,
                 source,
