@@ -70,6 +70,9 @@ pub struct StepBound {
     /// The part that takes the most of it, and its share.
     pub part: String,
     pub share: f64,
+    /// FLOPs and HBM bytes of the step per chip (where it sits on the roofline).
+    pub flops: f64,
+    pub hbm_bytes: f64,
 }
 
 /// A step's expected time.
@@ -355,6 +358,8 @@ fn bound_of(op: &Op, chip: &Chip, opts: &Options, s: &StepName) -> Result<StepBo
         binds: t.bound.as_str(),
         part: t.binding_part,
         share: t.binding_share,
+        flops: t.flops,
+        hbm_bytes: t.hbm_bytes,
     })
 }
 

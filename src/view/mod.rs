@@ -47,9 +47,9 @@ pub use form::{
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
-    add_expected, add_measured, chip_offer, fit_profile, fit_summary, group_cells, measured_groups,
-    measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer, MeasuredRow,
-    MeasuredTable,
+    add_expected, add_measured, add_step_marks, chip_offer, fit_profile, fit_summary, group_cells,
+    measured_groups, measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer,
+    MeasuredRow, MeasuredTable,
 };
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use measured_steps::{step_table, StepRow, StepTable};

@@ -153,3 +153,26 @@ fn no_llm_operation_no_table() {
     let why = step_table(&scenario("chip=h100&op=matmul"), &p, None).unwrap_err();
     assert!(why.contains("add an llm operation"), "{why}");
 }
+
+/// Each timed step is a marker on the roofline plot: at its intensity (FLOPs over HBM bytes of
+/// the mixed step) and its achieved FLOP/s (FLOPs over the measured time), never above the
+/// roof (the fixture's steps are all slower than their bounds).
+#[test]
+fn steps_are_markers_on_the_roofline() {
+    use roofline_lab::view;
+    let s = scenario(LLAMA_H100);
+    let p = import(SGLANG).unwrap();
+    let (roof, caption) = view::measured_roofline(&s).unwrap();
+    let mut t = view::measured_table(roof, caption, &p);
+    t.steps = Some(view::step_table(&s, &p, None).map(std::sync::Arc::new));
+    let mut chart = roofline_lab::charts::RooflineChart::default();
+    view::add_step_marks(&mut chart, &t, 300);
+    assert_eq!(chart.measured.len(), 6);
+    // Step 1, the decode step of 2 sequences: about 2 FLOPs per weight per sequence over 2
+    // bytes per weight, intensity ≈ 2 (the KV read lowers it a little).
+    let m = &chart.measured[1];
+    assert!(m.x > 1.5 && m.x < 2.1, "{}", m.x);
+    assert_eq!(m.predicted_y, 3.35e12 * m.x);
+    assert!(m.label.starts_with("step #1 decode B=2"), "{}", m.label);
+    assert!(chart.measured.iter().all(|m| m.y <= m.predicted_y));
+}

@@ -46,13 +46,38 @@ pub fn measured_memo(
         scenario.with(|s| view::measured_roofline(s).map_err(|e| AppError::from(e).to_string()))
     });
     let chip = Memo::new(move |_| scenario.with(|s| s.chips.first().cloned()));
+    // What a serving engine's steps are timed with: the first llm operation, the first chip
+    // and the FLOP convention (a change elsewhere in the scenario leaves them be).
+    let step_inputs = Memo::new(move |_| {
+        scenario.with(|s| {
+            (
+                s.ops.iter().find(|o| o.llm().is_some()).cloned(),
+                s.chips.first().cloned(),
+                s.options.convention,
+            )
+        })
+    });
     Memo::new(move |_| {
         let p = profile.get()?;
+        let inputs = step_inputs.get();
         Some(roof.with(|r| {
             r.clone().map(|(roof, caption)| {
                 let mut t = view::measured_table(roof, caption, &p);
                 if let Some(chip) = chip.get() {
                     view::add_expected(&mut t, &chip);
+                }
+                if !p.steps.is_empty() {
+                    let (op, chip, convention) = inputs;
+                    let s = Scenario {
+                        ops: op.into_iter().collect(),
+                        chips: chip.into_iter().collect(),
+                        options: roofline::Options {
+                            convention,
+                            ..Default::default()
+                        },
+                        ..Scenario::default()
+                    };
+                    t.steps = Some(view::step_table(&s, &p, None).map(Arc::new));
                 }
                 Arc::new(t)
             })

@@ -4,13 +4,11 @@
 //! refused by the guard of every fitted model, else applied to the scenario's `llm` operation
 //! as `engine=own:<terms>` (in the link), shown as a removable chip.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 use roofline::profile::{fit_steps, OwnEngine};
 
 use super::super::ctx;
-use crate::view::{self, measured_steps};
+use crate::view::measured_steps;
 
 /// Step rows listed (the rest are counted).
 const MAX_STEPS: usize = 500;
@@ -65,13 +63,16 @@ fn set_engine(c: super::super::Ctx, text: &str) {
 #[component]
 pub(super) fn StepsSection() -> impl IntoView {
     let c = ctx();
+    // Computed with the kernels' table (`measured_memo`), which the roofline's markers read
+    // too; or why the steps cannot be placed (no chip to place them on).
     let table = Memo::new(move |_| {
-        c.profile.with(|p| {
-            let p = p.as_ref().filter(|p| !p.steps.is_empty())?;
-            Some(
-                c.scenario
-                    .with(|s| view::step_table(s, p, None).map(Arc::new)),
-            )
+        let has_steps = c
+            .profile
+            .with(|p| p.as_ref().is_some_and(|p| !p.steps.is_empty()));
+        c.measured.with(|m| match m {
+            Some(Ok(t)) => t.steps.clone(),
+            Some(Err(e)) if has_steps => Some(Err(e.clone())),
+            _ => None,
         })
     });
     let fit = RwSignal::new(None::<EngineFit>);
