@@ -265,6 +265,27 @@ pub struct StepTable {
     pub window: WindowSummary,
     /// Steady steps with a measured time and a bound: what the own engine is fitted on.
     pub fit_obs: Vec<StepObs>,
+    /// Steps measured faster than their bound (physically impossible on the chip as
+    /// described: the trace is from another chip, model, precision or parallelism).
+    pub faster: usize,
+}
+
+impl StepTable {
+    /// The diagnostic for steps faster than their bound, if any.
+    pub fn faster_message(&self) -> Option<String> {
+        (self.faster > 0).then(|| {
+            format!(
+                "{} ran faster than the roofline allows: a step cannot beat the chip it ran on, \
+                 so the trace is from another chip than chip 1 (the panel offers the one it \
+                 names), or another model, precision or parallelism than your llm operation",
+                if self.faster == 1 {
+                    "1 step".to_string()
+                } else {
+                    format!("{} steps", self.faster)
+                }
+            )
+        })
+    }
 }
 
 fn load(a: &Aggregates) -> PhaseLoad {
@@ -518,6 +539,10 @@ pub fn step_table(s: &Scenario, p: &Profile, own: Option<&OwnEngine>) -> Result<
             ratio: pick(&|r| r.ratio()),
         });
     }
+    let faster = rows
+        .iter()
+        .filter(|r| r.ratio().is_some_and(|x| x < 1.0 - 1e-9))
+        .count();
     let caption = format!(
         "{} steps timed as {model} on {} (the bare roofline: no derate or calibration)",
         rows.len(),
@@ -529,6 +554,7 @@ pub fn step_table(s: &Scenario, p: &Profile, own: Option<&OwnEngine>) -> Result<
         groups,
         window: window.1,
         fit_obs,
+        faster,
     })
 }
 

@@ -81,6 +81,7 @@ fn decode_and_prefill_steps_bound_by_hand() {
     use Window::*;
     assert_eq!(w, [Warmup, Warmup, Warmup, Steady, Steady, Drain]);
     assert_eq!(t.fit_obs.len(), 2);
+    assert_eq!((t.faster, t.faster_message()), (0, None));
     // Groups of the steady window: (mixed, 3) and (decode, 3).
     let g: Vec<(StepPhase, f64, usize)> = t
         .groups
@@ -129,6 +130,18 @@ fn atom_whole_step_sums_and_the_own_engine() {
     let decode = (WEIGHT_BYTES + 3074.0 * KV_PER_KEY) / 3.35e12;
     assert!(close(b.t_lower, decode, 2e-3));
     assert_eq!(t.rows[1].padded, Some(4.0));
+    // The fixture's times are an MI300X's (the trace names it): on chip 1, an H100, three steps
+    // beat their bound (the decode step's 4.1 ms < 4.601 ms, the mixed step's 7.9 ms and the
+    // verify step's 4.2 ms too), and the table says so.
+    let faster: Vec<usize> = t
+        .rows
+        .iter()
+        .filter(|r| r.measured.unwrap() < r.bound.as_ref().unwrap().t_lower)
+        .map(|r| r.index)
+        .collect();
+    assert_eq!(faster, [1, 2, 3]);
+    assert_eq!(t.faster, 3);
+    assert!(t.faster_message().unwrap().contains("3 steps ran faster"));
     // An own engine replaces the published expectation: 1.2 × compute + 1.3 × memory + 0.5 ms.
     let own = roofline::profile::OwnEngine::parse("own:1.2:1.3:1:0.5ms").unwrap();
     let t = step_table(&scenario(LLAMA_H100), &p, Some(&own)).unwrap();

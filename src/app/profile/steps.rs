@@ -136,8 +136,10 @@ pub(super) fn StepsSection() -> impl IntoView {
     }
 }
 
-fn cell((metric, value, text): (&'static str, String, String)) -> impl IntoView {
-    view! { <td data-metric=metric data-value=value>{text}</td> }
+fn cell(
+    (label, (metric, value, text)): (&'static str, (&'static str, String, String)),
+) -> impl IntoView {
+    view! { <td data-metric=metric data-value=value data-label=label>{text}</td> }
 }
 
 /// The caption, the window, the steps and the groups.
@@ -155,8 +157,8 @@ fn steps_view(t: &measured_steps::StepTable) -> impl IntoView {
                 .map_or_else(|why| why.clone(), |e| e.source.clone());
             view! {
                 <tr data-step=r.index.to_string() data-window=r.window.id() data-basis=basis title=source>
-                    <td class="name" title=r.name.clone()>{format!("#{}", r.index)}</td>
-                    {r.cells().into_iter().map(cell).collect_view()}
+                    <td class="name" title=r.name.clone()><strong>{format!("#{}", r.index)}</strong></td>
+                    {STEP_HEAD.into_iter().zip(r.cells()).map(cell).collect_view()}
                 </tr>
             }
         })
@@ -169,8 +171,8 @@ fn steps_view(t: &measured_steps::StepTable) -> impl IntoView {
             view! {
                 <tr data-step-group=key>
                     <td class="name">{g.phase.id()}</td>
-                    <td data-metric="batch" data-value=roofline::units::format_exact(g.batch)>{roofline::units::format_exact(g.batch)}</td>
-                    {g.cells().into_iter().map(cell).collect_view()}
+                    <td data-metric="batch" data-value=roofline::units::format_exact(g.batch) data-label="batch">{roofline::units::format_exact(g.batch)}</td>
+                    {GROUP_HEAD[1..].iter().copied().zip(g.cells()).map(cell).collect_view()}
                 </tr>
             }
         })
@@ -183,6 +185,9 @@ fn steps_view(t: &measured_steps::StepTable) -> impl IntoView {
     view! {
         <p class="hint" data-steps-caption="true">{t.caption.clone()}</p>
         <p class="hint" data-steps-window=t.window.steady.to_string()>{t.window.text()}</p>
+        {t.faster_message().map(|m| view! {
+            <p class="msg" role="alert" data-steps-faster=t.faster.to_string()>{m}</p>
+        })}
         <div class="table-scroll">
             <table class="results-table steps-table">
                 <caption>"Each step: measured GPU time against the T_lower of that exact step"</caption>

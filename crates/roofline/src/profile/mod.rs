@@ -79,7 +79,22 @@
 //!   under their own names. Memory copies and sets are not kernels and are left out (counted
 //!   in the notes).
 //!
+//! Any of these may be gzip-compressed (`.json.gz`, as SGLang and vLLM write their traces):
+//! a file that starts with gzip's signature is inflated as it streams in (`gzip.rs`,
+//! `miniz_oxide`), CRC-checked, and read as the file inside.
+//!
 //! rocprof-compute's roofline CSV and JAX/XProf traces are not read yet.
+//!
+//! # Serving engines' steps
+//!
+//! A trace of a serving engine has a span around each forward step whose name gives the
+//! step's batch and, with the engine's detailed annotation on, its attention aggregates
+//! ([`steps`]: SGLang `step[…]`, vLLM `execute_…`, ROCm ATOM `prefill[…]`/`decode[…]`). Each
+//! becomes a [`Step`] of [`Profile::steps`] with its measured GPU time (its GPU-side span, else
+//! its kernels' union); the trace's `distributedInfo` gives [`Profile::parallel`]. The steps are
+//! timed against the mixed step's bound above this module (`crate::serving::step_time`), and
+//! [`fit_steps`] fits the user's own engine on them ([`OwnEngine`], `engine=own:` in a link),
+//! held to [`check_fit`], the guard the kernels' calibration passes too ([`Fit::check`]).
 //!
 //! # On the roofline
 //!
