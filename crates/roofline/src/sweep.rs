@@ -132,7 +132,8 @@ enum Evaluator<'a> {
     Affine(Affine),
     /// An `llm` step's parts as linear functions of the swept `b` or `ctx`.
     Parts(Box<LlmSweep>),
-    /// Recomputed at every point (a composite kind: summed over its parts).
+    /// Recomputed at every point (a composite kind: summed over its parts). Boxed: an `llm`
+    /// op is much larger than the other variants.
     Direct {
         kind: Box<OpKind>,
         field: &'a str,

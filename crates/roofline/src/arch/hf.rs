@@ -1,4 +1,4 @@
-//! Over 600 lines on purpose: one reader per model family's keys (14 families), side by side so
+//! Over 600 lines on purpose: one reader per model family's keys (15 families), side by side so
 //! that their key names and the defaults `transformers` applies can be compared directly.
 //!
 //! Reading a Hugging Face `config.json` into an [`Arch`] ([`Arch::from_hf_config`]).
@@ -52,6 +52,10 @@ const MODEL_TYPES: &[(&str, Family)] = &[
     ("deepseek_v3", Family::DeepseekV3),
     ("gpt_oss", Family::GptOss),
     ("phi3", Family::Phi3),
+    // Kimi K2 is the DeepSeek-V3 architecture; K2.5 nests it in a text_config.
+    ("kimi_k2", Family::DeepseekV3),
+    ("kimi_k25", Family::DeepseekV3),
+    ("minimax_m2", Family::MiniMaxM2),
 ];
 
 /// The `model_type` values [`Arch::from_hf_config`] reads.
@@ -75,6 +79,7 @@ enum Family {
     DeepseekV3,
     GptOss,
     Phi3,
+    MiniMaxM2,
 }
 
 impl Family {
@@ -94,6 +99,7 @@ impl Family {
             Family::DeepseekV3 => "DeepSeek-V3",
             Family::GptOss => "gpt-oss",
             Family::Phi3 => "Phi-3/4",
+            Family::MiniMaxM2 => "MiniMax-M2",
         }
     }
 
@@ -343,7 +349,9 @@ impl Arch {
     /// `text_config`, or `llama4_text`), Mistral (`mistral`), Mixtral (`mixtral`), Qwen2/2.5
     /// (`qwen2`), Qwen2-MoE (`qwen2_moe`), Qwen3 (`qwen3`, `qwen3_moe`), Gemma 2 (`gemma2`),
     /// Gemma 3 (`gemma3` with its `text_config`, or `gemma3_text`), DeepSeek-V2/V3
-    /// (`deepseek_v2`, `deepseek_v3`), gpt-oss (`gpt_oss`), Phi-3 and Phi-4 (`phi3`).
+    /// (`deepseek_v2`, `deepseek_v3`), gpt-oss (`gpt_oss`), Phi-3 and Phi-4 (`phi3`), Kimi K2
+    /// (`kimi_k2`, and K2.5's `kimi_k25` with its `text_config`: the DeepSeek-V3
+    /// architecture), MiniMax-M2 (`minimax_m2`).
     ///
     /// Errors (never a guess): text that is not JSON (with line and column), a top level
     /// that is not an object, an unknown or missing `model_type`, a missing required key or
@@ -395,7 +403,7 @@ impl Arch {
         let mut notes = Vec::new();
         // Multimodal configs hold the language model under `text_config`; their `*_text`
         // model types are the language model alone.
-        let (main, outer) = if matches!(mt, "llama4" | "gemma3") {
+        let (main, outer) = if matches!(mt, "llama4" | "gemma3" | "kimi_k25") {
             match top.get("text_config") {
                 Some(Value::Object(m)) => (Obj::new(m, "text_config."), Some(top)),
                 Some(Value::Null) | None => {
@@ -426,7 +434,7 @@ impl Arch {
             notes,
         };
         if c.outer.is_some() {
-            // The nested config's own model_type (`llama4_text`, `gemma3_text`).
+            // The nested config's own model_type (`llama4_text`, `gemma3_text`, `kimi_k2`).
             c.main.text("model_type")?;
             if c.outer
                 .as_ref()
@@ -620,6 +628,28 @@ fn read(c: &mut Cfg) -> Result<Arch, Error> {
         // Llama 4's QK norm is an L2 norm without weights.
         c.flag("use_qk_norm")?;
     }
+    let qk_norm = match f {
+        Family::Qwen3 | Family::Qwen3Moe | Family::Gemma3 => true,
+        Family::MiniMaxM2 => {
+            let on = c.flag("use_qk_norm")?.unwrap_or(false);
+            if on && c.main.text("qk_norm_type")? == Some("per_layer") {
+                c.note(format!(
+                    "qk_norm_type per_layer: one norm over all heads' queries and one over all keys, (H + K)·h = {} weights a layer, counted as per-head norms (2·h = {})",
+                    count((heads + kv_heads) * head_dim),
+                    count(2.0 * head_dim)
+                ));
+            }
+            on
+        }
+        _ => false,
+    };
+    if f == Family::MiniMaxM2 && c.flag("use_mtp")? == Some(true) {
+        let n = c.opt0("num_mtp_modules")?.unwrap_or(0.0);
+        c.note(format!(
+            "use_mtp: the {} multi-token-prediction modules are not counted",
+            count(n)
+        ));
+    }
     let moe = read_moe(c, layers)?;
     let ffn = match (&moe, f) {
         (Some(m), _) if m.dense_layers == 0.0 => {
@@ -673,7 +703,7 @@ fn read(c: &mut Cfg) -> Result<Arch, Error> {
         mlp_bias,
         attn_sinks: f == Family::GptOss,
         norms_per_layer: if f.gemma() { 4.0 } else { 2.0 },
-        qk_norm: matches!(f, Family::Qwen3 | Family::Qwen3Moe | Family::Gemma3),
+        qk_norm,
         moe,
         mla,
         window,
@@ -825,6 +855,20 @@ fn read_moe(c: &mut Cfg, layers: f64) -> Result<Option<Moe>, Error> {
             moe.router_bias = c.main.text("topk_method")? == Some("noaux_tc");
             // DeepSeek: layer i is MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0.
             multiples_from(first, layers, freq)
+        }
+        Family::MiniMaxM2 => {
+            // Every layer is MoE; intermediate_size is each expert's width.
+            moe.experts = c.req("num_local_experts")?;
+            moe.top_k = c.req("num_experts_per_tok")?;
+            moe.expert_ffn = c.req("intermediate_size")?;
+            moe.router_bias = c.flag("use_routing_bias")?.unwrap_or(false);
+            if let Some(s) = c.opt0("shared_intermediate_size")? {
+                if s > 0.0 {
+                    moe.shared_experts = 1.0;
+                    moe.shared_ffn = s;
+                }
+            }
+            layers
         }
         Family::Llama4 => {
             moe.experts = c.req("num_local_experts")?;

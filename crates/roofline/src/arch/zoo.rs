@@ -19,7 +19,10 @@ pub struct ArchPreset {
 }
 
 /// The zoo, in order: the Llama family first (`llama3-8b`, the `llm` operation's default,
-/// and `llama3-70b` keep their ids), then Mistral, Qwen, DeepSeek, gpt-oss, Gemma.
+/// and `llama3-70b` keep their ids), then Mistral, Qwen, DeepSeek, gpt-oss, Gemma, then the
+/// models of the serving-at-load set (issue 40: Qwen3-32B, MiniMax-M2.5, Kimi-K2.5), appended
+/// so that no earlier id moves. DeepSeek-R1 has no entry of its own: its `config.json` is
+/// DeepSeek-V3's, key for key (see `deepseek-v3`'s source).
 pub fn arch_presets() -> &'static [ArchPreset] {
     &ZOO
 }
@@ -125,6 +128,29 @@ const fn gpt_oss(layers: f64, experts: f64) -> Arch {
     }
 }
 
+/// The DeepSeek-V3 architecture (61 layers of width 7168, MLA with query rank 1536 and KV
+/// rank 512, experts of 2048 with one shared, 8 per token, the router's bias): DeepSeek-V3
+/// itself and Kimi K2 differ in `heads`, routed `experts`, leading `dense_layers` and `vocab`.
+const fn deepseek_v3(heads: f64, experts: f64, dense_layers: f64, vocab: f64) -> Arch {
+    Arch {
+        mla: Some(Mla {
+            q_lora_rank: 1536.0,
+            kv_lora_rank: 512.0,
+            qk_nope_head_dim: 128.0,
+            qk_rope_head_dim: 64.0,
+            v_head_dim: 128.0,
+        }),
+        moe: Some(Moe {
+            shared_experts: 1.0,
+            shared_ffn: 2048.0,
+            dense_layers,
+            router_bias: true,
+            ..routed(experts, 8.0, 2048.0)
+        }),
+        ..dense(61.0, 7168.0, heads, heads, 192.0, 18432.0, vocab)
+    }
+}
+
 const fn qwen2(layers: f64, dmodel: f64, heads: f64, kv_heads: f64, ffn: f64) -> Arch {
     Arch {
         qkv_bias: true,
@@ -132,7 +158,7 @@ const fn qwen2(layers: f64, dmodel: f64, heads: f64, kv_heads: f64, ffn: f64) ->
     }
 }
 
-static ZOO: [ArchPreset; 18] = [
+static ZOO: [ArchPreset; 21] = [
     ArchPreset {
         id: "llama3-8b",
         name: "Llama-3 8B",
@@ -291,23 +317,7 @@ static ZOO: [ArchPreset; 18] = [
     ArchPreset {
         id: "deepseek-v3",
         name: "DeepSeek-V3",
-        arch: Arch {
-            mla: Some(Mla {
-                q_lora_rank: 1536.0,
-                kv_lora_rank: 512.0,
-                qk_nope_head_dim: 128.0,
-                qk_rope_head_dim: 64.0,
-                v_head_dim: 128.0,
-            }),
-            moe: Some(Moe {
-                shared_experts: 1.0,
-                shared_ffn: 2048.0,
-                dense_layers: 3.0,
-                router_bias: true,
-                ..routed(256.0, 8.0, 2048.0)
-            }),
-            ..dense(61.0, 7168.0, 128.0, 128.0, 192.0, 18432.0, 129280.0)
-        },
+        arch: deepseek_v3(128.0, 256.0, 3.0, 129280.0),
         source: concat!(
             "config.json of deepseek-ai/DeepSeek-V3: num_hidden_layers 61, hidden_size 7168, num_attention_heads 128, ",
             "MLA q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128; ",
@@ -315,7 +325,9 @@ static ZOO: [ArchPreset; 18] = [
             "first_k_dense_replace 3 (intermediate_size 18432), moe_layer_freq 1, topk_method noaux_tc, vocab_size 129280, ",
             "untied. DeepSeek-V3 technical report (arXiv 2412.19437): 671B total, 37B activated per token (the 14B ",
             "multi-token-prediction module of the 685B checkpoint not counted; DeepSeek's active count leaves out the ",
-            "embedding table: 36.6B, 37.6B with it)"
+            "embedding table: 36.6B, 37.6B with it). DeepSeek-R1 and DeepSeek-V3.1 (deepseek-ai/DeepSeek-R1, ",
+            "nvidia/DeepSeek-V3.1-NVFP4) have the same config.json in every key above: this entry stands for them ",
+            "(copies in ai-dynamo/aiconfigurator, aic-core/src/aiconfigurator_core/model_configs/, commit 095f58a51)"
         ),
     },
     ArchPreset {
@@ -359,6 +371,60 @@ static ZOO: [ArchPreset; 18] = [
             "sliding_window_pattern 6 (every 6th layer global: 10 of 62) and tied embeddings are Gemma3TextConfig's ",
             "defaults; 4 norms per layer and q/k norms. Google Gemma 3 report: 27B parameters (the language model; ",
             "the 0.4B SigLIP vision encoder aside)"
+        ),
+    },
+    ArchPreset {
+        id: "qwen3-32b",
+        name: "Qwen3 32B",
+        arch: Arch {
+            qk_norm: true,
+            ..dense(64.0, 5120.0, 64.0, 8.0, 128.0, 25600.0, 151936.0)
+        },
+        source: concat!(
+            "config.json of Qwen/Qwen3-32B (Hugging Face hub; copy in ai-dynamo/aiconfigurator, ",
+            "aic-core/src/aiconfigurator_core/model_configs/Qwen--Qwen3-32B_config.json, commit 095f58a51): ",
+            "num_hidden_layers 64, hidden_size 5120, intermediate_size 25600, num_attention_heads 64, ",
+            "num_key_value_heads 8, head_dim 128, vocab_size 151936, tie_word_embeddings false, attention_bias false, ",
+            "use_sliding_window false, q/k norms (Qwen3). Qwen3-32B model card: 32.8B parameters, 31.2B non-embedding"
+        ),
+    },
+    ArchPreset {
+        id: "minimax-m2.5",
+        name: "MiniMax-M2.5",
+        arch: Arch {
+            qk_norm: true,
+            moe: Some(Moe {
+                router_bias: true,
+                ..routed(256.0, 8.0, 1536.0)
+            }),
+            ..dense(62.0, 3072.0, 48.0, 8.0, 128.0, 1536.0, 200064.0)
+        },
+        source: concat!(
+            "config.json of MiniMaxAI/MiniMax-M2.5 (Hugging Face hub; copy in ai-dynamo/aiconfigurator, ",
+            "aic-core/src/aiconfigurator_core/model_configs/MiniMaxAI--MiniMax-M2.5_config.json, commit 095f58a51): ",
+            "model_type minimax_m2, num_hidden_layers 62, hidden_size 3072, num_attention_heads 48, ",
+            "num_key_value_heads 8, head_dim 128 (full attention on every layer), num_local_experts 256, ",
+            "num_experts_per_tok 8, intermediate_size 1536 (each expert; shared_intermediate_size 0: no shared expert), ",
+            "use_routing_bias true, vocab_size 200064, tie_word_embeddings false; use_qk_norm with qk_norm_type ",
+            "per_layer (one norm over all heads' queries and one over all keys: (H + K)·h = 7,168 weights a layer, ",
+            "counted here as per-head norms, 2·h = 256: 0.4M of 229B); the 3 multi-token-prediction modules (use_mtp) ",
+            "are not counted. MiniMax (MiniMax-M2 model card): 230B total parameters, 10B activated"
+        ),
+    },
+    ArchPreset {
+        id: "kimi-k2.5",
+        name: "Kimi K2.5",
+        arch: deepseek_v3(64.0, 384.0, 1.0, 163840.0),
+        source: concat!(
+            "text_config of moonshotai/Kimi-K2.5's config.json (Hugging Face hub; copy in ai-dynamo/aiconfigurator, ",
+            "aic-core/src/aiconfigurator_core/model_configs/moonshotai--Kimi-K2.5_config.json, commit 095f58a51): ",
+            "the DeepSeek-V3 architecture (model_type kimi_k2, DeepseekV3ForCausalLM) with num_hidden_layers 61, ",
+            "hidden_size 7168, num_attention_heads 64, MLA q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, ",
+            "qk_rope_head_dim 64, v_head_dim 128; n_routed_experts 384, num_experts_per_tok 8, n_shared_experts 1, ",
+            "moe_intermediate_size 2048, first_k_dense_replace 1 (intermediate_size 18432), topk_method noaux_tc, ",
+            "num_nextn_predict_layers 0, vocab_size 163840, untied. Moonshot (Kimi K2 and K2.5 model cards): 1T total, ",
+            "32B activated (the language model; K2.5's 400M MoonViT vision encoder aside; the routed experts ship in ",
+            "int4, the rest in bf16)"
         ),
     },
 ];

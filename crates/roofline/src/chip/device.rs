@@ -5,8 +5,8 @@ use super::presets::DEVICE_NAMES;
 /// The preset id for a device name as nvidia-smi, Nsight, PyTorch, ROCm or JAX report it
 /// (`"NVIDIA GeForce RTX 5090"` → `rtx-5090`, `"NVIDIA A100-SXM4-80GB"` → `a100`, `"TPU v5
 /// lite"` → `tpu-v5e`), or `None`. Words are compared whole and case-insensitively, so
-/// "H100" never matches "H1000" nor "B200" "GB200" (a Grace superchip at another bin: no
-/// preset); the longest matching pattern wins. The table sits beside the presets.
+/// "H100" never matches "H1000" nor "B200" "GB200" (a Grace superchip at another bin: its
+/// own preset); the longest matching pattern wins. The table sits beside the presets.
 pub fn preset_for_device(name: &str) -> Option<&'static str> {
     let words: Vec<String> = name
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -53,7 +53,9 @@ mod tests {
             ("TPU v5", Some("tpu-v5p")),
             ("Intel Gaudi 3", Some("gaudi3")),
             ("NVIDIA H1000", None),
-            ("NVIDIA GB200", None),
+            ("NVIDIA GB200", Some("gb200")),
+            ("NVIDIA GB300", Some("gb300")),
+            ("NVIDIA GB20", None),
             ("NVIDIA L40S", None),
             ("NVIDIA RTX 6000 Ada Generation", None),
             ("AMD Instinct MI300A", None),

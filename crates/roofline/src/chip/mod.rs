@@ -130,7 +130,7 @@ pub struct Chip {
 
 /// All preset chips, in catalog order: `tpu-v4p tpu-v5e tpu-v5p tpu-v6e tpu7x a100 h100 h200
 /// b200 mi300x l4`, then the chips of 2026: `h800 h20 b300 mi325x mi355x trn2 trn3 gaudi3
-/// rtx-5090 rtx-pro-6000`.
+/// rtx-5090 rtx-pro-6000`, then the Grace Blackwell racks `gb200 gb300`.
 pub fn presets() -> Vec<Chip> {
     presets::PRESETS.iter().map(|p| p.chip()).collect()
 }

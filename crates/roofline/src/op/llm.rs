@@ -77,6 +77,9 @@ const ZOO_IDS: &[&str] = &[
     "gpt-oss-20b",
     "gpt-oss-120b",
     "gemma3-27b",
+    "qwen3-32b",
+    "minimax-m2.5",
+    "kimi-k2.5",
     "custom",
 ];
 

@@ -102,19 +102,19 @@ impl Chunk {
     }
 }
 
-/// The spec of the `chunk` field: an integer field (a form shows a number box) whose text
-/// also takes the words `auto` (its default) and `none`.
+/// The spec of the `chunk` field: structured text read by [`Chunk::parse`] (a number, or the
+/// words `auto`, its default, and `none`), so it is not swept.
 pub(super) const fn chunk_spec(key: &'static str) -> FieldSpec {
     FieldSpec {
         key,
         label: "chunk budget (tokens)",
-        ty: FieldType::Integer,
+        ty: FieldType::Text,
         default: "auto",
         help: "serving under load: the chunked-prefill budget of tokens per step, decode and prefill tokens together (vLLM's max_num_batched_tokens); none: whole prompts; auto: the engine's default. Under load=batch it does not apply",
         what: CHUNK_WHAT,
-        min: 1.0,
-        max: MAX_CHUNK,
-        none: Some("auto"),
+        min: 0.0,
+        max: 0.0,
+        none: None,
         slider: None,
         unit: None,
         folds: true,

@@ -20,6 +20,16 @@
 //! * `max_batch`: the largest `B` whose weights (every expert resident) and KV caches at the
 //!   final context `P + G` fit in HBM per chip, `⌊(capacity − weights) / KV per sequence⌋`.
 //!
+//! With a prefix-cache hit (`prefix_hit`), the batch's prefill is a step of `B` chunks of the
+//! `P − P_h` uncached tokens over `P` keys ([`step_time`]); without one it is the op's own
+//! prefill step, as before.
+//!
+//! Serving under load (issue 40, `load=concurrency` or `rate`) is in the submodules: `step`
+//! (the mixed step of prefill chunks and decode tokens, [`step_time`]), `engine` (each engine's
+//! pattern and defaults, sourced), `pattern` (the steps an engine runs at a running batch) and
+//! `load` (caps, queue, closed and open loops, saturation, goodput: [`LoadModel`],
+//! [`load_figures`]).
+//!
 //! ```
 //! use roofline::{preset, serving, Op, Options};
 //! let mut op = Op::default_for("llm").unwrap(); // Llama-3 8B, B = 1, P 2048, G 512
@@ -30,8 +40,19 @@
 //! assert!(s.cost_per_mtok.is_some()); // the H100 preset has a price
 //! ```
 
+mod engine;
+mod load;
+mod pattern;
 mod step;
 
+pub use engine::{
+    engine_defaults, sglang_mem_fraction, Chunk, Engine, EngineDefaults, Pages, Pattern, PoolRule,
+};
+pub use load::{
+    erlang_c, figures, load_figures, BoundTiming, CapBy, Goodput, LoadFigures, LoadModel,
+    Operating, Resolved, Timing,
+};
+pub use pattern::{Decomp, EngineState, PatternStep, Regime};
 pub use step::{step_time, PhaseLoad, StepMix, StepTime};
 
 #[cfg(doc)]
@@ -132,6 +153,20 @@ fn step(
     t_lower_unchecked(&with(l, phase, ctx, b), chip, opts)
 }
 
+/// The prefill of `b` prompts of the static batch: the op's own prefill step at context `P`,
+/// or, with a prefix-cache hit, a step of `b` chunks of the `P_n = P − P_h` uncached tokens
+/// each over the `P` keys ([`step_time`]: the hit tokens' projections and MLP skipped, their
+/// keys still read).
+fn batch_prefill(l: &Llm, chip: &Chip, opts: &Options, b: f64) -> Result<f64, Error> {
+    let p = l.prompt;
+    let hit = (l.prefix_hit * p).floor().min(p - 1.0).max(0.0);
+    if hit == 0.0 {
+        return step(l, chip, opts, Phase::Prefill, p, b);
+    }
+    let mix = StepMix::prefill(PhaseLoad::uniform(b, p - hit, p));
+    Ok(step::step_time_unchecked(l, chip, opts, &mix)?.t)
+}
+
 /// The serving figures of an `llm` op on `chip`; `Ok(None)` for another kind. Errors like
 /// [`analyze`] (a missing peak or link, an inconsistent architecture).
 pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, Error> {
@@ -144,11 +179,11 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
     validate(op, chip, opts)?;
     let (b, p, g, n) = (l.b, l.prompt, l.output, l.chips());
     let mean_ctx = p + g / 2.0;
-    let ttft = step(l, chip, opts, Phase::Prefill, p, b)?;
+    let ttft = batch_prefill(l, chip, opts, b)?;
     let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
     let tokens_per_s = b / tpot;
     let max_batch = l.max_batch(chip.hbm_cap, p + g);
-    let prefill_one = step(l, chip, opts, Phase::Prefill, p, 1.0)?;
+    let prefill_one = batch_prefill(l, chip, opts, 1.0)?;
     Ok(Some(Serving {
         chips: n,
         batch: b,

@@ -45,6 +45,7 @@ mod fit;
 mod fitted;
 mod gemm;
 mod latency_points;
+pub mod load;
 mod measured;
 mod serving_points;
 mod summary;
@@ -439,6 +440,8 @@ const FAMILIES: &[(&str, Family)] = &[
     ("h20", Family::Hopper),
     ("b200", Family::Blackwell),
     ("b300", Family::Blackwell),
+    ("gb200", Family::Blackwell),
+    ("gb300", Family::Blackwell),
     ("mi300x", Family::Cdna3),
     ("mi325x", Family::Cdna3),
 ];

@@ -1,5 +1,5 @@
 //! The core's fuzz targets, one binary. Each module's quick tests run with the others in
-//! `cargo test`; its volume test is ignored and run by `./dev fuzz` in release mode, all five
+//! `cargo test`; its volume test is ignored and run by `./dev fuzz` in release mode, all six
 //! (one at a time, as separate binaries ran before):
 //!
 //! ```text
@@ -7,7 +7,7 @@
 //! ```
 //!
 //! or one alone, by its module name (`url_fuzz`, `parse_fuzz`, `arch_fuzz`, `profile_fuzz`,
-//! `steps_fuzz`, `train_fuzz`):
+//! `steps_fuzz`, `train_fuzz`, `load_fuzz`):
 //!
 //! ```text
 //! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture url_fuzz::
@@ -19,6 +19,7 @@ mod common;
 mod profile_gen;
 
 mod arch_fuzz;
+mod load_fuzz;
 mod parse_fuzz;
 mod profile_fuzz;
 mod steps_fuzz;

@@ -170,8 +170,11 @@ fn check_op_field(base: &Op, key: &str, text: &str) -> Result<bool, String> {
                             return Err(format!("accepted {v}, but the text reads {parsed:?}"));
                         }
                     }
+                    // Not set: empty text, `off`/`none`, or the field's own none word
+                    // (`max_seqs=auto`, the engine's default).
                     None if spec.none.is_some()
-                        && (t.is_empty() || is_none_word(t, &["off", "none"])) => {}
+                        && (t.is_empty()
+                            || is_none_word(t, &["off", "none", spec.none.unwrap_or("none")])) => {}
                     None => return Err("accepted, but the field has no value".into()),
                 },
                 FieldType::DType => {

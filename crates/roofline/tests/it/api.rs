@@ -109,7 +109,9 @@ fn chip_catalog() {
             "trn3",
             "gaudi3",
             "rtx-5090",
-            "rtx-pro-6000"
+            "rtx-pro-6000",
+            "gb200",
+            "gb300"
         ]
     );
     for chip in presets() {
@@ -745,6 +747,63 @@ fn chips_of_2026() {
     }
     // H800: NVLink 400 GB/s both ways = 8 links × 25 GB/s per direction.
     assert_eq!(preset("h800").unwrap().egress(), Some(2e11));
+}
+
+/// The Grace Blackwell racks (issue 40): 72 GPUs on one NVLink switch, the 1,200 W and 1,400 W
+/// bins' peaks, no PCIe host link (the note names NVLink-C2C and the Grace's LPDDR5X for the KV
+/// tier), each by link, and a Blackwell for the validation set.
+#[test]
+fn grace_blackwell_racks() {
+    // bf16 dense over HBM, from the quoted figures: GB200 NVL72 360 PFLOPS sparse per 72 GPUs
+    // (2.5 dense each) over 576 TB/s per 72 (8 each); GB300 the same two figures.
+    for (id, ridge, fp4, hbm_cap, power) in [
+        (
+            "gb200",
+            360e15 / 72.0 / 2.0 / (576e12 / 72.0),
+            1e16,
+            186e9,
+            1200.0,
+        ),
+        (
+            "gb300",
+            360e15 / 72.0 / 2.0 / (576e12 / 72.0),
+            1.5e16,
+            288e9,
+            1400.0,
+        ),
+    ] {
+        let chip = preset(id).unwrap();
+        assert_eq!(ridge, 312.5);
+        assert_eq!(chip.bf16.unwrap() / chip.hbm, ridge, "{id}");
+        assert_eq!(
+            (chip.fp4, chip.hbm_cap, chip.power),
+            (Some(fp4), hbm_cap, Some(power))
+        );
+        assert_eq!(chip.node, Some(72.0), "{id}: NVL72");
+        assert_eq!(chip.peer_bandwidth(), Some(18.0 * 5e10), "{id}: NVLink 5");
+        assert_eq!(chip.pcie, None, "{id}");
+        let host = chip.source(ChipField::Pcie);
+        assert!(
+            host.contains("NVLink-C2C") && host.contains("LPDDR5X"),
+            "{host}"
+        );
+        let d = roofline::url::decode(&format!("?chip={id}&op=matmul:b=4096"));
+        assert_eq!(d.scenario.chips[0], chip, "{id} by link");
+        assert!(d.notices.is_empty(), "{id}: {:?}", d.notices);
+        assert_eq!(
+            roofline::validation::family_of(&chip),
+            Some(roofline::validation::Family::Blackwell)
+        );
+        assert_eq!(
+            roofline::chip::preset_for_device(&format!("NVIDIA {id}")),
+            Some(id)
+        );
+    }
+    // The GB200 bin against HGX B200: +11 % on every tensor peak (2.5 / 2.25), as the
+    // 1,200 W against 1,000 W bins.
+    let (gb, b) = (preset("gb200").unwrap(), preset("b200").unwrap());
+    assert_eq!(gb.fp8.unwrap() / b.fp8.unwrap(), 5.0 / 4.5);
+    assert_eq!(gb.fp4.unwrap() / b.fp4.unwrap(), 10.0 / 9.0);
 }
 
 /// Capacities show as their vendors write them: binary where the source writes GiB, decimal

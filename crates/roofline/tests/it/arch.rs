@@ -537,6 +537,9 @@ fn zoo_against_published_counts() {
         "gpt-oss-20b",
         "gpt-oss-120b",
         "gemma3-27b",
+        "qwen3-32b",
+        "minimax-m2.5",
+        "kimi-k2.5",
     ] {
         assert!(ids.contains(&id), "missing {id}");
     }
@@ -596,7 +599,11 @@ fn zoo_against_published_counts() {
     check("qwen2.5-72b", 72.7e9, 0.001, None);
     // Non-embedding counts (Qwen2.5-72B's card says 70.0B, but 72.7B less its two
     // 152064·8192 tables is 70.2B: that one is left out).
-    for (id, non_emb) in [("qwen2.5-7b", 6.53e9), ("qwen3-30b-a3b", 29.9e9)] {
+    for (id, non_emb) in [
+        ("qwen2.5-7b", 6.53e9),
+        ("qwen3-30b-a3b", 29.9e9),
+        ("qwen3-32b", 31.2e9),
+    ] {
         let a = zoo(id);
         let p = a.params();
         assert!(
@@ -621,6 +628,261 @@ fn zoo_against_published_counts() {
     );
     // Gemma 3: 27B (the language model; the 0.4B SigLIP encoder aside).
     check("gemma3-27b", 27e9, 0.001, None);
+    // The serving-at-load set's models (issue 40). Qwen3-32B's card: 32.8B (31.2B
+    // non-embedding, above). MiniMax: "230B total, 10B activated" (M2's card; M2.5 keeps its
+    // config), rounded to tens and to the billion: 228.7B and, without the embedding table as
+    // DeepSeek counts, 10.42B here. Moonshot (Kimi K2 and K2.5 cards): "1T total, 32B
+    // activated", rounded to the trillion: 1.026T and 31.69B without the embedding table.
+    check("qwen3-32b", 32.8e9, 0.002, None);
+    check("minimax-m2.5", 230e9, 0.006, Some((10e9, 0.05, false)));
+    check("kimi-k2.5", 1e12, 0.03, Some((32e9, 0.015, false)));
+}
+
+/// MiniMaxAI/MiniMax-M2.5's config.json (the copy in ai-dynamo/aiconfigurator,
+/// model_configs/MiniMaxAI--MiniMax-M2.5_config.json, commit 095f58a51).
+const MINIMAX_M25: &str = r#"{
+  "architectures": [
+    "MiniMaxM2ForCausalLM"
+  ],
+  "model_type": "minimax_m2",
+  "num_hidden_layers": 62,
+  "hidden_size": 3072,
+  "num_attention_heads": 48,
+  "num_key_value_heads": 8,
+  "head_dim": 128,
+  "intermediate_size": 1536,
+  "vocab_size": 200064,
+  "num_experts_per_tok": 8,
+  "num_local_experts": 256,
+  "max_position_embeddings": 196608,
+  "rope_theta": 5000000,
+  "rotary_dim": 64,
+  "hidden_act": "silu",
+  "rms_norm_eps": 1e-06,
+  "use_cache": true,
+  "tie_word_embeddings": false,
+  "use_qk_norm": true,
+  "qk_norm_type": "per_layer",
+  "use_routing_bias": true,
+  "use_mtp": true,
+  "mtp_transformer_layers": 1,
+  "num_mtp_modules": 3,
+  "shared_intermediate_size": 0,
+  "scoring_func": "sigmoid",
+  "quantization_config": {
+    "quant_method": "fp8",
+    "fmt": "float8_e4m3fn",
+    "activation_scheme": "dynamic",
+    "weight_block_size": [128, 128],
+    "modules_to_not_convert": ["gate", "e_score_correction_bias", "lm_head"]
+  },
+  "auto_map": {
+    "AutoConfig": "configuration_minimax_m2.MiniMaxM2Config",
+    "AutoModelForCausalLM": "modeling_minimax_m2.MiniMaxM2ForCausalLM"
+  },
+  "transformers_version": "4.46.1"
+}"#;
+
+/// moonshotai/Kimi-K2.5's config.json (the same copy's moonshotai--Kimi-K2.5_config.json),
+/// cut to the architecture's keys: generation defaults, the quantisation config and most of the
+/// vision config left out.
+const KIMI_K25: &str = r#"{
+  "architectures": [
+    "KimiK25ForConditionalGeneration"
+  ],
+  "model_type": "kimi_k25",
+  "text_config": {
+    "architectures": [
+      "DeepseekV3ForCausalLM"
+    ],
+    "attention_bias": false,
+    "first_k_dense_replace": 1,
+    "hidden_act": "silu",
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "kv_lora_rank": 512,
+    "max_position_embeddings": 262144,
+    "model_type": "kimi_k2",
+    "moe_intermediate_size": 2048,
+    "moe_layer_freq": 1,
+    "n_group": 1,
+    "n_routed_experts": 384,
+    "n_shared_experts": 1,
+    "norm_topk_prob": true,
+    "num_attention_heads": 64,
+    "num_experts_per_tok": 8,
+    "num_hidden_layers": 61,
+    "num_key_value_heads": 64,
+    "num_nextn_predict_layers": 0,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 50000.0,
+    "routed_scaling_factor": 2.827,
+    "scoring_func": "sigmoid",
+    "tie_word_embeddings": false,
+    "topk_group": 1,
+    "topk_method": "noaux_tc",
+    "v_head_dim": 128,
+    "vocab_size": 163840
+  },
+  "tie_word_embeddings": false,
+  "vision_config": {
+    "merge_kernel_size": [
+      2,
+      2
+    ],
+    "patch_size": 14,
+    "vt_hidden_size": 1152,
+    "vt_num_hidden_layers": 27
+  }
+}"#;
+
+/// MiniMax-M2 and Kimi K2 / K2.5 configs read into the zoo's presets, with what the reader says.
+#[test]
+fn minimax_and_kimi_configs() {
+    let (m, r) = read(MINIMAX_M25);
+    assert_eq!(m, zoo("minimax-m2.5"));
+    assert_eq!(r.family, "MiniMax-M2");
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("qk_norm_type per_layer") && n.contains("7168 weights a layer")),
+        "{:?}",
+        r.notes
+    );
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| n == "use_mtp: the 3 multi-token-prediction modules are not counted"));
+    assert_eq!(r.quant_method.as_deref(), Some("fp8"));
+    // Without the routing bias the routers lose their 256 biases a layer.
+    let (nb, _) =
+        read(&MINIMAX_M25.replace("\"use_routing_bias\": true", "\"use_routing_bias\": false"));
+    assert_eq!(m.params_total() - nb.params_total(), 62.0 * 256.0);
+    // A shared expert where shared_intermediate_size is set.
+    let (sh, _) = read(&MINIMAX_M25.replace(
+        "\"shared_intermediate_size\": 0",
+        "\"shared_intermediate_size\": 1536",
+    ));
+    assert_eq!(sh.moe.unwrap().shared_experts, 1.0);
+    assert_eq!(
+        sh.params_total() - m.params_total(),
+        62.0 * 3.0 * 3072.0 * 1536.0
+    );
+    let (k, r) = read(KIMI_K25);
+    assert_eq!(k, zoo("kimi-k2.5"));
+    assert_eq!(
+        (r.model_type.as_str(), r.family.as_str()),
+        ("kimi_k25", "DeepSeek-V3")
+    );
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("vision_config")),
+        "{:?}",
+        r.notes
+    );
+    // Kimi K2's own config is the text_config alone.
+    let k2 = KIMI_K25
+        .split_once("\"text_config\": ")
+        .map(|(_, t)| t.split_once("\n  },").unwrap().0.to_string() + "\n  }")
+        .unwrap();
+    assert_eq!(read(&k2).0, k);
+}
+
+/// The serving-at-load set's three models counted by hand from their configs (the copies in
+/// ai-dynamo/aiconfigurator at commit 095f58a51), term by term, and Qwen3-32B and Kimi K2.5
+/// read back from config text (Kimi's text_config is DeepSeek-V3's architecture, keys and all).
+#[test]
+fn serving_set_models_by_hand() {
+    // Qwen3-32B: per layer q 5120·8192, k and v 2·5120·1024, o 8192·5120, q/k norms 2·128,
+    // MLP 3·5120·25600, norms 2·5120; × 64; final norm 5120; embedding and head 2·151936·5120.
+    let layer = 5120.0 * 8192.0
+        + 2.0 * 5120.0 * 1024.0
+        + 8192.0 * 5120.0
+        + 2.0 * 128.0
+        + 3.0 * 5120.0 * 25600.0
+        + 2.0 * 5120.0;
+    assert_eq!(layer, 487_598_336.0);
+    let q = zoo("qwen3-32b");
+    assert_eq!(
+        q.params_total(),
+        64.0 * layer + 5120.0 + 2.0 * 151936.0 * 5120.0
+    );
+    assert_eq!(q.params_total(), 32_762_123_264.0); // Qwen: "32.8B"
+    let text = QWEN3_8B
+        .replace("\"hidden_size\": 4096", "\"hidden_size\": 5120")
+        .replace(
+            "\"intermediate_size\": 12288",
+            "\"intermediate_size\": 25600",
+        )
+        .replace("\"max_window_layers\": 36", "\"max_window_layers\": 64")
+        .replace("\"num_attention_heads\": 32", "\"num_attention_heads\": 64")
+        .replace("\"num_hidden_layers\": 36", "\"num_hidden_layers\": 64");
+    assert_eq!(read(&text).0, q);
+
+    // MiniMax-M2.5: per layer attention 3072·6144 + 2·3072·1024 + 6144·3072 (44,040,192) and
+    // q/k norms 256; 256 experts of 3·3072·1536 (14,155,776 each); router 256·3072 + 256
+    // biases; norms 2·3072; × 62; final norm 3072; embedding and head 2·200064·3072.
+    let expert = 3.0 * 3072.0 * 1536.0;
+    assert_eq!(expert, 14_155_776.0);
+    let attention = 3072.0 * 6144.0 + 2.0 * 3072.0 * 1024.0 + 6144.0 * 3072.0;
+    assert_eq!(attention, 44_040_192.0);
+    let layer = attention + 256.0 + 256.0 * expert + 256.0 * 3072.0 + 256.0 + 2.0 * 3072.0;
+    let m = zoo("minimax-m2.5");
+    let embed = 2.0 * 200064.0 * 3072.0;
+    assert_eq!(m.params_total(), 62.0 * layer + 3072.0 + embed);
+    assert_eq!(m.params_total(), 228_689_336_320.0);
+    // Active: the 248 experts a token skips, per layer, come off.
+    assert_eq!(m.params_active(), m.params_total() - 62.0 * 248.0 * expert);
+    assert_eq!(m.params_active(), 11_030_124_544.0);
+    assert_eq!(m.kv_bytes_per_token(2.0), 2.0 * 62.0 * 8.0 * 128.0 * 2.0); // 253,952 B
+
+    // Kimi K2.5: MLA per layer (q 7168·1536 + norm 1536 + 1536·64·192, KV 7168·576 + norm 512 +
+    // 512·64·256, o 64·128·7168) = 101,124,096; 60 MoE layers of 384 experts and one shared
+    // (3·7168·2048 = 44,040,192 each), router 384·7168 + 384; one dense layer 3·7168·18432;
+    // norms 2·7168 per layer and the final one; embedding and head 2·163840·7168.
+    let mla = 7168.0 * 1536.0
+        + 1536.0
+        + 1536.0 * 64.0 * 192.0
+        + 7168.0 * 576.0
+        + 512.0
+        + 512.0 * 64.0 * 256.0
+        + 64.0 * 128.0 * 7168.0;
+    assert_eq!(mla, 101_124_096.0);
+    let expert = 3.0 * 7168.0 * 2048.0;
+    let moe_layer = 385.0 * expert + 384.0 * 7168.0 + 384.0;
+    let k = zoo("kimi-k2.5");
+    let total = 61.0 * (mla + 2.0 * 7168.0)
+        + 60.0 * moe_layer
+        + 3.0 * 7168.0 * 18432.0
+        + 7168.0
+        + 2.0 * 163840.0 * 7168.0;
+    assert_eq!(k.params_total(), total);
+    assert_eq!(k.params_total(), 1_026_408_232_448.0);
+    assert_eq!(k.params_active(), total - 60.0 * 376.0 * expert);
+    // MLA caches the latent and the RoPE key: 61·(512 + 64) elements a position.
+    assert_eq!(k.kv_bytes_per_token(2.0), 61.0 * 576.0 * 2.0);
+    let text = DEEPSEEK_V3
+        .replace(
+            "\"first_k_dense_replace\": 3",
+            "\"first_k_dense_replace\": 1",
+        )
+        .replace("\"n_routed_experts\": 256", "\"n_routed_experts\": 384")
+        .replace(
+            "\"num_attention_heads\": 128",
+            "\"num_attention_heads\": 64",
+        )
+        .replace(
+            "\"num_key_value_heads\": 128",
+            "\"num_key_value_heads\": 64",
+        )
+        .replace(
+            "\"num_nextn_predict_layers\": 1",
+            "\"num_nextn_predict_layers\": 0",
+        )
+        .replace("\"vocab_size\": 129280", "\"vocab_size\": 163840");
+    assert_eq!(read(&text).0, k);
 }
 
 /// DeepSeek-V3 counted by hand, term by term (the config's numbers).

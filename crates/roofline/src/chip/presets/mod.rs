@@ -2,7 +2,7 @@
 //! the tier of that source; absent values say why.
 //!
 //! The catalog is split by vendor (`tpu.rs`, `nvidia.rs`, `others.rs`) because one file of
-//! 21 chips of ~35 annotated lines each would be ~1,000 lines; this file holds the types,
+//! 23 chips of ~35 annotated lines each would be ~1,000 lines; this file holds the types,
 //! the shared notes and the catalog order.
 //!
 //! Book figures ("scaling book") come from "How to Scale Your Model" (JAX scaling book):
@@ -130,7 +130,7 @@ pub(crate) struct PresetDef {
 }
 
 /// The catalog, in its published order (new chips are appended: ids in links never move).
-pub(crate) static PRESETS: [&PresetDef; 21] = [
+pub(crate) static PRESETS: [&PresetDef; 23] = [
     &TPU_V4P,
     &TPU_V5E,
     &TPU_V5P,
@@ -153,13 +153,16 @@ pub(crate) static PRESETS: [&PresetDef; 21] = [
     &GAUDI3,
     &RTX_5090,
     &RTX_PRO_6000,
+    // The Grace Blackwell racks (issue 40: the serving-at-load set's GB200 rows).
+    &GB200,
+    &GB300,
 ];
 
 /// Device names as profilers report them (nvidia-smi, Nsight, `torch.cuda.get_device_name`,
 /// ROCm, JAX's `device_kind`), per preset: each pattern is a run of whole words matched
 /// case-insensitively, and the longest matching pattern wins (`TPU v5 lite` before `TPU v5`).
 /// A pattern names the family; the preset holds its named variant's figures (an
-/// "A100-PCIE-40GB" maps to `a100`, the SXM 80GB). GB200 and GB300 are not matched: they are
+/// "A100-PCIE-40GB" maps to `a100`, the SXM 80GB). GB200 and GB300 name their own presets:
 /// Grace superchips whose GPUs run a higher power and clock bin than `b200` / `b300`.
 pub(crate) static DEVICE_NAMES: &[(&str, &[&str])] = &[
     ("tpu-v4p", &["tpu v4", "tpu v4p"]),
@@ -183,6 +186,8 @@ pub(crate) static DEVICE_NAMES: &[(&str, &[&str])] = &[
     ("gaudi3", &["gaudi 3", "gaudi3", "hl 325l"]),
     ("rtx-5090", &["rtx 5090"]),
     ("rtx-pro-6000", &["rtx pro 6000"]),
+    ("gb200", &["gb200"]),
+    ("gb300", &["gb300"]),
 ];
 
 pub(crate) fn find(id: &str) -> Option<&'static PresetDef> {

@@ -338,3 +338,75 @@ pub(super) static RTX_PRO_6000: PresetDef = PresetDef {
     price: none("the Workstation Edition is not rented by clouds (Google Cloud G4 rents the Server Edition; price not read); set price= for cost per token"),
     power: third(600.0, "NVIDIA RTX PRO 6000 Workstation (gpu.name, hardware-corner.net): 600 W"),
 };
+
+/// The Grace CPU memory and the NVLink-C2C link of a Grace Blackwell superchip: no `Chip` field
+/// holds them (issue 42's KV tier reads them here); the host-link field says so.
+const GB200_HOST: &str = "no PCIe host link: each GPU reaches its Grace CPU over NVLink-C2C, 900 GB/s bidirectional per GB200 superchip (one Grace, two GPUs; quoted by continuumlabs.ai and wifitalents.com); the Grace holds up to 480 GB of LPDDR5X at up to 512 GB/s (NVIDIA's GB200 superchip figures, quoted second-hand as 480 GB beside 384 GB of HBM3e, 896 GB coherent), a KV tier no field here models; left empty";
+const GB300_HOST: &str = "no PCIe host link: each GPU reaches its Grace CPU over NVLink-C2C (900 GB/s bidirectional per GB200 superchip; third parties give 900 GB/s to 1.8 TB/s for GB300); the Grace's LPDDR5X (SOCAMM modules on GB300; capacity and bandwidth per superchip not confirmed here) is a KV tier no field here models; left empty";
+
+pub(super) static GB200: PresetDef = PresetDef {
+    id: "gb200",
+    name: "GB200 (NVL72)",
+    name_src: "NVIDIA Blackwell GPU of a GB200 Grace Blackwell superchip in a GB200 NVL72 rack, per GPU (the 1,200 W bin: higher clocks than HGX B200's 1,000 W; two GPUs and one Grace CPU per superchip, 72 GPUs on one NVLink switch domain)",
+    interconnect: Interconnect::Switch,
+    fp32: third(9e13, "glennklockwood.com, B200 page, from NVIDIA's Blackwell architecture brief: the GB200 variant at 1,200 W, FP32 90 TFLOPS (HGX B200 at 1,000 W: 80)"),
+    tf32: third(1.25e15, "glennklockwood.com, B200 page: TF32 Tensor Core 1,250 TFLOPS dense for the GB200 variant at 1,200 W (2,500 with sparsity; NVIDIA GB200 superchip: 5 PFLOPS sparse per 2 GPUs)"),
+    bf16: third(2.5e15, "ai-dynamo/aiconfigurator, aic-core/src/aiconfigurator_core/systems/gb200.yaml (commit 095f58a51), citing NVIDIA's Blackwell datasheet: bfloat16_tc_flops 2500 TFLOPS dense per GPU (GB200 NVL72: 360 PFLOPS with sparsity per 72 GPUs)"),
+    fp16: third(2.5e15, "glennklockwood.com, B200 page: FP16 Tensor Core 2,500 TFLOPS dense for the GB200 variant at 1,200 W (5,000 with sparsity)"),
+    fp8: third(5e15, "ai-dynamo/aiconfigurator gb200.yaml (commit 095f58a51), citing NVIDIA's Blackwell datasheet: fp8_tc_flops 5000 TFLOPS dense per GPU (GB200 NVL72: 720 PFLOPS with sparsity per 72 GPUs)"),
+    int8: third(5e15, "ai-dynamo/aiconfigurator gb200.yaml (commit 095f58a51), citing NVIDIA's Blackwell datasheet: int8_tc_flops 5000 TOPS dense per GPU (GB200 NVL72: 720 POPS with sparsity per 72 GPUs)"),
+    int4: none("Blackwell lists no int4 tensor-core mode: no int4 peak"),
+    fp4: third(1e16, "ai-dynamo/aiconfigurator gb200.yaml (commit 095f58a51), citing NVIDIA's Blackwell datasheet: fp4_tc_flops 10 PFLOPS dense per GPU (GB200 NVL72: 1,440 PFLOPS with sparsity per 72 GPUs)"),
+    vpu: third(9e13, "glennklockwood.com, B200 page: FP32 90 TFLOPS on CUDA cores for the GB200 variant at 1,200 W, used as the vector unit"),
+    hbm: third(8e12, "ai-dynamo/aiconfigurator gb200.yaml (commit 095f58a51), citing NVIDIA's Blackwell datasheet: mem_bw 8 TB/s per GPU (GB200 NVL72: 576 TB/s per 72 GPUs)"),
+    hbm_cap: third(186e9, "NVIDIA GB200 NVL72 page: up to 13.4 TB HBM3e per 72 GPUs → 186 GB per GPU (quoted by aiwiki.ai); read as 186e9 decimal bytes as NVIDIA writes it (physically 8 stacks of 24 GB)")
+        .range(186e9, 1.98674743296e11, "ai-dynamo/aiconfigurator gb200.yaml: 189,471 MiB as nvidia-smi reports it (198.7e9 bytes); 192 GB per GPU in NVIDIA's first GB200 superchip figures (384 GB per 2 GPUs)"),
+    onchip: none(GPU_NO_ONCHIP),
+    onchip_cap: none(GPU_NO_ONCHIP_CAP),
+    pcie: none(GB200_HOST),
+    ici: docs(5e10, "NVIDIA Blackwell: NVLink 5 1.8 TB/s (both directions) per GPU over 18 links → 50 GB/s per link per direction (GB200 NVL72: 130 TB/s per 72 GPUs)"),
+    links: docs(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
+    dcn: docs(5e10, "NVIDIA DGX SuperPOD reference architecture (DGX GB200), abstract: the compute fabric is NDR InfiniBand at 400 Gb/s per GPU → 5e10 bytes/s")
+        .range(5e10, 1e11, "ai-dynamo/aiconfigurator gb200.yaml: inter_rack_bw 100 GB/s per GPU (ConnectX-8 XDR 800 Gb/s)"),
+    torus: GPU_NO_TORUS,
+    wrap: GPU_NO_TORUS,
+    node: docs(72.0, "NVIDIA DGX SuperPOD reference architecture (DGX GB200): each DGX GB200 is a rack of 72 GPUs on one NVLink 5 switch domain (9 NVSwitch trays)"),
+    leaf: docs(8.0, "NVIDIA DGX SuperPOD reference architecture (DGX GB200), abstract: \"each SU contains 8 DGX GB200 systems\""),
+    hop_lat: NCCL_NVLINK_LAT,
+    net_lat: NCCL_NET_LAT,
+    price: none(NO_PRICE),
+    power: third(1200.0, "ai-dynamo/aiconfigurator gb200.yaml (commit 095f58a51), citing NVIDIA's Blackwell datasheet: power 1200 W per GPU (HGX B200: 1,000 W)"),
+};
+
+pub(super) static GB300: PresetDef = PresetDef {
+    id: "gb300",
+    name: "GB300 (NVL72)",
+    name_src: "NVIDIA Blackwell Ultra GPU of a GB300 Grace Blackwell Ultra superchip in a GB300 NVL72 rack, per GPU (the 1,400 W bin: higher clocks than HGX B300's 1,100 W; 72 GPUs on one NVLink switch domain)",
+    interconnect: Interconnect::Switch,
+    fp32: none("no per-GPU FP32 figure confirmed for GB300 (third parties give 75 to 83 TFLOPS); left empty"),
+    tf32: third(1.25e15, "verda.com, \"NVIDIA GB300 NVL72: GPU Architecture & Performance\", per-GPU table without sparsity: TF32 1.25 PFLOPS (GB300 NVL72: 180 PFLOPS with sparsity per 72 GPUs)"),
+    bf16: third(2.5e15, "ai-dynamo/aiconfigurator, aic-core/src/aiconfigurator_core/systems/gb300.yaml (commit 095f58a51), citing NVIDIA's Blackwell Ultra datasheet: bfloat16_tc_flops 2500 TFLOPS dense per GPU (GB300 NVL72: 360 PFLOPS with sparsity per 72 GPUs)"),
+    fp16: third(2.5e15, "verda.com, GB300 per-GPU table without sparsity: FP16/BF16 2.5 PFLOPS"),
+    fp8: third(5e15, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): fp8_tc_flops 5 PFLOPS dense per GPU (GB300 NVL72: 720 PFLOPS with sparsity per 72 GPUs)"),
+    int8: third(1.65e14, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): int8_tc_flops 165 TOPS dense per GPU (verda.com: 0.165 POPS; Blackwell Ultra cut int8)"),
+    int4: none("Blackwell lists no int4 tensor-core mode: no int4 peak"),
+    fp4: third(1.5e16, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): fp4_tc_flops 15 PFLOPS dense per GPU (GB300 NVL72: 1,080 PFLOPS dense per 72 GPUs; NVIDIA technical blog \"15 PetaFLOPS dense NVFP4\")"),
+    vpu: none("no per-GPU CUDA-core FP32 figure confirmed for GB300; left empty, so vector ops run at the dtype's peak"),
+    hbm: third(8e12, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): mem_bw 8 TB/s per GPU (NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\": 8 TB/s; GB300 NVL72: 576 TB/s per 72 GPUs)"),
+    hbm_cap: docs(288e9, "NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\": \"288 GB of HBM3e per GPU\"; read as 288e9 decimal bytes as NVIDIA writes it")
+        .range(279e9, 2.98013687808e11, "verda.com: 279 GB HBM3E per GB300 GPU (the Blackwell Ultra datasheet's usable figure); ai-dynamo/aiconfigurator gb300.yaml: 284,208 MiB as nvidia-smi reports it (298.0e9 bytes)"),
+    onchip: none(GPU_NO_ONCHIP),
+    onchip_cap: none(GPU_NO_ONCHIP_CAP),
+    pcie: none(GB300_HOST),
+    ici: docs(5e10, "NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\": NVLink 5 1.8 TB/s bidirectional per GPU → 900 GB/s per direction over 18 links = 50 GB/s per link (GB300 NVL72: 130 TB/s per 72 GPUs)"),
+    links: docs(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
+    dcn: third(1e11, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): inter_rack_bw 100 GB/s per GPU, ConnectX-8 XDR 800 Gb/s InfiniBand"),
+    torus: GPU_NO_TORUS,
+    wrap: GPU_NO_TORUS,
+    node: third(72.0, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): num_gpus_per_rack 72 on NVLink 5 switches (GB300 NVL72: 72 Blackwell Ultra GPUs, 36 Grace CPUs, 130 TB/s NVLink; aiwiki.ai)"),
+    leaf: none("no DGX SuperPOD (GB300) scalable-unit size found; left empty"),
+    hop_lat: NCCL_NVLINK_LAT,
+    net_lat: NCCL_NET_LAT,
+    price: none(NO_PRICE),
+    power: third(1400.0, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): power 1400 W per GPU (verda.com: max TDP 1.4 kW; HGX B300: 1,100 W)"),
+};
