@@ -189,3 +189,37 @@ fn steps_are_markers_on_the_roofline() {
     assert!(m.label.starts_with("step #1 decode B=2"), "{}", m.label);
     assert!(chart.measured.iter().all(|m| m.y <= m.predicted_y));
 }
+
+/// "My engine" under load: the load model's states read through the own engine's terms. With
+/// factors of 1 and no time per step it is the bound itself; with 1.5 everywhere every time of
+/// a closed loop without a queue is 1.5 × the bound's; a time per step adds that much per step
+/// each figure spans.
+#[test]
+fn my_engine_times_the_load_model() {
+    use roofline::serving::{figures, BoundTiming, LoadModel};
+    use roofline_lab::view::measured_steps::OwnTiming;
+    let s = scenario("chip=h100&op=llm:preset=llama3-8b,load=concurrency,c=8");
+    let (op, chip) = (&s.ops[0], &s.chips[0]);
+    let opts = roofline::Options::default();
+    let m = LoadModel::new(op, chip, &opts).unwrap();
+    let bound = figures(&m, &BoundTiming).unwrap().at.unwrap();
+    let own = |t: &str| {
+        let e = roofline::profile::OwnEngine::parse(t).unwrap();
+        figures(&m, &OwnTiming(e)).unwrap().at.unwrap()
+    };
+    let same = own("own:1:1:1:0");
+    assert!(close(same.tpot, bound.tpot, 1e-12) && close(same.ttft, bound.ttft, 1e-12));
+    let slow = own("own:1.5:1.5:1.5:0");
+    assert_eq!(slow.queued, 0.0);
+    assert!(
+        close(slow.tpot, 1.5 * bound.tpot, 1e-12),
+        "{} {}",
+        slow.tpot,
+        bound.tpot
+    );
+    assert!(close(slow.ttft, 1.5 * bound.ttft, 1e-12));
+    // 1 ms per step: TPOT spans one step of the pattern's mix per output token.
+    let stepped = own("own:1:1:1:1ms");
+    let steps = stepped.state.tpot.steps;
+    assert!(close(stepped.tpot, bound.tpot + 1e-3 * steps, 1e-12));
+}

@@ -266,6 +266,11 @@ pub fn parse_span(name: &str) -> Result<Span, StepNameError> {
     Ok(Span::Other)
 }
 
+/// A piece of the name quoted in a message, at most 40 characters.
+fn q(s: &str) -> String {
+    crate::error::clip_text(s, 40)
+}
+
 fn err(dialect: Dialect, reason: impl Into<String>) -> StepNameError {
     StepNameError {
         dialect,
@@ -275,13 +280,18 @@ fn err(dialect: Dialect, reason: impl Into<String>) -> StepNameError {
 
 /// A count as an engine writes it: decimal digits only, below 2⁵³ (exact in an `f64`).
 fn count(dialect: Dialect, key: &str, text: &str) -> Result<f64, StepNameError> {
-    let bad = || err(dialect, format!("{key}={text:?} is not a whole number"));
+    let bad = || {
+        err(
+            dialect,
+            format!("{key}={:?} is not a whole number", q(text)),
+        )
+    };
     if text.is_empty() || text.len() > 16 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
     }
     let v: u64 = text.parse().map_err(|_| bad())?;
     if v >= 1 << 53 {
-        return Err(err(dialect, format!("{key}={text} is too large")));
+        return Err(err(dialect, format!("{key}={} is too large", q(text))));
     }
     Ok(v as f64)
 }
@@ -305,9 +315,9 @@ impl<'a> Fields<'a> {
         for w in words.filter(|w| !w.is_empty()) {
             let (k, v) = w
                 .split_once('=')
-                .ok_or_else(|| err(dialect, format!("`{w}` is not key=value")))?;
+                .ok_or_else(|| err(dialect, format!("`{}` is not key=value", q(w))))?;
             if pairs.iter().any(|(x, _)| *x == k) {
-                return Err(err(dialect, format!("{k}= is given twice")));
+                return Err(err(dialect, format!("{}= is given twice", q(k))));
             }
             pairs.push((k, v));
         }
@@ -363,7 +373,7 @@ impl<'a> Fields<'a> {
     /// Refuses keys outside `known`.
     fn only(&self, known: &[&str]) -> Result<(), StepNameError> {
         match self.pairs.iter().find(|(k, _)| !known.contains(k)) {
-            Some((k, _)) => Err(err(self.dialect, format!("unknown field {k}="))),
+            Some((k, _)) => Err(err(self.dialect, format!("unknown field {}=", q(k)))),
             None => Ok(()),
         }
     }
@@ -466,7 +476,7 @@ fn sglang(rest: &str) -> Result<Span, StepNameError> {
             return skip("a step of a mode this page does not time")
         }
         "" => return Err(err(d, "no forward mode after `step[`")),
-        m => return Err(err(d, format!("unknown forward mode {m}"))),
+        m => return Err(err(d, format!("unknown forward mode {}", q(m)))),
     };
     let tokens = split[0].1 + split[1].1;
     Ok(Span::Step(Box::new(StepName {
@@ -514,7 +524,10 @@ fn vllm_group(
         rest = rest.strip_prefix(key).ok_or_else(|| {
             err(
                 d,
-                format!("the {phase} group ({inner}) lacks {key} in the order sq sk sqsq sqsk"),
+                format!(
+                    "the {phase} group ({}) lacks {key} in the order sq sk sqsq sqsk",
+                    q(inner)
+                ),
             )
         })?;
         let (v, r) = lead_count(d, &format!("{phase} {key}"), rest)?;
@@ -522,7 +535,10 @@ fn vllm_group(
         rest = r;
     }
     if !rest.is_empty() {
-        return Err(err(d, format!("unexpected `{rest}` in the {phase} group")));
+        return Err(err(
+            d,
+            format!("unexpected `{}` in the {phase} group", q(rest)),
+        ));
     }
     Ok((
         Group::Detailed(Aggregates {
@@ -551,7 +567,10 @@ fn vllm(rest: &str) -> Result<Span, StepNameError> {
             .ok_or_else(|| err(d, "expected _cached_<n> after execute_new_<n>"))?;
         let (cached, r) = lead_count(d, "cached", r)?;
         if !r.is_empty() {
-            return Err(err(d, format!("unexpected `{r}` after the cached count")));
+            return Err(err(
+                d,
+                format!("unexpected `{}` after the cached count", q(r)),
+            ));
         }
         return Ok(Span::Step(Box::new(StepName {
             dialect: d,
@@ -594,7 +613,7 @@ fn vllm(rest: &str) -> Result<Span, StepNameError> {
     if used != r.len() {
         return Err(err(
             d,
-            format!("unexpected `{}` after the generation group", &r[used..]),
+            format!("unexpected `{}` after the generation group", q(&r[used..])),
         ));
     }
     let (prefill, decode, cq, gq) = match (cg, gg) {
@@ -681,7 +700,7 @@ fn atom(rest: &str, prefill: bool) -> Result<Span, StepNameError> {
             if p < r {
                 return Err(err(
                     d,
-                    format!("bs={bs_text}: the padded batch is below the real one"),
+                    format!("bs={}: the padded batch is below the real one", q(bs_text)),
                 ));
             }
             (r, Some(p))
