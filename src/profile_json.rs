@@ -2,11 +2,14 @@
 //! (issue 27: the importer is loaded on first use, `src/bin/import.rs`). The worker writes it
 //! with [`crate::json`] (serde's field names: `format`, `kernels`, ...), the page reads it back
 //! with the core's JSON tokenizer into the same [`Profile`], every number bit for bit, a slice
-//! at a time ([`Reader`]).
+//! at a time ([`Reader`]). A serving engine's steps (issue 43) cross as their flat figures and
+//! their span's name; the page reads the name again (`roofline::profile::steps::parse_span`,
+//! a pure function of it) rather than the nested form the worker also writes.
 
 use roofline::arch::json::Value;
 use roofline::json::{Options, Sink, Token, Tokenizer};
-use roofline::profile::{Format, Kernel, Profile};
+use roofline::profile::steps::{parse_span, Span};
+use roofline::profile::{Format, Kernel, Parallel, Profile, Step, TimeSource};
 
 use crate::json_read::Doc;
 
@@ -68,12 +71,17 @@ impl Reader {
             device: DOC.opt_text(&top, "device")?,
             compute_capability: DOC.opt_text(&top, "compute_capability")?,
             notes: b.notes.ok_or("the imported profile has no \"notes\"")?,
+            steps: b.steps.unwrap_or_default(),
+            parallel: b
+                .parallel
+                .map(|m| parallel(&Value::Object(m)))
+                .transpose()?,
         })
     }
 }
 
-/// Where the reader is: the root object's scalar members, its `kernels` and `notes` lists, and
-/// the kernel object being read.
+/// Where the reader is: the root object's scalar members, its `kernels`, `notes` and `steps`
+/// lists, its `parallel` object, and the kernel or step object being read.
 #[derive(Default)]
 struct Build {
     depth: usize,
@@ -84,17 +92,31 @@ struct Build {
     kernel_key: String,
     kernels: Option<Vec<Kernel>>,
     notes: Option<Vec<String>>,
+    steps: Option<Vec<Step>>,
+    /// The `parallel` object's members, while and once read.
+    parallel: Option<Vec<(String, Value)>>,
+    in_parallel: bool,
+    /// Containers open inside a step's member (its nested `span`, read again from the name).
+    skip: usize,
 }
 
 #[derive(Clone, Copy, PartialEq)]
 enum List {
     Kernels,
     Notes,
+    Steps,
 }
 
 impl Build {
     fn value(&mut self, v: Value) -> Result<(), String> {
+        if self.skip > 0 {
+            return Ok(());
+        }
         match (self.depth, self.list) {
+            (2, _) if self.in_parallel => {
+                let k = std::mem::take(&mut self.kernel_key);
+                self.parallel.get_or_insert_with(Vec::new).push((k, v));
+            }
             (1, _) => self.top.push((std::mem::take(&mut self.key), v)),
             (2, Some(List::Notes)) => match v {
                 Value::String(s) => self.notes.get_or_insert_with(Vec::new).push(s),
@@ -102,6 +124,9 @@ impl Build {
             },
             (2, Some(List::Kernels)) => {
                 return Err("a kernel of the imported profile is not an object".into())
+            }
+            (2, Some(List::Steps)) => {
+                return Err("a step of the imported profile is not an object".into())
             }
             (3, _) if self.kernel.is_some() => {
                 let k = std::mem::take(&mut self.kernel_key);
@@ -115,11 +140,24 @@ impl Build {
 
 impl Sink for Build {
     fn token(&mut self, t: Token<'_>) -> Result<(), String> {
+        let in_step = self.list == Some(List::Steps) && self.kernel.is_some();
         match t {
+            Token::BeginObject | Token::BeginArray if in_step && self.depth >= 3 => {
+                self.depth += 1;
+                self.skip += 1;
+            }
+            Token::EndObject | Token::EndArray if self.skip > 0 => {
+                self.depth -= 1;
+                self.skip -= 1;
+            }
             Token::BeginObject => {
                 self.depth += 1;
-                if self.depth == 3 && self.list == Some(List::Kernels) {
+                if self.depth == 3 && matches!(self.list, Some(List::Kernels | List::Steps)) {
                     self.kernel = Some(Vec::new());
+                } else if self.depth == 2 && self.list.is_none() && self.key == "parallel" {
+                    self.in_parallel = true;
+                    self.parallel = Some(Vec::new());
+                    self.key.clear();
                 } else if self.depth > 1 {
                     return Err("the imported profile nests an object where none belongs".into());
                 }
@@ -127,15 +165,24 @@ impl Sink for Build {
             Token::EndObject => {
                 if self.depth == 3 {
                     if let Some(members) = self.kernel.take() {
-                        let k = kernel(&Value::Object(members))?;
-                        self.kernels.get_or_insert_with(Vec::new).push(k);
+                        let v = Value::Object(members);
+                        if self.list == Some(List::Steps) {
+                            let s = step(&v)?;
+                            self.steps.get_or_insert_with(Vec::new).push(s);
+                        } else {
+                            let k = kernel(&v)?;
+                            self.kernels.get_or_insert_with(Vec::new).push(k);
+                        }
                     }
+                }
+                if self.depth == 2 {
+                    self.in_parallel = false;
                 }
                 self.depth = self.depth.saturating_sub(1);
             }
             Token::BeginArray => {
                 self.depth += 1;
-                if self.depth != 2 {
+                if self.depth != 2 || self.in_parallel {
                     return Err("the imported profile nests a list where none belongs".into());
                 }
                 self.list = match self.key.as_str() {
@@ -147,6 +194,10 @@ impl Sink for Build {
                         self.notes = Some(Vec::new());
                         Some(List::Notes)
                     }
+                    "steps" => {
+                        self.steps = Some(Vec::new());
+                        Some(List::Steps)
+                    }
                     _ => None,
                 };
                 self.key.clear();
@@ -155,6 +206,7 @@ impl Sink for Build {
                 self.list = None;
                 self.depth = self.depth.saturating_sub(1);
             }
+            Token::Key(_) if self.skip > 0 => {}
             Token::Key(k) if self.depth == 1 => self.key = k.to_string(),
             Token::Key(k) => self.kernel_key = k.to_string(),
             Token::Str(s) => self.value(Value::String(s.to_string()))?,
@@ -188,6 +240,51 @@ fn kernel(v: &Value) -> Result<Kernel, String> {
         bytes_written: DOC.opt_number(v, "bytes_written")?,
         flops_estimate: DOC.opt_text(v, "flops_estimate")?,
         source: format(DOC.field(v, "source")?)?,
+    })
+}
+
+/// A step as the worker wrote it: its figures, and its span read again from its name.
+fn step(v: &Value) -> Result<Step, String> {
+    let whole = |k: &str| -> Result<f64, String> {
+        let x = DOC
+            .opt_number(v, k)?
+            .ok_or_else(|| format!("a step has no \"{k}\""))?;
+        if x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53) {
+            Ok(x)
+        } else {
+            Err(format!("a step's \"{k}\" {x} is not a whole number"))
+        }
+    };
+    let name = DOC.opt_text(v, "name")?.ok_or("a step has no name")?;
+    let span = match parse_span(&name) {
+        Ok(Span::Step(s)) => *s,
+        _ => return Err(format!("the step name {name:?} does not read as a step")),
+    };
+    let source = match DOC.opt_text(v, "source")?.as_deref() {
+        None => None,
+        Some("gpu_span") => Some(TimeSource::GpuSpan),
+        Some("kernels") => Some(TimeSource::Kernels),
+        Some(s) => return Err(format!("a step's time source {s:?} is unknown")),
+    };
+    Ok(Step {
+        index: whole("index")? as usize,
+        name,
+        span,
+        start: DOC.opt_number(v, "start")?.ok_or("a step has no start")?,
+        gpu_time: DOC.opt_number(v, "gpu_time")?,
+        source,
+        kernels: whole("kernels")? as u64,
+    })
+}
+
+/// The trace's parallelism as the worker wrote it.
+fn parallel(v: &Value) -> Result<Parallel, String> {
+    Ok(Parallel {
+        world: DOC.opt_number(v, "world")?,
+        rank: DOC.opt_number(v, "rank")?,
+        tp: DOC.opt_number(v, "tp")?,
+        ep: DOC.opt_number(v, "ep")?,
+        text: DOC.opt_text(v, "text")?.unwrap_or_default(),
     })
 }
 

@@ -1,9 +1,11 @@
-//! The profile import benchmark (issue 15): a generated 50 MiB PyTorch profiler trace chosen
-//! with the page's file picker, as a user would, timed from the picker's `change` event to the
-//! app's `profile-imported` mark (every 1 MiB slice read and fed to the core's importer) and to
-//! the next `plot-drawn` mark after it (the table and the roofline's markers shown). While it
-//! runs, a `requestAnimationFrame` loop records the gaps between frames: the longest gap says
-//! whether the page stayed responsive. The same bytes are imported natively for comparison.
+//! The profile import benchmark (issues 15, 43): a generated 50 MiB PyTorch profiler trace of a
+//! serving engine (SGLang's annotated steps around operator calls, their kernels and GPU-side
+//! spans), chosen with the page's file picker as a user would, plain and gzip-compressed as the
+//! engines write it. Timed from the picker's `change` event to the app's `profile-imported` mark
+//! (every 1 MiB slice read, inflated and fed to the core's importer), to the step table drawn
+//! (its first `tr[data-step]` row) and to the next `plot-drawn` mark (the roofline's markers).
+//! While it runs, a `requestAnimationFrame` loop records the gaps between frames: the longest
+//! gap says whether the page stayed responsive. The same bytes are imported natively too.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -13,10 +15,13 @@ use serde_json::{json, Value};
 
 /// Size of the generated trace.
 pub const TRACE_BYTES: usize = 50 << 20;
-/// The issue's budget: "a 50 MB trace imports in under 3 s on this machine".
-pub const BUDGET_IMPORT_MS: f64 = 3000.0;
-/// A page that stays responsive paints at least every 100 ms (RAIL's response budget).
-pub const BUDGET_FRAME_GAP_MS: f64 = 100.0;
+/// Issue 43's budget: a 50 MiB annotated trace (and its gzip), from file pick to step table
+/// drawn, in at most 1 s (issue 15's was 3 s to the kernels' table).
+pub const BUDGET_IMPORT_MS: f64 = 1000.0;
+/// Issue 43's: the longest frame gap at most 50 ms (issue 15's was RAIL's 100 ms).
+pub const BUDGET_FRAME_GAP_MS: f64 = 50.0;
+/// Operator calls per engine step in the generated trace.
+const OPS_PER_STEP: u64 = 300;
 
 /// A PyTorch trace (Kineto JSON, as `export_chrome_trace` writes it) of `bytes` or a little
 /// more: operator calls (`aten::mm` in 16 shapes, `aten::add`, `aten::native_layer_norm`),
@@ -28,7 +33,28 @@ pub fn trace(bytes: usize) -> Vec<u8> {
     );
     let mut ts = 1000.0f64;
     let mut i = 0u64;
+    let mut step_start = ts;
+    let mut kernel_start = ts;
     while s.len() < bytes {
+        // An engine step around every OPS_PER_STEP calls: its CPU span and its GPU-side span
+        // (SGLang's detailed names, a decode step of 32 sequences at a context growing by one).
+        if i % OPS_PER_STEP == 0 && i > 0 {
+            let n = i / OPS_PER_STEP;
+            let keys = 32 * (2048 + n);
+            let name = format!("step[DECODE bs=32 g_sq=32 g_sqsq=32 g_sqsk={keys} g_sk={keys}]");
+            writeln!(
+                s,
+                "  {{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"{name}\", \"pid\": 100, \"tid\": 100, \"ts\": {step_start:.3}, \"dur\": {:.3}, \"args\": {{\"External id\": {}}}}},\n  {{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"{name}\", \"pid\": 0, \"tid\": 7, \"ts\": {:.3}, \"dur\": {:.3}, \"args\": {{\"External id\": {}}}}},",
+                ts - step_start,
+                1_000_000 + n,
+                kernel_start,
+                ts - kernel_start,
+                1_000_000 + n,
+            )
+            .unwrap();
+            step_start = ts;
+            kernel_start = ts + 8.0;
+        }
         let m = 256 * (1 + i % 16);
         let (op, dims, types, flops, kernel, dur) = match i % 3 {
             0 => (
@@ -82,6 +108,12 @@ const imp = window.__imp;
 document.addEventListener('change', e => {
   if (e.target.matches('input[type=file][name=profile]') && imp.t0 === null) imp.t0 = performance.now();
 }, true);
+// The step table drawn: the first frame that shows one of its rows.
+new MutationObserver(() => {
+  if (imp.t0 !== null && imp.table === undefined && document.querySelector('tr[data-step]')) {
+    imp.table = performance.now();
+  }
+}).observe(document.body, {subtree: true, childList: true});
 let last = null;
 const loop = (t) => {
   if (imp.t0 !== null) {
@@ -101,41 +133,21 @@ const mark = performance.getEntriesByName('profile-imported').find(e => e.startT
 if (!mark) return null;
 const drawn = performance.getEntriesByName('plot-drawn').find(e => e.startTime >= mark.startTime);
 const rows = document.querySelectorAll('tr[data-measured]').length;
+const steps = document.querySelectorAll('tr[data-step]').length;
 const err = document.getElementById('profile-msg').textContent;
-if (!drawn && !err) return null;
+if ((!drawn || imp.table === undefined) && !err) return null;
 imp.stop = true;
 return {import_ms: mark.startTime - imp.t0, shown_ms: drawn ? drawn.startTime - imp.t0 : null,
-        max_gap_ms: Math.max(0, ...imp.gaps), frames: imp.frames, rows, error: err,
+        table_ms: imp.table === undefined ? null : imp.table - imp.t0,
+        max_gap_ms: Math.max(0, ...imp.gaps), frames: imp.frames, rows, steps, error: err,
         summary: (document.querySelector('[data-profile-summary]') || {}).textContent || ''};
 "#;
 
-/// The figures: browser import time, time until shown, longest frame gap, and the native
-/// import of the same bytes.
-pub async fn run() -> Value {
-    let bytes = trace(TRACE_BYTES);
-    let dir = root().join("target").join("bench");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("profile-50mib.json");
-    std::fs::write(&path, &bytes).unwrap();
-
-    // Natively, in the page's 1 MiB slices: the whole, the longest slice and the finish (where
-    // kernels are joined to operators), which bound the page's frame gaps.
-    let t = Instant::now();
-    let mut imp = roofline::profile::Importer::new();
-    let mut slice_max_ms = 0.0f64;
-    for chunk in bytes.chunks(1 << 20) {
-        let ts = Instant::now();
-        imp.feed(chunk)
-            .expect("the generated trace imports natively");
-        slice_max_ms = slice_max_ms.max(ts.elapsed().as_secs_f64() * 1e3);
-    }
-    let tf = Instant::now();
-    let p = imp.finish().expect("the generated trace imports natively");
-    let finish_ms = tf.elapsed().as_secs_f64() * 1e3;
-    let native_ms = t.elapsed().as_secs_f64() * 1e3;
-
+/// Imports `path` in a fresh page through the file picker and returns the page's figures.
+async fn page_import(path: &std::path::Path) -> Value {
     let b = Browser::start().await;
-    b.open("/?chip=h100&plot=both").await;
+    b.open("/?chip=h100&op=llm:preset=llama3-8b&plot=both")
+        .await;
     b.client
         .execute_async(WATCH, vec![])
         .await
@@ -159,36 +171,83 @@ pub async fn run() -> Value {
     };
     b.close().await;
     assert_eq!(r["error"], json!(""), "the import failed: {r}");
+    r
+}
+
+/// The native import of `bytes` in the page's 1 MiB slices: the whole, the longest slice
+/// and the finish (where kernels are joined to operators and steps), which bound the page's
+/// frame gaps; and the profile.
+fn native(bytes: &[u8]) -> (f64, f64, f64, roofline::profile::Profile) {
+    let t = Instant::now();
+    let mut imp = roofline::profile::Importer::new();
+    let mut slice_max_ms = 0.0f64;
+    for chunk in bytes.chunks(1 << 20) {
+        let ts = Instant::now();
+        imp.feed(chunk)
+            .expect("the generated trace imports natively");
+        slice_max_ms = slice_max_ms.max(ts.elapsed().as_secs_f64() * 1e3);
+    }
+    let tf = Instant::now();
+    let p = imp.finish().expect("the generated trace imports natively");
+    let finish_ms = tf.elapsed().as_secs_f64() * 1e3;
+    (t.elapsed().as_secs_f64() * 1e3, slice_max_ms, finish_ms, p)
+}
+
+/// The figures: for the plain trace and its gzip, the page's times (to the import mark, the
+/// step table, the markers) and longest frame gap, and the native import of the same bytes.
+pub async fn run() -> Value {
+    use std::io::Write as _;
+    let bytes = trace(TRACE_BYTES);
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&bytes).unwrap();
+    let gz = z.finish().unwrap();
+    let dir = root().join("target").join("bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("profile-50mib.json");
+    let gz_path = dir.join("profile-50mib.json.gz");
+    std::fs::write(&path, &bytes).unwrap();
+    std::fs::write(&gz_path, &gz).unwrap();
+
+    let (native_ms, slice_max_ms, finish_ms, p) = native(&bytes);
+    let (native_gz_ms, gz_slice_max_ms, _, _) = native(&gz);
+    let page = page_import(&path).await;
+    let page_gz = page_import(&gz_path).await;
     json!({
         "bytes": bytes.len(),
+        "gz_bytes": gz.len(),
         "records": p.kernels.len(),
         "launches": p.kernels.iter().map(|k| k.count).sum::<u64>(),
+        "steps": p.steps.len(),
         "native_import_ms": native_ms,
         "native_slice_max_ms": slice_max_ms,
         "native_finish_ms": finish_ms,
-        "page": r,
+        "native_gz_import_ms": native_gz_ms,
+        "native_gz_slice_max_ms": gz_slice_max_ms,
+        "page": page,
+        "page_gz": page_gz,
     })
 }
 
 /// The printed rows: (what, value, budget, status).
 pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
     let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
-    let page = &v["page"];
     let mb = f(&v["bytes"]) / 1048576.0;
-    vec![
+    let mut out = Vec::new();
+    for (key, what) in [
+        ("page", format!("{mb:.0} MiB annotated trace")),
         (
-            format!("profile import, {mb:.0} MiB trace (page)"),
-            format!("{:.0} ms", f(&page["import_ms"])),
+            "page_gz",
+            format!("its gzip ({:.1} MiB)", f(&v["gz_bytes"]) / 1048576.0),
+        ),
+    ] {
+        let page = &v[key];
+        out.push((
+            format!("profile import, {what}: file pick to step table"),
+            format!("{:.0} ms", f(&page["table_ms"])),
             format!("≤ {BUDGET_IMPORT_MS:.0} ms"),
-            f(&page["import_ms"]) <= BUDGET_IMPORT_MS,
-        ),
-        (
-            "  until table and markers drawn".into(),
-            format!("{:.0} ms", f(&page["shown_ms"])),
-            String::new(),
-            true,
-        ),
-        (
+            f(&page["table_ms"]) <= BUDGET_IMPORT_MS,
+        ));
+        out.push((
             format!(
                 "  longest frame gap while importing ({} frames)",
                 page["frames"]
@@ -196,25 +255,43 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
             format!("{:.0} ms", f(&page["max_gap_ms"])),
             format!("≤ {BUDGET_FRAME_GAP_MS:.0} ms"),
             f(&page["max_gap_ms"]) <= BUDGET_FRAME_GAP_MS,
-        ),
-        (
+        ));
+        out.push((
             format!(
-                "  same bytes, native import ({} records, {} launches)",
-                v["records"], v["launches"]
+                "  to the import mark / markers drawn ({} steps)",
+                page["steps"]
             ),
-            format!("{:.0} ms", f(&v["native_import_ms"])),
-            String::new(),
-            true,
-        ),
-        (
-            "    longest 1 MiB slice / finish (native)".into(),
             format!(
                 "{:.0} / {:.0} ms",
-                f(&v["native_slice_max_ms"]),
-                f(&v["native_finish_ms"])
+                f(&page["import_ms"]),
+                f(&page["shown_ms"])
             ),
             String::new(),
             true,
+        ));
+    }
+    out.push((
+        format!(
+            "  same bytes, native import ({} records, {} launches, {} steps)",
+            v["records"], v["launches"], v["steps"]
         ),
-    ]
+        format!(
+            "{:.0} ms (gzip {:.0} ms)",
+            f(&v["native_import_ms"]),
+            f(&v["native_gz_import_ms"])
+        ),
+        String::new(),
+        true,
+    ));
+    out.push((
+        "    longest 1 MiB slice / finish (native)".into(),
+        format!(
+            "{:.0} / {:.0} ms",
+            f(&v["native_slice_max_ms"]),
+            f(&v["native_finish_ms"])
+        ),
+        String::new(),
+        true,
+    ));
+    out
 }

@@ -167,13 +167,24 @@ fn OpCard(
             let commit = Callback::new(move |t: String| {
                 c.edit_op(id, |o| o.set(key, &t).map_err(AppError::from))
             });
+            // A value the choices do not list (an engine's fitted own:<terms>) is offered as
+            // itself, so the select shows what the field holds.
+            let (ty, none) = (spec.ty, spec.none);
+            let choices = Signal::derive(move || {
+                let mut list = choices_of(ty, none);
+                let now = value.get();
+                if !list.is_empty() && !now.is_empty() && !list.iter().any(|(v, _)| *v == now) {
+                    list.push((now.clone(), now));
+                }
+                list
+            });
             view! {
                 <Field
                     key=key
                     label=spec.label
                     value=value
                     title=Signal::derive(move || help.to_string())
-                    choices=choices_of(spec.ty, spec.none)
+                    choices=choices
                     slider=view::op_slider(spec)
                     on_commit=commit
                 />

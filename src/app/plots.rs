@@ -50,6 +50,7 @@ impl Charts {
             measured.with(|m| {
                 if let Some(Ok(t)) = m {
                     view::add_measured(&mut chart, &t.rows, super::profile::MAX_MARKERS);
+                    view::add_step_marks(&mut chart, t, super::profile::MAX_MARKERS);
                 }
             });
             Some(ChartModel::Roofline(chart))

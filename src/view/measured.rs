@@ -300,6 +300,10 @@ pub struct MeasuredTable {
     /// Kernels measured faster than the roofline allows, said as a diagnostic (`None` when
     /// every placed kernel sits at or under its roof).
     pub above_roof: Option<AboveRoof>,
+    /// A serving engine's steps against the scenario's `llm` operation
+    /// ([`super::measured_steps`]): `None` when the profile has none, the reason when they
+    /// cannot be timed.
+    pub steps: Option<Result<std::sync::Arc<super::measured_steps::StepTable>, String>>,
 }
 
 /// Kernels measured above their roof: physically impossible on the chip as described, so the
@@ -366,6 +370,7 @@ pub fn measured_table(roof: Roofline, caption: String, p: &Profile) -> MeasuredT
         above_roof: AboveRoof::of(&rows),
         rows,
         unplaced,
+        steps: None,
     }
 }
 
@@ -392,6 +397,35 @@ pub fn group_cells(g: &GroupTotal) -> Vec<(&'static str, String, String)> {
 /// Fits a calibration to the profile against `roof` (see [`roofline::profile::fit`]).
 pub fn fit_profile(p: &Profile, roof: &Roofline) -> Result<Fit, Error> {
     fit(&p.kernels, roof)
+}
+
+/// Adds a serving engine's steps to a roofline chart as measured markers: each step at its
+/// intensity (FLOPs over HBM bytes of the mixed step) and its achieved FLOP/s (FLOPs over the
+/// measured GPU time), joined to the roof there. At most `limit`, in trace order.
+pub fn add_step_marks(chart: &mut RooflineChart, t: &MeasuredTable, limit: usize) {
+    let Some(Ok(steps)) = &t.steps else { return };
+    chart.measured.extend(
+        steps
+            .rows
+            .iter()
+            .filter_map(|r| {
+                let b = r.bound.as_ref().ok()?;
+                let x = b.flops / b.hbm_bytes;
+                Some(MeasuredMark {
+                    x,
+                    y: b.flops / r.measured?,
+                    predicted_y: t.roof.roof(x),
+                    label: format!(
+                        "step #{} {} B={}",
+                        r.index,
+                        r.phase.id(),
+                        format_exact(r.batch)
+                    ),
+                })
+            })
+            .filter(|m| m.x > 0.0 && m.y > 0.0 && m.x.is_finite() && m.y.is_finite())
+            .take(limit),
+    );
 }
 
 /// Adds the placed kernels to a roofline chart as measured markers, each joined to its

@@ -23,6 +23,7 @@ pub mod frontier;
 pub mod import;
 pub mod measured;
 pub mod measured_parts;
+pub mod measured_steps;
 pub mod names;
 pub mod recipes;
 pub mod roofline;
@@ -46,11 +47,12 @@ pub use form::{
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
-    add_expected, add_measured, chip_offer, fit_profile, fit_summary, group_cells, measured_groups,
-    measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer, MeasuredRow,
-    MeasuredTable,
+    add_expected, add_measured, add_step_marks, chip_offer, fit_profile, fit_summary, group_cells,
+    measured_groups, measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer,
+    MeasuredRow, MeasuredTable,
 };
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
+pub use measured_steps::{step_table, StepRow, StepTable};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
 pub use roofline::{roofline_chart, roofline_chart_cached, RooflineCache};

@@ -16,5 +16,6 @@ mod robust;
 mod security;
 mod share;
 mod spec;
+mod steps;
 mod train;
 mod trust;

@@ -451,6 +451,8 @@ fn an_imported_profile_crosses_the_worker_boundary_unchanged() {
         device: None,
         compute_capability: Some("9.0".into()),
         notes: vec!["a note".into()],
+        steps: Vec::new(),
+        parallel: None,
     };
     assert_eq!(from_json(&to_json(&p)).unwrap(), p);
     for (bad, want) in [

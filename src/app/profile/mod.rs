@@ -14,6 +14,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 mod import;
+mod steps;
 
 use import::Import;
 
@@ -45,13 +46,38 @@ pub fn measured_memo(
         scenario.with(|s| view::measured_roofline(s).map_err(|e| AppError::from(e).to_string()))
     });
     let chip = Memo::new(move |_| scenario.with(|s| s.chips.first().cloned()));
+    // What a serving engine's steps are timed with: the first llm operation, the first chip
+    // and the FLOP convention (a change elsewhere in the scenario leaves them be).
+    let step_inputs = Memo::new(move |_| {
+        scenario.with(|s| {
+            (
+                s.ops.iter().find(|o| o.llm().is_some()).cloned(),
+                s.chips.first().cloned(),
+                s.options.convention,
+            )
+        })
+    });
     Memo::new(move |_| {
         let p = profile.get()?;
+        let inputs = step_inputs.get();
         Some(roof.with(|r| {
             r.clone().map(|(roof, caption)| {
                 let mut t = view::measured_table(roof, caption, &p);
                 if let Some(chip) = chip.get() {
                     view::add_expected(&mut t, &chip);
+                }
+                if !p.steps.is_empty() {
+                    let (op, chip, convention) = inputs;
+                    let s = Scenario {
+                        ops: op.into_iter().collect(),
+                        chips: chip.into_iter().collect(),
+                        options: roofline::Options {
+                            convention,
+                            ..Default::default()
+                        },
+                        ..Scenario::default()
+                    };
+                    t.steps = Some(view::step_table(&s, &p, None).map(Arc::new));
                 }
                 Arc::new(t)
             })
@@ -147,8 +173,8 @@ pub fn ProfilePanel() -> impl IntoView {
         >
             <h2 id="profile-h"><collapse::Collapse what="Measured profile"/>"Measured profile" <span class="hint">"(stays in this page; only a fitted cal= goes into the link)"</span></h2>
             <div class="profile-import">
-                <label>"Profile file (plain CSV, Nsight Compute CSV, PyTorch trace JSON) "
-                    <input type="file" name="profile" accept=".csv,.json,.txt,text/csv,application/json"
+                <label>"Profile file (plain CSV, Nsight Compute CSV, PyTorch trace JSON, .json.gz) "
+                    <input type="file" name="profile" accept=".csv,.json,.gz,.txt,text/csv,application/json,application/gzip"
                         aria-describedby="profile-msg" on:change=on_file/>
                 </label>
                 <label class="hint" for="profile-paste">" or drop a file on this panel, or paste the text here:"</label>
@@ -180,6 +206,7 @@ pub fn ProfilePanel() -> impl IntoView {
                 <ul class="notes" data-profile-notes="true">
                     {move || c.profile.with(|p| p.as_ref().map(|p| p.notes.clone()).unwrap_or_default()).into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
                 </ul>
+                <steps::StepsSection/>
                 <MeasuredTables fit=fit/>
             </Show>
         </section>

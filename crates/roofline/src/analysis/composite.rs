@@ -339,6 +339,8 @@ pub(crate) struct PartEval {
     pub repeat: f64,
     pub ev: Eval,
     pub crosses_link: bool,
+    /// HBM bytes of one repeat (a step placed on the roofline needs its bytes: issue 43).
+    pub hbm_bytes: f64,
 }
 
 /// A composite's summed times and each part's on `chip` with the options' calibration and
@@ -363,6 +365,12 @@ pub(crate) fn composite_times(
                 .terms()
                 .iter()
                 .any(|t| t.resource.bound() == Bound::Network && t.bytes > 0.0),
+            hbm_bytes: cost
+                .terms()
+                .iter()
+                .filter(|t| t.resource == crate::resource::Resource::Hbm)
+                .map(|t| t.bytes)
+                .sum(),
         })
         .collect();
     Ok((agg.ev, parts))

@@ -227,6 +227,11 @@ pub struct Llm {
     pub ttft_max: Option<f64>,
     /// Serving: the engine whose step pattern, defaults and fitted efficiency apply.
     pub engine: Engine,
+    /// Serving: the user's own engine, fitted on the steps of their trace (issue 43), in place
+    /// of the published fit (the link's `engine=own:<compute>:<memory>:<network>:<step>`; the
+    /// step pattern and defaults are then `generic`'s). `None`: the published engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<crate::profile::OwnEngine>,
 }
 
 impl Default for Llm {
@@ -293,6 +298,7 @@ impl Llm {
             max_seqs: None,
             ttft_max: None,
             engine: Engine::Generic,
+            own: None,
         }
     }
 
@@ -402,6 +408,42 @@ impl Llm {
     /// The value of the `chunk` field: `auto`, `none` or the budget in tokens.
     fn chunk_text(&self) -> String {
         self.chunk.text()
+    }
+
+    /// The `engine` field's text: the engine's id, or the own engine's terms
+    /// (`own:1.62:1.29:1:4.12e-4`).
+    fn engine_text(&self) -> String {
+        match &self.own {
+            Some(e) => e.format(),
+            None => self.engine.as_str().to_string(),
+        }
+    }
+
+    /// Reads the `engine` field: an engine's id, or `own:<terms>` (rounded to the link's 3
+    /// significant digits, so the link reads back to the same terms).
+    fn set_engine(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        let t = text.trim();
+        if t.starts_with("own") {
+            let e = crate::profile::OwnEngine::parse(t)?;
+            self.own = Some(e.rounded());
+            self.engine = Engine::Generic;
+            return Ok(());
+        }
+        self.engine = crate::ids::IdEnum::from_id(t).ok_or_else(|| {
+            Error::invalid(
+                spec.key,
+                t,
+                "must be one of generic, vllm, sglang, trtllm, or own:<compute>:<memory>:<network>:\
+                 <step> (your own engine, fitted on a trace's steps in the measured-profile panel)",
+            )
+        })?;
+        self.own = None;
+        Ok(())
+    }
+
+    /// The user's own engine, when the `engine` field carries one.
+    pub fn own_engine(&self) -> Option<crate::profile::OwnEngine> {
+        self.own
     }
 
     fn set_chunk(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
@@ -715,11 +757,11 @@ impl OpBehavior for Llm {
             "a time in ms, or none",
             "serving: goodput is the largest request rate whose mean time to first token is at most this many ms and mean time per output token at most tpot_max (none: no goodput)",
         ).folds(),
-        "engine" => choice(engine): choice(
+        "engine" => derived(engine_text, set_engine): choice(
             "engine",
             Engine::IDS,
             "generic",
-            "serving: the engine whose step pattern, defaults (chunk budget, sequence cap, memory fraction) and fitted efficiency apply; generic: the pattern of the mixed-step engines and the fit pooled over engines",
+            "serving: the engine whose step pattern, defaults (chunk budget, sequence cap, memory fraction) and fitted efficiency apply; generic: the pattern of the mixed-step engines and the fit pooled over engines; own:<compute>:<memory>:<network>:<step>: your own engine, fitted on a trace's steps (generic's pattern and defaults)",
             "an engine",
         ).folds(),
     }

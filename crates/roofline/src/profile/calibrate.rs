@@ -230,6 +230,31 @@ pub struct Fit {
     /// (`profile::uncertainty`).
     #[serde(default)]
     pub uncertainty: Uncertainty,
+    /// The median time of one launch among the records used, seconds (what the guard holds
+    /// the overhead to).
+    #[serde(default)]
+    pub median: f64,
+}
+
+impl Fit {
+    /// The guard every fitted model passes before a link carries it ([`super::check_fit`]):
+    /// at least three distinct kernel shapes, no efficiency or overhead with a standard error
+    /// past 50 %, an overhead per launch within a tenth of the median launch.
+    pub fn check(&self) -> Result<(), String> {
+        let u = &self.uncertainty;
+        let o = self.calibration.overhead;
+        let overhead = u.overhead.and_then(|se| (o > 0.0).then_some(se / o));
+        super::check_fit(&super::FitCheck {
+            shapes: u.shapes,
+            errors: &[
+                ("the compute efficiency", u.compute),
+                ("the memory efficiency", u.memory),
+                ("the overhead per launch", overhead),
+            ],
+            fixed: ("overhead per launch", o),
+            median: self.median,
+        })
+    }
 }
 
 /// One launch's figures: compute time at peak, memory time at full bandwidth, measured time,
@@ -291,9 +316,7 @@ impl Problem {
     }
 }
 
-/// Fewest distinct kernel shapes (FLOPs and bytes per launch) a fit of three parameters
-/// accepts.
-pub const MIN_SHAPES: usize = 3;
+use super::guard::MIN_SHAPES;
 
 /// How many distinct shapes (FLOPs and bytes per launch, each to 1e-6 relative) the points
 /// span: launches of one shape give one equation, whatever their number.
@@ -542,5 +565,6 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
         compute_bound,
         memory_bound: used - compute_bound,
         uncertainty,
+        median: tau,
     })
 }

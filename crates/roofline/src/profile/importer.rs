@@ -4,7 +4,7 @@
 //! reader (`csv`, `ncu`, `trace`); the same bytes give the same profile, or the same message,
 //! however they are sliced.
 
-use super::{csv, ncu, trace, Format, Profile};
+use super::{csv, gzip, ncu, trace, Format, Profile};
 use crate::error::{clip_text, Error};
 
 /// Bytes of lines read while looking for a header before giving up.
@@ -19,6 +19,8 @@ enum State {
     Plain(csv::CsvReader, csv::PlainCsv),
     Ncu(csv::CsvReader, ncu::NcuCsv, Format),
     Trace(Box<trace::TraceReader>),
+    /// A gzip-compressed file: the inflated bytes go to an importer of their own.
+    Gzip(Box<(gzip::Gunzip, Importer)>),
     Failed(Error),
 }
 
@@ -92,6 +94,7 @@ impl Importer {
             State::Plain(..) => Some(Format::PlainCsv),
             State::Ncu(_, _, f) => Some(*f),
             State::Trace(_) => Some(Format::PyTorchTrace),
+            State::Gzip(g) => g.1.format(),
             _ => None,
         }
     }
@@ -115,18 +118,17 @@ impl Importer {
             State::Start(buf, dropped) => {
                 buf.extend_from_slice(chunk);
                 let bom: &[u8] = b"\xEF\xBB\xBF";
-                let gzip: &[u8] = b"\x1f\x8b";
-                // The file's first bytes: a gzip magic number there, or the start of one cut by
-                // the slice, waits for the whole of it.
+                let magic: &[u8] = &gzip::MAGIC;
+                // The file's first bytes: a gzip magic number there (SGLang's and vLLM's
+                // `.json.gz` traces) is read through the decompressor; the start of one cut by
+                // the slice waits for the whole of it.
                 if *dropped == 0 {
-                    if buf.starts_with(gzip) {
-                        return Err(fail(
-                            None,
-                            "a gzip-compressed file (a `.json.gz` trace?): decompress it first"
-                                .into(),
-                        ));
+                    if buf.starts_with(magic) {
+                        let body = std::mem::take(buf);
+                        self.state = State::Gzip(Box::new((gzip::Gunzip::new(), Importer::new())));
+                        return self.feed_inner(&body);
                     }
-                    if buf.len() < gzip.len() && gzip.starts_with(buf) {
+                    if buf.len() < magic.len() && magic.starts_with(buf) {
                         return Ok(());
                     }
                 }
@@ -192,6 +194,17 @@ impl Importer {
                 .feed(chunk, &mut |r| ncu.record(&r))
                 .map_err(|e| fail(format, e)),
             State::Trace(t) => t.feed(chunk).map_err(|e| fail(format, e)),
+            State::Gzip(g) => {
+                let (gz, inner) = &mut **g;
+                let mut failed = None;
+                gz.feed(chunk, &mut |piece| {
+                    inner.feed(piece).map_err(|e| {
+                        failed = Some(e);
+                        String::new()
+                    })
+                })
+                .map_err(|e| failed.take().unwrap_or_else(|| fail(format, e)))
+            }
             State::Failed(e) => Err(e.clone()),
         }
     }
@@ -284,6 +297,7 @@ impl Importer {
     pub fn finish(mut self) -> Result<Profile, Error> {
         let format = self.format();
         let state = std::mem::replace(&mut self.state, State::Start(Vec::new(), 0));
+        let mut steps = (Vec::new(), None);
         let (format, kernels, notes, device, cc) = match state {
             State::Failed(e) => return Err(e),
             State::Start(..) => return Err(fail(None, "the file is empty".into())),
@@ -318,7 +332,22 @@ impl Importer {
             }
             State::Trace(t) => {
                 let r = t.finish().map_err(|e| fail(format, e))?;
+                steps = (r.steps, r.parallel);
                 (Format::PyTorchTrace, r.kernels, r.notes, r.device, None)
+            }
+            State::Gzip(g) => {
+                let (gz, inner) = *g;
+                let inflated = gz.inflated();
+                gz.finish().map_err(|e| fail(format, e))?;
+                let mut p = inner.finish()?;
+                p.notes.insert(
+                    0,
+                    format!(
+                        "read from gzip: {} compressed bytes inflated to {}",
+                        self.consumed, inflated
+                    ),
+                );
+                return Ok(p);
             }
         };
         let device = device.or_else(|| kernels.iter().find_map(|k| k.device.clone()));
@@ -328,6 +357,8 @@ impl Importer {
             device,
             compute_capability: cc,
             notes,
+            steps: steps.0,
+            parallel: steps.1,
         })
     }
 }

@@ -79,7 +79,22 @@
 //!   under their own names. Memory copies and sets are not kernels and are left out (counted
 //!   in the notes).
 //!
+//! Any of these may be gzip-compressed (`.json.gz`, as SGLang and vLLM write their traces):
+//! a file that starts with gzip's signature is inflated as it streams in (`gzip.rs`,
+//! `miniz_oxide`), CRC-checked, and read as the file inside.
+//!
 //! rocprof-compute's roofline CSV and JAX/XProf traces are not read yet.
+//!
+//! # Serving engines' steps
+//!
+//! A trace of a serving engine has a span around each forward step whose name gives the
+//! step's batch and, with the engine's detailed annotation on, its attention aggregates
+//! ([`steps`]: SGLang `step[…]`, vLLM `execute_…`, ROCm ATOM `prefill[…]`/`decode[…]`). Each
+//! becomes a [`Step`] of [`Profile::steps`] with its measured GPU time (its GPU-side span, else
+//! its kernels' union); the trace's `distributedInfo` gives [`Profile::parallel`]. The steps are
+//! timed against the mixed step's bound above this module (`crate::serving::step_time`), and
+//! [`fit_steps`] fits the user's own engine on them ([`OwnEngine`], `engine=own:` in a link),
+//! held to [`check_fit`], the guard the kernels' calibration passes too ([`Fit::check`]).
 //!
 //! # On the roofline
 //!
@@ -101,18 +116,26 @@
 
 mod calibrate;
 mod csv;
+mod guard;
+mod gzip;
 mod importer;
 mod ncu;
 mod place;
+mod step_fit;
+pub mod steps;
 mod trace;
+mod trace_steps;
 mod uncertainty;
 
 pub use calibrate::{fit, CalibratedTerms, Calibration, Fit, Shares};
+pub use guard::{check_fit, FitCheck, MAX_FIXED_SHARE, MAX_RELATIVE_ERROR, MIN_SHAPES};
 pub use importer::{import, Importer};
 pub use place::{
     default_groups, group_totals, rank_by_time_lost, Bound, Group, GroupTotal, Pattern, Placed,
     RankedRow, Roofline,
 };
+pub use step_fit::{fit_steps, OwnEngine, StepFit, StepObs};
+pub use trace_steps::{Parallel, Step, TimeSource};
 pub use uncertainty::Uncertainty;
 
 use serde::{Deserialize, Serialize};
@@ -220,6 +243,13 @@ pub struct Profile {
     /// Sentences for the user: kernels without FLOPs or bytes, estimated tensor FLOPs,
     /// skipped events, and the like.
     pub notes: Vec<String>,
+    /// A serving engine's steps, where the trace has its step spans ([`steps`]), in the order
+    /// they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    /// The parallelism the trace's `distributedInfo` gives, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<Parallel>,
 }
 
 impl Profile {

@@ -7,6 +7,8 @@
 //! (`cat: "cuda_runtime"`), GPU kernels (`cat: "kernel"`) and the flow events (`cat: "ac2g"`)
 //! that join launches to kernels. See the parent module for how they are matched.
 
+use super::steps::looks_like_step;
+use super::trace_steps::{self, DistInfo, KernelRec, Parallel, SpanRec, Step};
 use super::{Format, Kernel};
 use crate::json::{ErrorKind, JsonError, Options, Sink, Token, Tokenizer};
 use std::collections::HashMap;
@@ -24,6 +26,10 @@ enum Ctx {
     Types,
     DevProps,
     DevProp,
+    /// `distributedInfo`, its `pg_config` list and one process group in it.
+    Dist,
+    PgList,
+    Pg,
     Skip,
 }
 
@@ -42,6 +48,13 @@ enum Key {
     Args,
     TraceEvents,
     DeviceProperties,
+    DistributedInfo,
+    WorldSize,
+    Rank,
+    PgConfig,
+    PgDesc,
+    PgName,
+    PgSize,
     ExternalId,
     Correlation,
     Flops,
@@ -60,6 +73,10 @@ enum Cat {
     Kernel,
     Mem,
     Flow,
+    /// A `record_function` span on a CPU thread (`user_annotation`).
+    Annotation,
+    /// Its mirror on the GPU stream (`gpu_user_annotation`).
+    GpuAnnotation,
 }
 
 fn classify_cat(s: &str) -> Cat {
@@ -70,6 +87,8 @@ fn classify_cat(s: &str) -> Cat {
         "kernel" => Cat::Kernel,
         "gpu_memcpy" | "gpu_memset" | "memcpy" | "memset" => Cat::Mem,
         "ac2g" => Cat::Flow,
+        "user_annotation" => Cat::Annotation,
+        "gpu_user_annotation" => Cat::GpuAnnotation,
         _ => Cat::Other,
     }
 }
@@ -388,6 +407,7 @@ struct Launch {
 struct Gpu {
     corr: Option<i64>,
     ext: Option<i64>,
+    ts: f64,
     dur: f64,
     name: u32,
     flops: Option<f64>,
@@ -412,6 +432,11 @@ struct TraceSink {
     mem_events: u64,
     mem_time: f64,
     steps: u64,
+    /// Serving engines' step spans (CPU and GPU side).
+    step_spans: Vec<SpanRec>,
+    dist: DistInfo,
+    /// The process group being read in `distributedInfo.pg_config`.
+    pg: (Option<String>, Option<String>, Option<f64>),
 }
 
 impl TraceSink {
@@ -430,6 +455,19 @@ impl TraceSink {
             Some(Ctx::Top) => match k {
                 "traceEvents" => Key::TraceEvents,
                 "deviceProperties" => Key::DeviceProperties,
+                "distributedInfo" => Key::DistributedInfo,
+                _ => Key::Other,
+            },
+            Some(Ctx::Dist) => match k {
+                "world_size" => Key::WorldSize,
+                "rank" => Key::Rank,
+                "pg_config" => Key::PgConfig,
+                _ => Key::Other,
+            },
+            Some(Ctx::Pg) => match k {
+                "pg_desc" => Key::PgDesc,
+                "pg_name" => Key::PgName,
+                "pg_size" => Key::PgSize,
                 _ => Key::Other,
             },
             Some(Ctx::Event) => match k {
@@ -501,7 +539,9 @@ impl TraceSink {
                 Key::ExternalId => ev.ext = int(t),
                 Key::Correlation => ev.corr = int(t),
                 Key::Flops => ev.flops = num(t).filter(|f| *f > 0.0),
-                Key::KernelFlop => ev.kernel_flop = num(t).filter(|f| *f > 0.0),
+                // Inductor writes 0 for a kernel without FLOPs (a pointwise one): it is placed
+                // by its bytes.
+                Key::KernelFlop => ev.kernel_flop = num(t).filter(|f| *f >= 0.0),
                 Key::KernelNumGb => ev.kernel_gb = num(t).filter(|f| *f > 0.0),
                 _ => {}
             },
@@ -515,20 +555,69 @@ impl TraceSink {
                     self.device = Some(crate::error::clip_text(s, 80));
                 }
             }
+            Some(Ctx::Dist) => match self.key {
+                Key::WorldSize => self.dist.world = num(t).filter(|v| *v >= 1.0),
+                Key::Rank => self.dist.rank = num(t).filter(|v| *v >= 0.0),
+                _ => {}
+            },
+            Some(Ctx::Pg) => match (self.key, t) {
+                (Key::PgDesc, Token::Str(s)) => self.pg.0 = Some(crate::error::clip_text(s, 60)),
+                (Key::PgName, Token::Str(s)) => self.pg.1 = Some(crate::error::clip_text(s, 60)),
+                (Key::PgSize, _) => self.pg.2 = num(t).filter(|v| *v >= 1.0),
+                _ => {}
+            },
             _ => {}
         }
+    }
+
+    /// A step span of a serving engine (CPU or GPU side), if `ev` is one.
+    fn step_span(&mut self, gpu: bool) -> bool {
+        let ev = &self.ev;
+        let Some(ts) = ev.ts else { return false };
+        if !looks_like_step(&ev.name) {
+            return false;
+        }
+        let (dur, pid, tid, ext) = (ev.dur, ev.pid, ev.tid, ev.ext);
+        let name = std::mem::take(&mut self.ev.name);
+        let id = self.intern(&name);
+        self.ev.name = name;
+        self.step_spans.push(SpanRec {
+            name: id,
+            ts,
+            dur,
+            pid,
+            tid,
+            ext,
+            gpu,
+        });
+        true
     }
 
     fn finish_event(&mut self) {
         self.events += 1;
         let ev = &self.ev;
         match (ev.ph, ev.cat) {
+            (b'X', Cat::Annotation) => {
+                let step = self.step_span(false);
+                if !step && self.ev.name.starts_with("ProfilerStep#") {
+                    self.steps += 1;
+                }
+            }
+            (b'X', Cat::GpuAnnotation) => {
+                self.step_span(true);
+            }
             (b'X', Cat::Op) => {
                 let Some(ts) = ev.ts else { return };
                 if ev.name.starts_with("ProfilerStep#") {
                     self.steps += 1;
                     return;
                 }
+                // An engine's step span recorded as an operator (older profilers): a step,
+                // not an operator that owns kernels.
+                if self.step_span(false) {
+                    return;
+                }
+                let ev = &self.ev;
                 let (mflops, mbytes) = matmul(ev);
                 let flops = ev.flops.or(ev.kernel_flop).or(mflops);
                 let bytes = mbytes.or(ev.kernel_gb.map(|g| g * 1e9));
@@ -562,6 +651,7 @@ impl TraceSink {
                 let g = Gpu {
                     corr: ev.corr,
                     ext: ev.ext,
+                    ts: ev.ts.unwrap_or(f64::NAN),
                     dur: ev.dur,
                     name: 0,
                     flops: ev.kernel_flop,
@@ -607,6 +697,14 @@ impl Sink for TraceSink {
                     }
                     (Some(Ctx::Event), Key::Args) => Ctx::Args,
                     (Some(Ctx::DevProps), _) => Ctx::DevProp,
+                    (Some(Ctx::Top), Key::DistributedInfo) => {
+                        self.dist.seen = true;
+                        Ctx::Dist
+                    }
+                    (Some(Ctx::PgList), _) => {
+                        self.pg = (None, None, None);
+                        Ctx::Pg
+                    }
                     (Some(Ctx::Dims), _) => {
                         self.ev.dims_scalar(Token::Null);
                         Ctx::Skip
@@ -627,6 +725,7 @@ impl Sink for TraceSink {
                         Ctx::Events
                     }
                     (Some(Ctx::Top), Key::DeviceProperties) => Ctx::DevProps,
+                    (Some(Ctx::Dist), Key::PgConfig) => Ctx::PgList,
                     (Some(Ctx::Args), Key::InputDims) => {
                         self.ev.dims_begin();
                         Ctx::Dims
@@ -652,6 +751,17 @@ impl Sink for TraceSink {
                 match self.ctx.pop() {
                     Some(Ctx::Event) => self.finish_event(),
                     Some(Ctx::Dims) => self.ev.dims_close(),
+                    Some(Ctx::Pg) => {
+                        let (desc, name, size) = std::mem::take(&mut self.pg);
+                        if let Some(size) = size {
+                            // `undefined` is PyTorch's description of a group given none.
+                            let label = desc
+                                .filter(|d| d != "undefined")
+                                .or(name)
+                                .unwrap_or_default();
+                            self.dist.groups.push((label, size));
+                        }
+                    }
                     _ => {}
                 }
                 self.key = Key::Other;
@@ -686,6 +796,10 @@ pub(crate) struct TraceResult {
     pub kernels: Vec<Kernel>,
     pub notes: Vec<String>,
     pub device: Option<String>,
+    /// The serving engine's steps, if its spans are in the trace.
+    pub steps: Vec<Step>,
+    /// The parallelism `distributedInfo` gives.
+    pub parallel: Option<Parallel>,
 }
 
 impl TraceReader {
@@ -707,22 +821,60 @@ impl TraceReader {
         if !s.saw_events {
             return Err("a JSON file without a `traceEvents` array: not a profiler trace".into());
         }
-        if s.gpu.is_empty() {
+        let steps = collect_steps(&s);
+        if s.gpu.is_empty() && steps.steps.is_empty() {
             return Err(format!(
                 "the trace has {} events but no GPU kernels (events with `\"cat\": \"kernel\"`): \
                  record it with ProfilerActivity.CUDA",
                 s.events
             ));
         }
-        let r = attribute(s);
-        if r.kernels.is_empty() {
+        let mut r = attribute(s);
+        if r.kernels.is_empty() && steps.steps.is_empty() {
             return Err(format!(
                 "the trace's GPU kernels all took no time ({})",
                 r.notes.join("; ")
             ));
         }
+        if steps.steps.is_empty() && steps.notes.is_empty() {
+            r.notes.push(format!(
+                "no serving engine's step spans: to place each step of a served model, turn the \
+                 engine's step annotations on ({})",
+                super::steps::Dialect::ALL.map(|d| d.flag()).join("; ")
+            ));
+        }
+        r.notes.extend(steps.notes);
+        r.steps = steps.steps;
+        r.parallel = steps.parallel;
         Ok(r)
     }
+}
+
+/// The engine's steps in the trace and their GPU time (`trace_steps`).
+fn collect_steps(s: &TraceSink) -> trace_steps::Collected {
+    let mut flows: HashMap<u64, Launch> = HashMap::new();
+    for (id, l) in &s.flows {
+        flows.entry(*id).or_insert(*l);
+    }
+    let kernels: Vec<KernelRec> = s
+        .gpu
+        .iter()
+        .filter(|g| g.ts.is_finite())
+        .map(|g| {
+            let launch = g.corr.and_then(|c| {
+                s.launches
+                    .get(&c)
+                    .copied()
+                    .or_else(|| flows.get(&u64::try_from(c).ok()?).copied())
+            });
+            KernelRec {
+                ts: g.ts,
+                dur: g.dur,
+                launch: launch.map(|l| (l.pid, l.tid, l.ts)),
+            }
+        })
+        .collect();
+    trace_steps::collect(&s.step_spans, &s.names, &kernels, &s.dist)
 }
 
 /// Matches kernels to the operators that launched them, and sums them per operator.
@@ -844,7 +996,16 @@ fn attribute(s: TraceSink) -> TraceResult {
     let mut per_op: HashMap<u32, Agg> = HashMap::new();
     let mut per_kernel: HashMap<u32, Agg> = HashMap::new();
     let mut attributed = 0u64;
+    let mut own_figures = 0u64;
     for (k, g) in s.gpu.iter().enumerate() {
+        // A kernel with its own FLOPs or bytes (Inductor's `kernel_flop`, `kernel_num_gb`,
+        // from `profile_analysis --augment_trace`) is placed by them, under its own name,
+        // not summed into the operator around it.
+        if g.flops.is_some() || g.bytes.is_some() {
+            own_figures += 1;
+            add(per_kernel.entry(g.name).or_default(), g, k);
+            continue;
+        }
         match owner[k] {
             Some(o) => {
                 attributed += 1;
@@ -923,6 +1084,12 @@ fn attribute(s: TraceSink) -> TraceResult {
         s.gpu.len(),
         crate::units::format_quantity(total, crate::units::Unit::Seconds)
     )];
+    if own_figures > 0 {
+        notes.push(format!(
+            "{own_figures} kernels carry their own FLOPs and bytes (Inductor's kernel_flop and \
+             kernel_num_gb): each is placed by its own figures, under its own name"
+        ));
+    }
     if s.steps > 0 {
         let plural = if s.steps == 1 { "" } else { "s" };
         notes.push(format!(
@@ -965,6 +1132,8 @@ fn attribute(s: TraceSink) -> TraceResult {
         kernels,
         notes,
         device: s.device.clone(),
+        steps: Vec::new(),
+        parallel: None,
     }
 }
 

@@ -42,6 +42,10 @@ pub struct StepTime {
     pub t: f64,
     /// FLOPs of the step per chip (2 per multiply-add).
     pub flops: f64,
+    /// HBM bytes the step moves per chip (its parts' reads and writes): with `flops`, where
+    /// the step sits on the roofline (issue 43).
+    #[serde(default)]
+    pub hbm_bytes: f64,
     /// What binds the step as a whole (its summed compute time against each resource's
     /// summed traffic time).
     pub bound: Bound,
@@ -103,6 +107,7 @@ pub(crate) fn step_time_unchecked(
     let (ev, parts) = composite_times(&c, chip, opts)?;
     let mut by_bound = [0.0; 3];
     let mut collectives = 0.0;
+    let mut hbm_bytes = 0.0;
     let mut top = (0usize, -1.0);
     for (i, p) in parts.iter().enumerate() {
         let t = p.repeat * p.ev.t_lower();
@@ -110,6 +115,7 @@ pub(crate) fn step_time_unchecked(
         if p.crosses_link {
             collectives += p.repeat;
         }
+        hbm_bytes += p.repeat * p.hbm_bytes;
         if t > top.1 {
             top = (i, t);
         }
@@ -118,6 +124,7 @@ pub(crate) fn step_time_unchecked(
     Ok(StepTime {
         t,
         flops: ev.flops,
+        hbm_bytes,
         bound: ev.bound,
         by_bound,
         collectives,

@@ -7,7 +7,7 @@
 //! ```
 //!
 //! or one alone, by its module name (`url_fuzz`, `parse_fuzz`, `arch_fuzz`, `profile_fuzz`,
-//! `train_fuzz`, `load_fuzz`):
+//! `steps_fuzz`, `train_fuzz`, `load_fuzz`):
 //!
 //! ```text
 //! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture url_fuzz::
@@ -22,5 +22,6 @@ mod arch_fuzz;
 mod load_fuzz;
 mod parse_fuzz;
 mod profile_fuzz;
+mod steps_fuzz;
 mod train_fuzz;
 mod url_fuzz;

@@ -36,6 +36,13 @@ const FIXTURES: &[&[u8]] = &[
     include_bytes!("../fixtures/profiles/ncu-details-a100.csv"),
     include_bytes!("../fixtures/profiles/pytorch-trace-2x.json"),
     include_bytes!("../fixtures/profiles/pytorch-trace-1x.json"),
+    // Serving engines' step spans (issue 43), plain and gzip (mutated gzip bytes: a corrupt
+    // stream gets a message).
+    include_bytes!("../fixtures/profiles/sglang-steps.json"),
+    include_bytes!("../fixtures/profiles/vllm-steps.json"),
+    include_bytes!("../fixtures/profiles/atom-steps.json"),
+    include_bytes!("../fixtures/profiles/sglang-steps.json.gz"),
+    include_bytes!("../fixtures/profiles/atom-steps.json.gz"),
 ];
 
 /// Longest refusal allowed.

@@ -24,6 +24,7 @@ mod model;
 mod module_deps;
 mod profile;
 mod profile_real;
+mod profile_steps;
 mod properties;
 mod reference;
 mod serving;

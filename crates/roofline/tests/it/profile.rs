@@ -577,7 +577,7 @@ fn malformed_inputs_get_clear_messages() {
         (b"name,flops,bytes,time\n,1,1,1ms\n", "name is empty"),
         (b"name,flops,bytes,time\n\"gemm,1,1,1ms\n", "unclosed"),
         (b"{\"foo\": 1}", "without a `traceEvents`"),
-        (b"\x1f\x8b\x08\x00\x00\x00", "gzip-compressed"),
+        (b"\x1f\x8b\x08\x00\x00\x00", "the gzip file was cut short"),
         (b"{\"traceEvents\": []}", "no GPU kernels"),
         (
             b"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 2}]}",
