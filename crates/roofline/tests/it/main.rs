@@ -30,6 +30,7 @@ mod serving;
 mod serving_keys;
 mod serving_load;
 mod serving_step;
+mod serving_tails_keys;
 mod speculative;
 mod train;
 mod train_op;
