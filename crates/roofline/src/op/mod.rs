@@ -78,6 +78,7 @@ use crate::field::find_spec;
 pub use crate::field::{FieldSpec, FieldType};
 use crate::units::format_exact;
 pub(crate) use behavior::{Composite, OpBehavior};
+pub(crate) use llm_parts::StepVars;
 pub(crate) use llm_sweep::LlmSweep;
 use serde::{Deserialize, Serialize};
 

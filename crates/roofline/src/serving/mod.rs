@@ -43,7 +43,9 @@
 mod engine;
 mod load;
 mod pattern;
+pub mod sim;
 mod step;
+mod step_eval;
 
 pub use engine::{
     engine_defaults, sglang_mem_fraction, Chunk, Engine, EngineDefaults, Pages, Pattern, PoolRule,
@@ -54,6 +56,7 @@ pub use load::{
 };
 pub use pattern::{Decomp, EngineState, PatternStep, Regime};
 pub use step::{step_time, PhaseLoad, StepMix, StepTime};
+pub use step_eval::StepEval;
 
 #[cfg(doc)]
 use crate::analysis::analyze;

@@ -29,6 +29,7 @@ mod reference;
 mod serving;
 mod serving_keys;
 mod serving_load;
+mod serving_sim;
 mod serving_step;
 mod serving_tails_keys;
 mod speculative;
