@@ -228,4 +228,119 @@ fn main() {
         o.with_expectation,
         o.total
     );
+    println!();
+    serving_at_load(std::env::args().any(|a| a == "--write"));
+}
+
+/// The serving-at-load set (issue 40): coverage, per engine and generation the held-out error
+/// of the expectation against the issue's targets, the page's fits with their standard errors;
+/// with `--write`, `src/validation/load/fitted.rs` rewritten from them.
+fn serving_at_load(write: bool) {
+    use roofline::validation::load::{report, report::TARGETS, report::TARGET_EXPRESSED};
+    let t0 = std::time::Instant::now();
+    let r = report::report_of(&roofline::validation::load::row_inputs());
+    println!(
+        "Serving-at-load set {} — AIConfigurator silicon sample (aggregated rows), each a closed loop of its c clients; fit per engine and figure, held out by (model, system) group with every choice made inside the fold ({:.1} s)",
+        r.set_version,
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "rows: {} aggregated, {} expressed ({}; target ≥ {TARGET_EXPRESSED}: {}), {} distinct measurements fitted",
+        r.total,
+        r.expressed,
+        pct(Some(r.expressed as f64 / r.total.max(1) as f64)),
+        if r.expressed >= TARGET_EXPRESSED { "met" } else { "missed" },
+        r.obs.len()
+    );
+    for (why, n) in &r.unexpressed {
+        println!("  not expressed ({n}): {why}");
+    }
+    println!();
+    let verdict = |got: Option<f64>, t: f64| match got {
+        Some(v) => format!("{} {}", pct(Some(v)), if v <= t { "met" } else { "missed" }),
+        None => "— missed".into(),
+    };
+    println!(
+        "{:<24} {:>6} {:>6} {:>11} {:>11} {:>16} {:>9} {:>16} {:>9} {:>9}",
+        "engine",
+        "tpot n",
+        "ttft n",
+        "bare tpot",
+        "bare ttft",
+        "tpot median",
+        "tpot p90",
+        "ttft median",
+        "ttft p90",
+        "generic"
+    );
+    for s in r.by_engine.iter().chain(&r.by_generation) {
+        println!(
+            "{:<24} {:>6} {:>6} {:>11} {:>11} {:>16} {:>9} {:>16} {:>9} {:>9}",
+            s.label,
+            s.tpot_rows,
+            s.ttft_rows,
+            pct(s.bare_tpot_median),
+            pct(s.bare_ttft_median),
+            verdict(s.tpot_median, TARGETS[0]),
+            verdict(s.tpot_p90, TARGETS[1]),
+            verdict(s.ttft_median, TARGETS[2]),
+            pct(s.ttft_p90),
+            s.fell_back
+        );
+    }
+    println!(
+        "(targets per engine: TPOT median |err| ≤ {}, p90 ≤ {}, TTFT median ≤ {}; bare = the load model's bound against the measurement; generic = rows whose engine had no other group in the fold)",
+        pct(Some(TARGETS[0])),
+        pct(Some(TARGETS[1])),
+        pct(Some(TARGETS[2]))
+    );
+    println!();
+    println!("The page's fits (every distinct row; coefficient ± standard error over 30 group resamples; band = 10th–90th percentile of held-out measured/expected):");
+    for f in &r.fits {
+        for (fig, m) in [("ttft", &f.ttft), ("tpot", &f.tpot)] {
+            let coefs: Vec<String> = m
+                .model
+                .choice
+                .terms
+                .iter()
+                .zip(&m.model.pooled.coef)
+                .zip(&m.pooled_se)
+                .map(|((t, c), se)| {
+                    let id = match (t.id(), fig) {
+                        ("launch", "ttft") => "wave",
+                        ("launch", _) => "per-seq",
+                        (id, _) => id,
+                    };
+                    format!("{id} {c:.3}±{se:.3}")
+                })
+                .collect();
+            println!(
+                "  {:<8} {fig}: {} rows, {}{}, bias {:.3}, band {}: {}",
+                f.engine.as_str(),
+                f.rows,
+                m.model.choice.scope.id(),
+                m.model
+                    .by_family
+                    .iter()
+                    .map(|(fam, _)| format!(" +{}", fam.id()))
+                    .collect::<String>(),
+                m.model.bias,
+                m.band
+                    .map_or("—".into(), |(lo, hi)| format!("{lo:.2}–{hi:.2}")),
+                coefs.join(", ")
+            );
+        }
+    }
+    if write {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/validation/load/fitted.rs");
+        std::fs::write(path, report::fitted_source(&r.fits)).expect("write load/fitted.rs");
+        match std::process::Command::new("rustfmt")
+            .args(["--edition", "2021", path])
+            .status()
+        {
+            Ok(s) if s.success() => eprintln!("wrote {path}"),
+            _ => eprintln!("wrote {path}; rustfmt failed: run cargo fmt"),
+        }
+    }
+    let _ = report;
 }

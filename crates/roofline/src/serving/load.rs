@@ -354,10 +354,20 @@ impl<'a> LoadModel<'a> {
     /// The open loop at `lambda` requests per second: `None` at or past saturation (or where
     /// `timing` has no figure).
     pub fn open(&self, lambda: f64, timing: &dyn Timing) -> Result<Option<Operating>, Error> {
+        match self.saturation(timing)? {
+            Some(sat) => self.open_below(lambda, sat, timing),
+            None => Ok(None),
+        }
+    }
+
+    /// [`LoadModel::open`] with the saturation rate `sat` known.
+    fn open_below(
+        &self,
+        lambda: f64,
+        sat: f64,
+        timing: &dyn Timing,
+    ) -> Result<Option<Operating>, Error> {
         let cap = self.resolved.cap;
-        let Some(sat) = self.saturation(timing)? else {
-            return Ok(None);
-        };
         if lambda.is_nan() || lambda >= sat {
             return Ok(None);
         }
@@ -384,15 +394,26 @@ impl<'a> LoadModel<'a> {
         tpot_max: f64,
         timing: &dyn Timing,
     ) -> Result<Option<Goodput>, Error> {
+        match self.saturation(timing)? {
+            Some(sat) => self.goodput_below(ttft_max, tpot_max, sat, timing),
+            None => Ok(None),
+        }
+    }
+
+    /// [`LoadModel::goodput`] with the saturation rate `sat` known.
+    fn goodput_below(
+        &self,
+        ttft_max: f64,
+        tpot_max: f64,
+        sat: f64,
+        timing: &dyn Timing,
+    ) -> Result<Option<Goodput>, Error> {
         let cap = self.resolved.cap;
         if cap < 1.0 {
             return Ok(None);
         }
         // A rate at or past saturation has no steady state, whatever the bounds (with a tight
         // chunk budget the rate can peak below the cap and fall back toward it).
-        let Some(sat) = self.saturation(timing)? else {
-            return Ok(None);
-        };
         let meets = |n: f64| -> Result<Option<(bool, Operating)>, Error> {
             Ok(self.open_at(n, timing)?.map(|o| {
                 let ok = o.ttft <= ttft_max && o.tpot <= tpot_max && o.requests_per_s < sat;
@@ -422,7 +443,7 @@ impl<'a> LoadModel<'a> {
                 }
                 _ => hi = mid,
             }
-            if hi - lo <= 1e-5 * hi {
+            if hi - lo <= 1e-3 * hi {
                 break;
             }
         }
@@ -583,7 +604,10 @@ pub fn figures(m: &LoadModel, timing: &dyn Timing) -> Result<LoadFigures, Error>
     out.saturation_qps = m.saturation(timing)?;
     let at = match l.load {
         Load::Rate => {
-            let o = m.open(l.qps, timing)?;
+            let o = match out.saturation_qps {
+                Some(sat) => m.open_below(l.qps, sat, timing)?,
+                None => None,
+            };
             if o.is_none() {
                 if let Some(sat) = out.saturation_qps {
                     out.why_none = Some(format!(
@@ -620,7 +644,10 @@ pub fn figures(m: &LoadModel, timing: &dyn Timing) -> Result<LoadFigures, Error>
     }
     out.at = at;
     match (l.ttft_bound(), l.tpot_bound()) {
-        (Some(a), Some(b)) => match m.goodput(a, b, timing)? {
+        (Some(a), Some(b)) => match match out.saturation_qps {
+            Some(sat) => m.goodput_below(a, b, sat, timing)?,
+            None => None,
+        } {
             Some(g) => {
                 if g.qps == 0.0 {
                     out.goodput_none = Some(format!(
