@@ -33,6 +33,7 @@ mod serving_load;
 mod serving_page;
 mod serving_sim;
 mod serving_step;
+mod serving_tails;
 mod serving_tails_keys;
 mod speculative;
 mod train;

@@ -50,6 +50,7 @@ pub fn worker(
         seq_max,
         pages: r.defaults.pages,
         chunk_send: l.engine == Engine::Sglang,
+        host: None,
     })
 }
 
@@ -68,6 +69,8 @@ pub fn aggregated(
         workers: vec![w],
         hit: prefix_tokens(l),
         transfer: 0.0,
+        hits: None,
+        host: None,
     })
 }
 

@@ -38,7 +38,7 @@ mod run;
 
 pub use deploy::{aggregated, prefix_tokens, worker};
 pub use quantile::Samples;
-pub use run::{run, Deployment, Worker};
+pub use run::{run, Deployment, HitMix, Host, Worker};
 
 #[cfg(doc)]
 use crate::serving::step_time;
@@ -51,10 +51,10 @@ use serde::{Deserialize, Serialize};
 /// The share of requests discarded as warm-up: the first 20 % issued.
 pub const WARMUP: f64 = 0.2;
 
-/// A step's expected time as a linear function of its bound's split (what issue 40's fitted
-/// terms are: each resource's seconds slowed by what the engine achieves, plus fixed costs per
-/// step and per collective): `Σ by_bound[i]·d.by_bound[i] + per_step·d.steps +
-/// per_collective·d.collectives`.
+/// A step's expected time as a linear function of its bound's split and its sequences (what
+/// issue 40's fitted terms are: each resource's seconds slowed by what the engine achieves,
+/// plus fixed costs per step, per collective and per running sequence): `Σ by_bound[i]·
+/// d.by_bound[i] + per_step·d.steps + per_collective·d.collectives + per_sequence·seqs`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StepCoef {
     /// Seconds per second of the bound in compute-, memory- and link-bound parts.
@@ -63,6 +63,8 @@ pub struct StepCoef {
     pub per_step: f64,
     /// Seconds per collective.
     pub per_collective: f64,
+    /// Seconds per sequence in a step (the host's cost per running sequence).
+    pub per_sequence: f64,
 }
 
 impl StepCoef {
@@ -71,23 +73,26 @@ impl StepCoef {
         by_bound: [1.0; 3],
         per_step: 0.0,
         per_collective: 0.0,
+        per_sequence: 0.0,
     };
 
-    /// The expected time of a step (or of a sum of steps) whose bound splits as `d`.
+    /// The expected time of a step (or of a sum of steps) whose bound splits as `d`, with
+    /// `seqs` sequences (summed over its steps).
     #[inline]
-    pub fn time(&self, d: &Decomp) -> f64 {
+    pub fn time(&self, d: &Decomp, seqs: f64) -> f64 {
         self.by_bound[0] * d.by_bound[0]
             + self.by_bound[1] * d.by_bound[1]
             + self.by_bound[2] * d.by_bound[2]
             + self.per_step * d.steps
             + self.per_collective * d.collectives
+            + self.per_sequence * seqs
     }
 
-    /// The coefficients of a reading `f` of a decomposition that is linear in it (an
-    /// expectation `ratio(features(d))·d.t` whose features are shares of `d.t` and
-    /// per-second counts), found by reading unit decompositions and checked at an unrelated
-    /// one to 1e-9; `None` when `f` is not linear or not finite there.
-    pub fn probe(f: impl Fn(&Decomp) -> f64) -> Option<StepCoef> {
+    /// The coefficients of a reading `f(d, seqs)` that is linear in the decomposition and the
+    /// sequences (an expectation `ratio(features(d, seqs))·d.t` whose features are shares of
+    /// `d.t` and per-second counts), found by reading unit decompositions and checked at an
+    /// unrelated one to 1e-9; `None` when `f` is not linear or not finite there.
+    pub fn probe(f: impl Fn(&Decomp, f64) -> f64) -> Option<StepCoef> {
         let unit = |i: usize| {
             let mut d = Decomp {
                 t: 1.0,
@@ -102,33 +107,40 @@ impl StepCoef {
             by_bound: [0.0; 3],
             per_step: 0.0,
             per_collective: 0.0,
+            per_sequence: 0.0,
         };
         for i in 0..3 {
-            c.by_bound[i] = f(&unit(i));
+            c.by_bound[i] = f(&unit(i), 0.0);
         }
         let mut s = unit(1);
         s.steps = 1.0;
-        c.per_step = f(&s) - c.by_bound[1];
+        c.per_step = f(&s, 0.0) - c.by_bound[1];
         let mut x = unit(1);
         x.collectives = 1.0;
-        c.per_collective = f(&x) - c.by_bound[1];
+        c.per_collective = f(&x, 0.0) - c.by_bound[1];
+        c.per_sequence = f(&unit(1), 1.0) - c.by_bound[1];
         let check = Decomp {
             t: 0.0371,
             by_bound: [0.0123, 0.0211, 0.0037],
             steps: 1.0,
             collectives: 160.0,
         };
-        let (a, b) = (f(&check), c.time(&check));
+        let (a, b) = (f(&check, 37.0), c.time(&check, 37.0));
         let finite = c.by_bound.iter().all(|x| x.is_finite())
             && c.per_step.is_finite()
-            && c.per_collective.is_finite();
+            && c.per_collective.is_finite()
+            && c.per_sequence.is_finite();
         (finite && a.is_finite() && (a - b).abs() <= 1e-9 * a.abs().max(b.abs())).then_some(c)
     }
 }
 
 impl super::Timing for StepCoef {
     fn times(&self, s: &super::EngineState) -> Option<(f64, f64)> {
-        Some((self.time(&s.ttft), self.time(&s.tpot)))
+        let n = s.running.max(1.0);
+        Some((
+            self.time(&s.ttft, n * s.ttft.steps),
+            self.time(&s.tpot, n * s.tpot.steps),
+        ))
     }
 }
 

@@ -37,6 +37,8 @@ pub struct Worker {
     /// A prefill worker sends each chunk's KV when the chunk is done (SGLang), else the whole
     /// prompt's after its last chunk.
     pub chunk_send: bool,
+    /// Its KV tier in host memory, if any.
+    pub host: Option<Host>,
 }
 
 /// Workers and what joins them.
@@ -49,6 +51,34 @@ pub struct Deployment {
     /// Disaggregated: seconds a KV token takes over the link (the slower of a prefill chip's
     /// sending and a decode chip's receiving share).
     pub transfer: f64,
+    /// Where prefix hits are served from, when not every request finds the common prefix in
+    /// HBM (a working set of prefixes larger than the room for them; `serving::kv_tier`).
+    pub hits: Option<HitMix>,
+    /// A KV tier in host memory: it holds preempted requests' KV (swapped out and back
+    /// instead of recomputed) and cached prefixes.
+    pub host: Option<Host>,
+}
+
+/// Where a request's prefix hit is served from: HBM with probability `hbm`, the host tier
+/// with probability `host` (its KV loaded over the host link in `load` seconds before the
+/// request is admitted), else nowhere (the whole prompt prefilled).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HitMix {
+    /// The share of requests whose prefix is in HBM.
+    pub hbm: f64,
+    /// The share whose prefix is in the host tier and is loaded.
+    pub host: f64,
+    /// Seconds one prefix takes over the host link.
+    pub load: f64,
+}
+
+/// A KV tier in host memory, per worker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Host {
+    /// KV tokens it holds (all groups together).
+    pub tokens: f64,
+    /// Seconds a KV token takes over the host link, each way.
+    pub per_token: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +96,10 @@ struct Req {
     arrive: f64,
     prompt: f64,
     output: f64,
+    /// Prompt tokens served by the prefix cache.
+    hit: f64,
+    /// KV tokens swapped out to the host tier (0 when none).
+    swapped: f64,
     /// Tokens to prefill to: the prompt, or prompt and output so far when recomputed.
     target: f64,
     /// Prompt tokens with KV (the prefix hit included).
@@ -111,6 +145,12 @@ struct Run {
     plan_ends: Vec<f64>,
     /// Requests ready to decode (prompt done, or KV arrived), joining at the next step.
     pending: Vec<usize>,
+    /// KV tokens in the host tier.
+    host_used: f64,
+    /// Seconds of swaps the next step waits for.
+    swap: f64,
+    /// When the host link is free (prefix loads queue on it).
+    host_free: f64,
     last_decode_end: f64,
     link_free: f64,
 }
@@ -135,6 +175,7 @@ enum Ev {
     Client(usize),
     StepEnd(usize),
     Transferred(usize),
+    Loaded(usize),
 }
 
 struct Sim<'a> {
@@ -148,6 +189,7 @@ struct Sim<'a> {
     now: f64,
     rng_len: Rng,
     rng_arr: Rng,
+    rng_hit: Rng,
     warm: usize,
     total: usize,
     measured_done: usize,
@@ -211,6 +253,7 @@ pub fn run(dep: &mut Deployment, spec: &SimSpec) -> Result<SimResult, Error> {
         now: 0.0,
         rng_len: Rng::new(spec.seed, 1),
         rng_arr: Rng::new(spec.seed, 2),
+        rng_hit: Rng::new(spec.seed, 4),
         warm,
         total: spec.requests,
         measured_done: 0,
@@ -278,6 +321,7 @@ impl Sim<'_> {
                 Ev::Client(c) => self.issue(c),
                 Ev::StepEnd(w) => self.finish_step(w),
                 Ev::Transferred(r) => self.transferred(r)?,
+                Ev::Loaded(r) => self.enqueue(r),
             }
             if self.measured_done >= self.total - self.warm {
                 return Ok(());
@@ -347,7 +391,16 @@ impl Sim<'_> {
             }
             self.shortened += 1;
         }
-        let h = hit.min(p - 1.0).max(0.0);
+        let mut h = hit.min(p - 1.0).max(0.0);
+        let mut load = None;
+        if let (Some(m), true) = (self.dep.hits, h > 0.0) {
+            let u = self.rng_hit.uniform();
+            if u >= m.hbm + m.host {
+                h = 0.0;
+            } else if u >= m.hbm {
+                load = Some(m.load);
+            }
+        }
         let kept = i >= self.warm && i < self.total;
         if i == self.warm {
             self.t0 = Some(self.now);
@@ -359,6 +412,8 @@ impl Sim<'_> {
             arrive: self.now,
             prompt: p,
             output: g,
+            hit: h,
+            swapped: 0.0,
             target: p,
             done: h,
             gen0: 0.0,
@@ -373,6 +428,20 @@ impl Sim<'_> {
             old: false,
             state: State::Waiting,
         });
+        match load {
+            // The prefix's KV comes over the host link first (queued on it).
+            Some(secs) => {
+                let run = &mut self.runs[0];
+                run.host_free = run.host_free.max(self.now) + secs;
+                let at = run.host_free;
+                self.push(at, Ev::Loaded(i));
+            }
+            None => self.enqueue(i),
+        }
+    }
+
+    /// A request ready to queue: for its decode slot (disaggregated) or its engine.
+    fn enqueue(&mut self, i: usize) {
         if self.disagg {
             self.reqs[i].state = State::AdmitQueue;
             self.admit_q.push_back(i);
@@ -414,7 +483,7 @@ impl Sim<'_> {
     /// joined the decoders).
     fn held(&self, r: usize) -> f64 {
         let q = &self.reqs[r];
-        let hit = self.dep.hit.min(q.prompt - 1.0).max(0.0);
+        let hit = q.hit;
         match self.dep.workers[q.pw].pages {
             Pages::Reserve => q.prompt - hit + q.output,
             Pages::Grow => {
@@ -517,17 +586,19 @@ impl Sim<'_> {
             prefill: pre,
             decode: dec,
         };
-        let mut t = self.now;
+        // Swaps to and from the host tier hold the step back (they share its time).
+        let mut t = self.now + std::mem::take(&mut self.runs[w].swap);
         let worker = &mut self.dep.workers[w];
         let coef = worker.coef;
+        let seqs = mix.seqs();
         if k_max > 1 {
             worker.eval.decode_run(&mix, k_max, |d| {
-                t += coef.time(d);
+                t += coef.time(d, seqs);
                 ends.push(t);
                 t < t_ev
             })?;
         } else {
-            t += coef.time(&worker.eval.step(&mix)?);
+            t += coef.time(&worker.eval.step(&mix)?, seqs);
             ends.push(t);
         }
         let k = ends.len();
@@ -547,6 +618,9 @@ impl Sim<'_> {
     /// KV where they are reserved.
     fn first_need(&self, w: usize, r: usize) -> f64 {
         let q = &self.reqs[r];
+        if q.swapped > 0.0 {
+            return q.swapped;
+        }
         match self.dep.workers[w].pages {
             Pages::Grow => q.target - q.done,
             Pages::Reserve => q.prompt - q.done + q.output,
@@ -581,19 +655,36 @@ impl Sim<'_> {
             if run.usage + run.promised + need > pool {
                 break;
             }
-            let q = (self.reqs[r].target - self.reqs[r].done).min(budget - tokens);
             let run = &mut self.runs[w];
             run.waiting.pop_front();
             run.running += 1.0;
-            if grow {
+            run.admitted.push(r);
+            self.reqs[r].pw = w;
+            let swapped = self.reqs[r].swapped;
+            if swapped > 0.0 {
+                // Swapped back in from the host tier: its KV as it was, no recompute.
+                let per_token = self.dep.workers[w].host.map_or(0.0, |h| h.per_token);
+                run.usage += swapped;
+                run.host_used -= swapped;
+                run.swap += swapped * per_token;
+                self.reqs[r].swapped = 0.0;
+                let q = &self.reqs[r];
+                if q.done >= q.target {
+                    self.reqs[r].state = State::Decoding;
+                    run.pending.push(r);
+                    continue;
+                }
+                if grow {
+                    run.promised += q.target - q.done;
+                }
+            } else if grow {
                 run.promised += need;
             } else {
                 run.usage += need;
             }
+            let q = (self.reqs[r].target - self.reqs[r].done).min(budget - tokens);
             run.prefilling.push(r);
-            run.admitted.push(r);
             self.reqs[r].state = State::Prefilling;
-            self.reqs[r].pw = w;
             chunks.push((r, q));
             tokens += q;
         }
@@ -626,11 +717,14 @@ impl Sim<'_> {
         }
     }
 
+    /// Preempts `r` on `w`: its KV swapped out to the host tier where it has room (and back
+    /// when it runs again), else dropped and recomputed.
     fn preempt(&mut self, w: usize, r: usize) {
         let held = self.held(r);
-        let hit = self.dep.hit.min(self.reqs[r].prompt - 1.0).max(0.0);
         let dsteps = self.runs[w].dsteps;
+        let host = self.dep.workers[w].host;
         let run = &mut self.runs[w];
+        let swap = host.is_some_and(|h| run.host_used + held <= h.tokens);
         let q = &mut self.reqs[r];
         match q.state {
             State::Decoding => {
@@ -646,6 +740,9 @@ impl Sim<'_> {
                 q.epoch += 1;
                 q.target = q.prompt + gen;
                 q.gen0 = gen;
+                if swap {
+                    q.done = q.target;
+                }
             }
             _ => {
                 run.prefilling.retain(|&x| x != r);
@@ -654,7 +751,14 @@ impl Sim<'_> {
         }
         run.usage -= held;
         run.running -= 1.0;
-        q.done = hit;
+        match host {
+            Some(h) if swap => {
+                run.host_used += held;
+                run.swap += held * h.per_token;
+                q.swapped = held;
+            }
+            _ => q.done = q.hit,
+        }
         q.old = false;
         q.state = State::Waiting;
         run.waiting.push_front(r);
