@@ -68,7 +68,7 @@ macro_rules! chip_fields {
     ($($(#[$doc:meta])* $var:ident = $id:literal, $slot:ident: $req:ident, $label:literal, $unit:ident, $range:expr;)+) => {
         id_enum! {
             /// A field of a [`Chip`], with string ids exactly `name fp32 tf32 bf16 fp16 fp8
-            /// int8 int4 fp4 vpu hbm hbm_cap onchip onchip_cap pcie ici links dcn torus wrap
+            /// int8 int4 fp4 vpu hbm hbm_cap onchip onchip_cap pcie c2c ici links dcn torus wrap
             /// node leaf hop_lat net_lat price power`.
             ///
             /// `torus` to `net_lat` describe the chip's network for collectives (see
@@ -217,6 +217,9 @@ chip_fields! {
     OnchipCap = "onchip_cap", onchip_cap: opt, "on-chip memory capacity", Bytes, ANY;
     /// Host link (PCIe) bandwidth, bytes/s per direction.
     Pcie = "pcie", pcie: opt, "PCIe bandwidth", ByteRate, ANY;
+    /// NVLink-C2C to the host CPU (a Grace superchip's GPU), bytes/s per direction per GPU:
+    /// the host link a KV tier in the CPU's memory crosses instead of PCIe.
+    C2c = "c2c", c2c: opt, "NVLink-C2C to host", ByteRate, ANY;
     /// Scale-up link (TPU ICI, NVLink, Infinity Fabric) bandwidth, bytes/s per direction per
     /// link.
     Ici = "ici", ici: opt, "ICI/NVLink bandwidth per link", ByteRate, ANY;

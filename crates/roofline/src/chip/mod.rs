@@ -93,6 +93,9 @@ pub struct Chip {
     /// Host link bandwidth per direction, bytes/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcie: Option<f64>,
+    /// NVLink-C2C to the host CPU, bytes/s per direction per GPU (Grace systems).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c2c: Option<f64>,
     /// Scale-up link bandwidth per direction **per link**, bytes/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ici: Option<f64>,

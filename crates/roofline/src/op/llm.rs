@@ -6,6 +6,7 @@
 
 use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
 use super::llm_load::{chunk_spec, Chunk, Engine, Load, MAX_CLIENTS, MAX_QPS};
+use super::llm_tails::{cv_spec, disagg_spec, opt, parse_cv, Disagg, MAX_SEED};
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
@@ -232,6 +233,43 @@ pub struct Llm {
     /// step pattern and defaults are then `generic`'s). `None`: the published engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own: Option<crate::profile::OwnEngine>,
+    /// Serving tails: the coefficient of variation of prompt lengths (0: every prompt `P`
+    /// tokens; else lognormal with mean `P`).
+    pub prompt_cv: f64,
+    /// Serving tails: the coefficient of variation of output lengths (lognormal, mean `G`).
+    pub output_cv: f64,
+    /// Serving tails: the simulation's seed (the same seed gives the same figures everywhere).
+    pub seed: f64,
+    /// Serving tails: the share of requests, in percent, that must meet `ttft_max` and
+    /// `tpot_max` for a rate to count toward `goodput_qps_slo`.
+    pub slo_pct: f64,
+    /// Disaggregated prefill and decode.
+    pub disagg: Disagg,
+    /// Disaggregated: a prefill worker's tensor-parallel degree; `None` for the op's `tp`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_tp: Option<f64>,
+    /// Disaggregated: a prefill worker's expert-parallel groups; `None` for the op's `ep`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_ep: Option<f64>,
+    /// Disaggregated: a decode worker's tensor-parallel degree; `None` for the op's `tp`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d_tp: Option<f64>,
+    /// Disaggregated: a decode worker's expert-parallel groups; `None` for the op's `ep`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d_ep: Option<f64>,
+    /// Disaggregated: the scenario's chip (counted from 1) the decode workers run on; `None`
+    /// for the row's own chip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub d_chip: Option<f64>,
+    /// Disaggregated: the link the prompt's KV crosses from a prefill worker to a decode one.
+    pub kv_link: Link,
+    /// KV tier: bytes per GPU of host memory holding inactive KV; `None` for no tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kv_host: Option<f64>,
+    /// KV tier: bytes per GPU of the distinct prefixes in use (the prefix cache's working
+    /// set); `None` for the one common prefix of `prefix_hit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_set: Option<f64>,
 }
 
 impl Default for Llm {
@@ -299,6 +337,19 @@ impl Llm {
             ttft_max: None,
             engine: Engine::Generic,
             own: None,
+            prompt_cv: 0.0,
+            output_cv: 0.0,
+            seed: 1.0,
+            slo_pct: 90.0,
+            disagg: Disagg::None,
+            p_tp: None,
+            p_ep: None,
+            d_tp: None,
+            d_ep: None,
+            d_chip: None,
+            kv_link: Link::Dcn,
+            kv_host: None,
+            prefix_set: None,
         }
     }
 
@@ -451,6 +502,90 @@ impl Llm {
         Ok(())
     }
 
+    fn prompt_cv_text(&self) -> String {
+        format_exact(self.prompt_cv)
+    }
+
+    fn set_prompt_cv(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        self.prompt_cv = parse_cv(spec, text)?;
+        Ok(())
+    }
+
+    fn output_cv_text(&self) -> String {
+        format_exact(self.output_cv)
+    }
+
+    fn set_output_cv(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        self.output_cv = parse_cv(spec, text)?;
+        Ok(())
+    }
+
+    fn disagg_text(&self) -> String {
+        self.disagg.text()
+    }
+
+    fn set_disagg(&mut self, spec: &FieldSpec, text: &str) -> Result<(), Error> {
+        self.disagg = Disagg::parse(spec, text)?;
+        Ok(())
+    }
+
+    /// The optional numbers of the topology and the host tier (`opt_num`, by [`opt`] index).
+    fn tail_slot(&mut self, i: usize) -> &mut Option<f64> {
+        match i {
+            opt::P_TP => &mut self.p_tp,
+            opt::P_EP => &mut self.p_ep,
+            opt::D_TP => &mut self.d_tp,
+            opt::D_EP => &mut self.d_ep,
+            opt::D_CHIP => &mut self.d_chip,
+            opt::KV_HOST => &mut self.kv_host,
+            _ => &mut self.prefix_set,
+        }
+    }
+
+    fn tail_opt(&self, i: usize) -> Option<f64> {
+        match i {
+            opt::P_TP => self.p_tp,
+            opt::P_EP => self.p_ep,
+            opt::D_TP => self.d_tp,
+            opt::D_EP => self.d_ep,
+            opt::D_CHIP => self.d_chip,
+            opt::KV_HOST => self.kv_host,
+            _ => self.prefix_set,
+        }
+    }
+
+    fn set_tail_opt(&mut self, i: usize, x: f64) {
+        *self.tail_slot(i) = Some(x);
+    }
+
+    fn clear_p_tp(&mut self) {
+        self.p_tp = None;
+    }
+
+    fn clear_p_ep(&mut self) {
+        self.p_ep = None;
+    }
+
+    fn clear_d_tp(&mut self) {
+        self.d_tp = None;
+    }
+
+    fn clear_d_ep(&mut self) {
+        self.d_ep = None;
+    }
+
+    fn clear_d_chip(&mut self) {
+        self.d_chip = None;
+    }
+
+    fn clear_kv_host(&mut self) {
+        self.kv_host = None;
+    }
+
+    fn clear_prefix_set(&mut self) {
+        self.prefix_set = None;
+    }
+
     /// Norm weights (replicated on every chip): `norms·L·D + D` (Llama: `2·L·D + D`).
     pub fn norm_params(&self) -> f64 {
         self.arch().params().norms
@@ -559,7 +694,7 @@ impl Llm {
     /// Checks the MoE, MLA and window fields against each other and the layers (the other
     /// fields are checked by their specs): `top_k ≤ experts`, `dense_layers < layers`,
     /// `window_layers ≤ layers`, MLA dimensions.
-    fn check_arch(&self) -> Result<(), Error> {
+    pub(super) fn check_arch(&self) -> Result<(), Error> {
         if self.ep > 1.0 {
             if self.shape.experts <= 0.0 {
                 return Err(Error::invalid(
@@ -764,9 +899,89 @@ impl OpBehavior for Llm {
             "serving: the engine whose step pattern, defaults (chunk budget, sequence cap, memory fraction) and fitted efficiency apply; generic: the pattern of the mixed-step engines and the fit pooled over engines; own:<compute>:<memory>:<network>:<step>: your own engine, fitted on a trace's steps (generic's pattern and defaults)",
             "an engine",
         ).folds(),
+        "prompt_cv" => derived(prompt_cv_text, set_prompt_cv): cv_spec(
+            "prompt length CV",
+            "serving under load, simulated: the coefficient of variation of prompt lengths, drawn lognormal with mean prompt (0: every prompt the same)",
+        ),
+        "output_cv" => derived(output_cv_text, set_output_cv): cv_spec(
+            "output length CV",
+            "serving under load, simulated: the coefficient of variation of output lengths, drawn lognormal with mean output (0: every output the same)",
+        ),
+        "seed" => num(seed): integer(
+            "simulation seed",
+            "1",
+            (0.0, MAX_SEED),
+            "a whole number",
+            "serving under load: the seed of the simulated requests' arrivals, lengths and start offsets; the same seed gives the same percentiles everywhere",
+        ).folds(),
+        "slo_pct" => num(slo_pct): number(
+            "SLO share (%)",
+            "90",
+            (1.0, 100.0),
+            "a percentage of requests",
+            "serving under load: goodput_qps_slo is the largest rate at which at least this share of requests meets both ttft_max and its own TPOT ≤ tpot_max",
+        ).folds(),
+        "disagg" => derived(disagg_text, set_disagg): disagg_spec(),
+        "p_tp" => opt_num(tail_opt, set_tail_opt, clear_p_tp, opt::P_TP): opt_integer(
+            "prefill tp",
+            "auto",
+            (1.0, 1e6),
+            "a whole number of chips, or auto",
+            "disaggregated: each prefill worker's tensor-parallel degree (auto: the op's tp)",
+        ).folds(),
+        "p_ep" => opt_num(tail_opt, set_tail_opt, clear_p_ep, opt::P_EP): opt_integer(
+            "prefill ep",
+            "auto",
+            (1.0, 1e6),
+            "a whole number of expert groups, or auto",
+            "disaggregated: each prefill worker's expert-parallel groups (auto: the op's ep)",
+        ).folds(),
+        "d_tp" => opt_num(tail_opt, set_tail_opt, clear_d_tp, opt::D_TP): opt_integer(
+            "decode tp",
+            "auto",
+            (1.0, 1e6),
+            "a whole number of chips, or auto",
+            "disaggregated: each decode worker's tensor-parallel degree (auto: the op's tp)",
+        ).folds(),
+        "d_ep" => opt_num(tail_opt, set_tail_opt, clear_d_ep, opt::D_EP): opt_integer(
+            "decode ep",
+            "auto",
+            (1.0, 1e6),
+            "a whole number of expert groups, or auto",
+            "disaggregated: each decode worker's expert-parallel groups (auto: the op's ep)",
+        ).folds(),
+        "d_chip" => opt_num(tail_opt, set_tail_opt, clear_d_chip, opt::D_CHIP): opt_integer(
+            "decode chip (n-th)",
+            "auto",
+            (1.0, 1e3),
+            "the position of one of the scenario's chips (from 1), or auto",
+            "disaggregated: the decode workers run on the scenario's n-th chip, counted from 1 (auto: the row's own chip)",
+        ).folds(),
+        "kv_link" => choice(kv_link): choice(
+            "KV transfer link",
+            Link::IDS,
+            "dcn",
+            "disaggregated: the link a prompt's KV crosses from its prefill worker to its decode worker, per chip: nvlink/ici the peer bandwidth, pcie the host link, dcn the network",
+            "a link",
+        ).folds(),
+        "kv_host" => opt_num(tail_opt, set_tail_opt, clear_kv_host, opt::KV_HOST): opt_number(
+            "host KV tier (bytes/GPU)",
+            "none",
+            (1.0, 1e18),
+            "a size in bytes, or none",
+            "KV tier: bytes of host memory per GPU holding inactive KV (cached prefixes, preempted sequences) over the host link (PCIe, or NVLink-C2C on Grace systems); none: no tier",
+        ).unit(Unit::Bytes).folds(),
+        "prefix_set" => opt_num(tail_opt, set_tail_opt, clear_prefix_set, opt::PREFIX_SET): opt_number(
+            "prefix working set (bytes/GPU)",
+            "none",
+            (1.0, 1e18),
+            "a size in bytes, or none",
+            "KV tier: bytes per GPU of distinct prefixes in use; the hits served are capped by what HBM and the host tier hold (none: the one common prefix of prefix_hit)",
+        ).unit(Unit::Bytes).folds(),
     }
     fn check_consistency(&self) -> Result<(), Error> {
-        self.check_arch()
+        self.check_arch()?;
+        self.check_workers()
     }
     fn traits(&self) -> Traits {
         Traits {

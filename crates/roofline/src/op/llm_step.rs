@@ -236,16 +236,29 @@ impl Llm {
     /// layers (exact, from the aggregates) and of the windowed ones (at each phase's mean
     /// sequence).
     pub(crate) fn mixed_vars(&self, mix: &StepMix) -> StepVars {
-        let a = self.arch();
+        self.mixed_vars_of(&self.arch(), mix)
+    }
+
+    /// [`Llm::mixed_vars`] with the op's architecture `a` given (built once by a caller that
+    /// times many steps).
+    pub(crate) fn mixed_vars_of(&self, a: &crate::arch::Arch, mix: &StepMix) -> StepVars {
         let w = a.window.map_or(f64::INFINITY, |x| x.size);
         let b = mix.seqs();
         let t = mix.tokens();
         let phases = [mix.prefill, mix.decode];
-        let live: Vec<&PhaseLoad> = phases.iter().filter(|p| p.seqs > 0.0).collect();
+        // The phases with sequences, without allocating (the simulation times a step this way
+        // hundreds of thousands of times per run).
+        let mut buf = [&phases[0]; 2];
+        let mut n_live = 0;
+        for p in phases.iter().filter(|p| p.seqs > 0.0) {
+            buf[n_live] = p;
+            n_live += 1;
+        }
+        let live = &buf[..n_live];
         // Per sequence of the step. A step of one phase takes its values directly, so a pure
         // decode or prefill step is the op's own step in that phase, bit for bit.
         let per_seq = |f: &dyn Fn(&PhaseLoad) -> f64| -> f64 {
-            match live.as_slice() {
+            match live {
                 [p] => f(p) / p.seqs,
                 _ => live.iter().map(|p| f(p)).sum::<f64>() / b,
             }
@@ -254,11 +267,11 @@ impl Llm {
             let (pairs, read) = window_pairs_read(p.sq / p.seqs, p.sk / p.seqs, w);
             (pairs, read)
         };
-        let (w_pairs, w_read) = match live.as_slice() {
+        let (w_pairs, w_read) = match live {
             [p] => windowed(p),
             _ => {
                 let (mut pp, mut rr) = (0.0, 0.0);
-                for p in &live {
+                for p in live {
                     let (x, y) = windowed(p);
                     pp += x * p.seqs;
                     rr += y * p.seqs;

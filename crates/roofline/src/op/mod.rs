@@ -10,7 +10,7 @@
 //! | matmul | `matmul` | `b d f x w out compute shards split link topology from bm bk bn` |
 //! | per-example weights | `bmm` | `b d f x w out` |
 //! | custom | `custom` | `flops bytes t net link` |
-//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output draft spec_k accept tpot_max ep moe_ep load c qps prefix_hit chunk max_seqs ttft_max engine` |
+//! | transformer workload | `llm` | `preset b ctx phase w x kv tp link layers dmodel ffn gated heads kv_heads head_dim vocab experts top_k shared_experts expert_ffn shared_ffn dense_layers router_bias shared_gate kv_rank q_rank rope_dim nope_dim v_dim window window_layers tied qkv_bias o_bias mlp_bias sinks qk_norm norms prompt output draft spec_k accept tpot_max ep moe_ep load c qps prefix_hit chunk max_seqs ttft_max engine prompt_cv output_cv seed slo_pct disagg p_tp p_ep d_tp d_ep d_chip kv_link kv_host prefix_set` |
 //! | aggregate model | `model` | `preset b w flops params act` |
 //! | collective | `collective` | `kind bytes n topology axes levels sharp` |
 //! | fused attention | `attention` | `b heads kv_heads sq skv head_dim causal x` |
@@ -50,6 +50,8 @@ mod llm_load;
 mod llm_parts;
 mod llm_step;
 mod llm_sweep;
+mod llm_tails;
+mod llm_workers;
 mod matmul;
 mod train;
 mod train_text;
@@ -65,6 +67,8 @@ pub use elementwise::Elementwise;
 pub use llm::{expected_tokens, llm_presets, Llm, LlmPreset, Phase};
 pub use llm_load::{Chunk, Engine, Load, MAX_CHUNK, MAX_CLIENTS, MAX_QPS};
 pub use llm_step::{PhaseLoad, StepMix};
+pub use llm_tails::{Disagg, AUTO_MAX_WORKERS, MAX_CV, MAX_SEED, MAX_WORKERS};
+pub use llm_workers::Role;
 pub use matmul::{AllReduceTopology, Link, Matmul, Split, WeightSource};
 pub use train::{fabric_of, Train};
 
@@ -74,6 +78,7 @@ use crate::field::find_spec;
 pub use crate::field::{FieldSpec, FieldType};
 use crate::units::format_exact;
 pub(crate) use behavior::{Composite, OpBehavior};
+pub(crate) use llm_parts::StepVars;
 pub(crate) use llm_sweep::LlmSweep;
 use serde::{Deserialize, Serialize};
 

@@ -40,10 +40,15 @@
 //! assert!(s.cost_per_mtok.is_some()); // the H100 preset has a price
 //! ```
 
+pub mod disagg;
 mod engine;
+pub mod kv_tier;
 mod load;
 mod pattern;
+pub mod sim;
 mod step;
+mod step_eval;
+pub mod tails;
 
 pub use engine::{
     engine_defaults, sglang_mem_fraction, Chunk, Engine, EngineDefaults, Pages, Pattern, PoolRule,
@@ -54,6 +59,7 @@ pub use load::{
 };
 pub use pattern::{Decomp, EngineState, PatternStep, Regime};
 pub use step::{step_time, PhaseLoad, StepMix, StepTime};
+pub use step_eval::StepEval;
 
 #[cfg(doc)]
 use crate::analysis::analyze;

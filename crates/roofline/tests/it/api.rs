@@ -169,6 +169,7 @@ fn chip_catalog() {
             "onchip",
             "onchip_cap",
             "pcie",
+            "c2c",
             "ici",
             "links",
             "dcn",

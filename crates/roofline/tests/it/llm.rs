@@ -106,6 +106,19 @@ fn fields_presets_and_parameter_counts() {
             "max_seqs",
             "ttft_max",
             "engine",
+            "prompt_cv",
+            "output_cv",
+            "seed",
+            "slo_pct",
+            "disagg",
+            "p_tp",
+            "p_ep",
+            "d_tp",
+            "d_ep",
+            "d_chip",
+            "kv_link",
+            "kv_host",
+            "prefix_set",
         ]
     );
     for (k, v) in [

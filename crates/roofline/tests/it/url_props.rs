@@ -152,9 +152,13 @@ fn structured_text(r: &mut Rng, key: &str) -> String {
         "mfu" | "price" if r.chance(4) => "none".to_string(),
         "mfu" => roofline::format_exact(1e-3 + (1.0 - 1e-3) * r.unit()),
         "price" => roofline::format_exact(r.unit() * 100.0),
-        // llm: the chunked-prefill budget (issue 40).
+        // llm: the chunked-prefill budget (issue 40); lengths' spread and the disaggregated
+        // topology (issue 42).
         "chunk" if r.chance(3) => r.pick(&["auto", "none", "AUTO", "None", ""]).to_string(),
         "chunk" => roofline::format_exact(1.0 + r.below(1 << 20) as f64),
+        "prompt_cv" | "output_cv" => roofline::format_exact(r.unit() * 10.0),
+        "disagg" if r.chance(2) => r.pick(&["none", "auto", "NONE", ""]).to_string(),
+        "disagg" => format!("{}P{}D", 1 + r.below(16), 1 + r.below(16)),
         other => panic!("no generator for text field {other}"),
     }
 }

@@ -95,6 +95,10 @@ impl Spec {
     }
 }
 
+/// No NVLink-C2C: the host link is PCIe (every chip but the Grace superchips' GPUs).
+pub(crate) const NO_C2C: Spec =
+    none("no NVLink-C2C: the host CPU is reached over PCIe (the pcie field)");
+
 /// A preset chip definition.
 #[derive(Debug)]
 pub(crate) struct PresetDef {
@@ -116,6 +120,7 @@ pub(crate) struct PresetDef {
     pub onchip: Spec,
     pub onchip_cap: Spec,
     pub pcie: Spec,
+    pub c2c: Spec,
     pub ici: Spec,
     pub links: Spec,
     pub dcn: Spec,

@@ -22,6 +22,7 @@ pub(super) static A100: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: sheet(3.2e10, "NVIDIA A100 datasheet: PCIe Gen4 64 GB/s (both directions) → 3.2e10 bytes/s per direction"),
+    c2c: NO_C2C,
     ici: sheet(2.5e10, "NVIDIA A100 datasheet: NVLink 600 GB/s (both directions) over 12 links → 25 GB/s per link per direction"),
     links: docs(12.0, "NVIDIA A100 architecture whitepaper: 12 third-generation NVLink links"),
     dcn: sheet(2.5e10, "NVIDIA DGX A100 datasheet: 8× 200 Gb/s HDR InfiniBand (one per GPU) → 2.5e10 bytes/s per GPU"),
@@ -54,6 +55,7 @@ pub(super) static H100: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: sheet(6.4e10, "NVIDIA H100 datasheet (SXM): PCIe Gen5 128 GB/s (both directions) → 6.4e10 bytes/s per direction"),
+    c2c: NO_C2C,
     ici: sheet(2.5e10, "NVIDIA H100 datasheet: NVLink 900 GB/s (both directions) = 450 GB/s per direction over 18 links → 25 GB/s per link"),
     links: sheet(18.0, "NVIDIA H100 datasheet: 18 fourth-generation NVLink links"),
     dcn: sheet(5e10, "NVIDIA DGX H100 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
@@ -86,6 +88,7 @@ pub(super) static H200: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: sheet(6.4e10, "NVIDIA H200 datasheet: PCIe Gen5 128 GB/s (both directions) → 6.4e10 bytes/s per direction"),
+    c2c: NO_C2C,
     ici: sheet(2.5e10, "NVIDIA H200 datasheet: NVLink 900 GB/s (both directions) over 18 links → 25 GB/s per link per direction"),
     links: sheet(18.0, "NVIDIA H200 datasheet: 18 fourth-generation NVLink links (as H100)"),
     dcn: sheet(5e10, "NVIDIA DGX H200 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
@@ -117,7 +120,9 @@ pub(super) static B200: PresetDef = PresetDef {
     hbm_cap: book(192e9, "scaling book, GPU chapter: B200 192 GB HBM3e; read as 192e9 decimal bytes"),
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
-    pcie: none("host link of B200 boards not confirmed (Gen5 or Gen6); left empty"),
+    pcie: docs(6.4e10, "NVIDIA DGX B200 User Guide, component table: 2 × Intel Xeon 8570 \"PCIe Gen5 CPUs\", so each GPU's host link runs at Gen5 x16, 128 GB/s both directions → 6.4e10 bytes/s per direction (MLCommons inference v6.0, Nebius B200 system: accelerator_host_interconnect \"PCIe Gen5 x16\")")
+        .range(6.4e10, 1.28e11, "glennklockwood.com, B200 page: the GPU itself offers PCIe Gen6 (256 GB/s both directions), which a Gen5 host does not reach"),
+    c2c: NO_C2C,
     ici: docs(5e10, "NVIDIA Blackwell: NVLink 5 1.8 TB/s (both directions) per GPU over 18 links → 50 GB/s per link per direction"),
     links: docs(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
     dcn: sheet(5e10, "NVIDIA DGX B200 datasheet: 8× ConnectX-7 400 Gb/s (one per GPU) → 5e10 bytes/s per GPU"),
@@ -150,6 +155,7 @@ pub(super) static L4: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: sheet(3.2e10, "NVIDIA L4 datasheet: PCIe Gen4 x16 64 GB/s (both directions) → 3.2e10 bytes/s per direction"),
+    c2c: NO_C2C,
     ici: none("the L4 has no NVLink: no scale-up link"),
     links: none("the L4 has no NVLink: no scale-up link"),
     dcn: none("L4 is a PCIe card; network bandwidth depends on the host; left empty"),
@@ -188,6 +194,7 @@ pub(super) static H800: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: third(6.4e10, "NVIDIA H800 PCIe table (AFOX copy): PCIe Gen5 128GB/s (both directions) → 64 GB/s per direction"),
+    c2c: NO_C2C,
     ici: third(2.5e10, "NVIDIA H800 table (AFOX, qiangchuan copies): NVLink 400GB/s (both directions: DeepSeek-V3 issue #28, \"400GB/s 是双向理论值\") → 200 GB/s per direction, 25 GB/s per NVLink-4 link"),
     links: third(8.0, "inferred: 200 GB/s per direction at 25 GB/s per NVLink-4 link = 8 links (deepseek-ai/DeepSeek-V3 issue #479: \"8 links × 50 GB/s\"); NVIDIA states no link count"),
     dcn: none("no NVIDIA reference system (DGX H800) figure found; left empty"),
@@ -222,6 +229,7 @@ pub(super) static H20: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: third(6.4e10, "NVIDIA H20: PCIe Gen5 x16 128 GB/s (both directions; Baidu Baike) → 64 GB/s per direction"),
+    c2c: NO_C2C,
     ici: third(2.5e10, "NVIDIA H20: NVLink 900 GB/s (both directions; deepseek-ai/DeepEP issue #16: \"theoretical unidirectional bandwidth is only 450 GB/s\") → 25 GB/s per link over 18"),
     links: third(18.0, "inferred: 450 GB/s per direction at 25 GB/s per NVLink-4 link = 18 links, as H100; not stated for H20"),
     dcn: none("no NVIDIA reference system for H20 (no DGX H20); left empty"),
@@ -259,6 +267,7 @@ pub(super) static B300: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: third(1.28e11, "NVIDIA Blackwell Ultra datasheet: PCIe Gen6 256 GB/s (both directions) → 128 GB/s per direction (quoted)"),
+    c2c: NO_C2C,
     ici: docs(5e10, "NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\": NVLink 5 1.8 TB/s bidirectional per GPU → 900 GB/s per direction over 18 links = 50 GB/s per link"),
     links: docs(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU (as B200)"),
     dcn: third(1e11, "NVIDIA DGX B300 page: 8× ConnectX-8 SuperNIC 800 Gb/s, one per GPU → 100 GB/s per direction (quoted)"),
@@ -293,6 +302,7 @@ pub(super) static RTX_5090: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: third(6.4e10, "lamonoai/gpumap table: PCI-Express 5.0 x16 → 64 GB/s per direction (the H100 datasheet's 128 GB/s both ways for Gen5 x16)"),
+    c2c: NO_C2C,
     ici: none(NO_NVLINK),
     links: none(NO_NVLINK),
     dcn: none(HOST_NIC),
@@ -326,6 +336,7 @@ pub(super) static RTX_PRO_6000: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: third(6.4e10, "NVIDIA RTX PRO 6000 (gpu.name): PCIe Gen 5 (x16: 64 GB/s per direction)"),
+    c2c: NO_C2C,
     ici: none(NO_NVLINK),
     links: none(NO_NVLINK),
     dcn: none(HOST_NIC),
@@ -341,8 +352,8 @@ pub(super) static RTX_PRO_6000: PresetDef = PresetDef {
 
 /// The Grace CPU memory and the NVLink-C2C link of a Grace Blackwell superchip: no `Chip` field
 /// holds them (issue 42's KV tier reads them here); the host-link field says so.
-const GB200_HOST: &str = "no PCIe host link: each GPU reaches its Grace CPU over NVLink-C2C, 900 GB/s bidirectional per GB200 superchip (one Grace, two GPUs; quoted by continuumlabs.ai and wifitalents.com); the Grace holds up to 480 GB of LPDDR5X at up to 512 GB/s (NVIDIA's GB200 superchip figures, quoted second-hand as 480 GB beside 384 GB of HBM3e, 896 GB coherent), a KV tier no field here models; left empty";
-const GB300_HOST: &str = "no PCIe host link: each GPU reaches its Grace CPU over NVLink-C2C (900 GB/s bidirectional per GB200 superchip; third parties give 900 GB/s to 1.8 TB/s for GB300); the Grace's LPDDR5X (SOCAMM modules on GB300; capacity and bandwidth per superchip not confirmed here) is a KV tier no field here models; left empty";
+const GB200_HOST: &str = "no PCIe host link: each GPU reaches its Grace CPU over NVLink-C2C (the c2c field), 900 GB/s bidirectional per GB200 superchip (one Grace, two GPUs; quoted by continuumlabs.ai and wifitalents.com); the Grace holds up to 480 GB of LPDDR5X at up to 512 GB/s (NVIDIA's GB200 superchip figures, quoted second-hand as 480 GB beside 384 GB of HBM3e, 896 GB coherent); left empty";
+const GB300_HOST: &str = "no PCIe host link: each GPU reaches its Grace CPU over NVLink-C2C (the c2c field; 900 GB/s bidirectional per GB200 superchip, third parties give 900 GB/s to 1.8 TB/s for GB300); the Grace's LPDDR5X (SOCAMM modules on GB300; capacity and bandwidth per superchip not confirmed here); left empty";
 
 pub(super) static GB200: PresetDef = PresetDef {
     id: "gb200",
@@ -364,6 +375,8 @@ pub(super) static GB200: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: none(GB200_HOST),
+    c2c: third(2.25e11, "NVLink-C2C: 900 GB/s bidirectional per GB200 superchip, one Grace CPU and two Blackwell GPUs (quoted by continuumlabs.ai and wifitalents.com; MLCommons inference v6.1, Crusoe GB200 NVL72 system: accelerator_host_interconnect \"NVLink-C2C\"), shared by the two GPUs → 2.25e11 bytes/s per direction per GPU; the Grace's LPDDR5X (512 GB/s per superchip, 256 GB/s per GPU) is faster")
+        .range(2.25e11, 4.5e11, "if each GPU had its own 900 GB/s bidirectional link, as the GH200's one GPU has: 4.5e11 per direction"),
     ici: docs(5e10, "NVIDIA Blackwell: NVLink 5 1.8 TB/s (both directions) per GPU over 18 links → 50 GB/s per link per direction (GB200 NVL72: 130 TB/s per 72 GPUs)"),
     links: docs(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
     dcn: docs(5e10, "NVIDIA DGX SuperPOD reference architecture (DGX GB200), abstract: the compute fabric is NDR InfiniBand at 400 Gb/s per GPU → 5e10 bytes/s")
@@ -398,6 +411,8 @@ pub(super) static GB300: PresetDef = PresetDef {
     onchip: none(GPU_NO_ONCHIP),
     onchip_cap: none(GPU_NO_ONCHIP_CAP),
     pcie: none(GB300_HOST),
+    c2c: third(2.25e11, "NVLink-C2C of the GB300 superchip: third parties give 900 GB/s (as GB200's) to 1.8 TB/s bidirectional per superchip of one Grace and two GPUs; the lower, shared by the two GPUs → 2.25e11 bytes/s per direction per GPU")
+        .range(2.25e11, 4.5e11, "1.8 TB/s bidirectional per superchip (ziash.github.io NVIDIA study guide, quoted) → 4.5e11 per direction per GPU"),
     ici: docs(5e10, "NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\": NVLink 5 1.8 TB/s bidirectional per GPU → 900 GB/s per direction over 18 links = 50 GB/s per link (GB300 NVL72: 130 TB/s per 72 GPUs)"),
     links: docs(18.0, "NVIDIA Blackwell: 18 fifth-generation NVLink links per GPU"),
     dcn: third(1e11, "ai-dynamo/aiconfigurator gb300.yaml (commit 095f58a51): inter_rack_bw 100 GB/s per GPU, ConnectX-8 XDR 800 Gb/s InfiniBand"),

@@ -26,6 +26,7 @@ mod fitted;
 pub mod page;
 pub mod report;
 pub mod rows;
+pub mod steps;
 
 use super::fit::Features;
 use super::{family_of, Basis, Family, MIN_POINTS};
