@@ -18,6 +18,7 @@ mod common;
 mod view_support;
 
 mod charts;
+mod docs;
 mod screen_props;
 mod view;
 mod view_form;
