@@ -26,3 +26,4 @@ mod view_models;
 mod view_plots;
 mod view_spec;
 mod view_train;
+mod view_words;
