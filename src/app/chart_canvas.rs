@@ -105,6 +105,9 @@ pub fn ChartCanvas(
     let canvas_ref = NodeRef::<Canvas>::new();
     let geometry = StoredValue::new(None::<ChartGeometry>);
     let (readout, set_readout) = signal(String::new());
+    // The point the read-out names, in the canvas's backing pixels, with the canvas's size
+    // then: a ring marks it on the plot (an SVG over the canvas, so a move draws nothing).
+    let (mark, set_mark) = signal(None::<((f64, f64), (u32, u32), f64)>);
     let (draw_error, set_draw_error) = signal(None::<String>);
     // The canvas's CSS size, kept by a ResizeObserver: a redraw never reads the layout (which,
     // right after an edit changed the results table, would force the browser to lay out the page
@@ -180,9 +183,25 @@ pub fn ChartCanvas(
         };
         let px = (ev.client_x() as f64 - rect.left()) * scale;
         let py = (ev.client_y() as f64 - rect.top()) * scale;
-        let text =
-            model.with_untracked(|m| m.as_ref().and_then(|m| m.readout(&g, px, py, 24.0 * scale)));
-        set_readout.set(text.unwrap_or_default());
+        let hit = model.with_untracked(|m| {
+            m.as_ref()
+                .and_then(|m| m.readout_at(&g, px, py, 24.0 * scale))
+        });
+        let size = (canvas.width(), canvas.height());
+        match hit {
+            Some((text, at)) => {
+                set_readout.set(text);
+                set_mark.set(Some((at, size, scale)));
+            }
+            None => {
+                set_readout.set(String::new());
+                set_mark.set(None);
+            }
+        }
+    };
+    let leave = move |_| {
+        set_readout.set(String::new());
+        set_mark.set(None);
     };
 
     view! {
@@ -193,8 +212,14 @@ pub fn ChartCanvas(
                 role="img"
                 aria-label=move || model.with(|m| m.as_ref().map(ChartModel::aria_label))
                 on:mousemove=on_move
-                on:mouseleave=move |_| set_readout.set(String::new())
+                on:mouseleave=leave
             ></canvas>
+            {move || mark.get().map(|((x, y), (w, h), scale)| view! {
+                <svg class="hover-mark" aria-hidden="true" data-hover-mark="true"
+                    viewBox=format!("0 0 {w} {h}") preserveAspectRatio="none">
+                    <circle cx=x.to_string() cy=y.to_string() r=(5.0 * scale).to_string()/>
+                </svg>
+            })}
             <div class="readout" aria-live="polite">
                 {move || draw_error.get().unwrap_or_else(|| readout.get())}
             </div>

@@ -39,9 +39,9 @@ pub fn ChipsPanel() -> impl IntoView {
         },
     ];
     view! {
-        <section class="panel" aria-labelledby="chips-h">
+        <section class=collapse::panel_class() aria-labelledby="chips-h">
             <h2 id="chips-h">
-                <collapse::Collapse what="Chips"/>
+                <collapse::Collapse what="Chips" open=!collapse::folded_at_start()/>
                 "Chips" <span class="spacer"></span>
                 <MenuButton name="add-chip" label="+ add chip" aria_label="Add a chip" groups=groups on_pick=add/>
             </h2>
@@ -162,23 +162,45 @@ fn ChipCard(
                     slider=crate::view::chip_slider(f) on_commit=commit/>
         }
     };
-    // Fields this chip does not have (a TPU's fp8, PCIe) fold behind "more fields".
-    let (more, main): (Vec<ChipField>, Vec<ChipField>) =
-        ChipField::ALL.iter().copied().partition(|f| {
-            chip.with_untracked(|ch| {
-                ch.as_ref()
-                    .is_some_and(|ch| crate::view::is_folded_chip_field(ch, *f))
-            })
-        });
-    let n_more = more.len();
-    let fields = view! {
-        {main.into_iter().map(field).collect_view()}
-        {(n_more > 0).then(|| view! {
-            <details class="more-fields">
-                <summary>{format!("more fields ({n_more}): ones this chip has no figure for")}</summary>
-                <div class="fields">{more.into_iter().map(field).collect_view()}</div>
-            </details>
-        })}
+    // Fields this chip does not have (a TPU's fp8, PCIe) fold behind "more fields". The layout
+    // is the chip's as loaded: laid out again when a scenario is loaded whole (another preset
+    // in this place), not while an edit empties or fills a field under the user's cursor.
+    let layout = Memo::new(move |_| {
+        c.loads.track();
+        chip.with_untracked(|ch| {
+            ChipField::ALL
+                .iter()
+                .map(|f| {
+                    ch.as_ref()
+                        .is_some_and(|ch| crate::view::is_folded_chip_field(ch, *f))
+                })
+                .collect::<Vec<bool>>()
+        })
+    });
+    let fields = move || {
+        let folded = layout.get();
+        let fields_where = |fold: bool| -> Vec<ChipField> {
+            ChipField::ALL
+                .iter()
+                .zip(&folded)
+                .filter(|(_, f)| **f == fold)
+                .map(|(f, _)| *f)
+                .collect()
+        };
+        let (more, main) = (
+            fields_where(true).into_iter(),
+            fields_where(false).into_iter(),
+        );
+        let n_more = more.len();
+        view! {
+            {main.map(field).collect_view()}
+            {(n_more > 0).then(|| view! {
+                <details class="more-fields">
+                    <summary>{format!("more fields ({n_more}): ones this chip has no figure for")}</summary>
+                    <div class="fields">{more.map(field).collect_view()}</div>
+                </details>
+            })}
+        }
     };
     view! {
         <div class="card" data-chip=move || index.get().unwrap_or_default()>

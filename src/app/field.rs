@@ -147,7 +147,10 @@ pub fn Field(
                 inputmode=if text { "text" } else { "decimal" }
                 autocomplete="off"
                 spellcheck="false"
-                value=value.get_untracked()
+                // A property, not the attribute: a view rebuilt in place (another kind's
+                // fields, another chip's layout) reuses this input, and only the property
+                // changes the text of an input that has been typed in or set before (issue 38).
+                prop:value=value.get_untracked()
                 title=move || title.get()
                 aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                 aria-describedby=msg_id.clone()
@@ -174,8 +177,15 @@ pub fn Field(
                 on:change=move |ev| apply(event_target_value(&ev))
             >
                 {move || {
-                    choices
-                        .get()
+                    // A select never shows a value it does not hold: a value that is not
+                    // among the choices (a link's) is shown as itself, first.
+                    let mut list = choices.get();
+                    value.with(|now| {
+                        if !list.iter().any(|(v, _)| v == now) {
+                            list.insert(0, (now.clone(), format!("{now} (not among the choices)")));
+                        }
+                    });
+                    list
                         .into_iter()
                         .map(|(v, text)| {
                             let this = v.clone();

@@ -50,12 +50,20 @@ pub struct Ctx {
     pub profile: RwSignal<Option<std::sync::Arc<roofline::profile::Profile>>>,
     /// The profile against the first chip's roofline: the panel's tables, the plot's markers.
     pub measured: Memo<profile::Measured>,
+    /// Counts the scenarios loaded whole (a worked example, Back, a link in the page, Start
+    /// over): what is laid out once per scenario rather than per edit (a chip card's folded
+    /// fields) is laid out again.
+    pub loads: RwSignal<u64>,
+    /// The worked example last loaded (its position in `view::recipes()`), whose answer shows
+    /// by the plot; `None` after Start over or on a scenario that is none of them.
+    pub recipe: RwSignal<Option<usize>>,
 }
 
 impl Ctx {
     /// Replace the whole scenario (a recipe): cards whose position remains keep their DOM and
     /// take the new values; nothing is notified when the scenario is the same.
     pub fn replace(&self, s: Scenario) {
+        self.loads.update(|n| *n += 1);
         self.keys.maybe_update(|k| {
             let before = k.clone();
             k.fit(&s);
@@ -100,6 +108,8 @@ impl Ctx {
         self.scenario.maybe_update(|s| match s.ops.get_mut(i) {
             Some(o) if *o != next => {
                 *o = next;
+                // Another kind may not have the swept field: the sweep moves to one it has.
+                crate::view::keep_sweep_on_a_field(s);
                 true
             }
             _ => false,
@@ -141,6 +151,7 @@ impl Ctx {
             self.scenario.update(|s| {
                 s.ops = ops;
                 s.base = base;
+                crate::view::keep_sweep_on_a_field(s);
             });
         }
     }
@@ -403,6 +414,8 @@ pub fn App() -> impl IntoView {
         status,
         profile: imported,
         measured,
+        loads: RwSignal::new(0),
+        recipe: RwSignal::new(None),
     };
     provide_context(ctx);
     let notices = RwSignal::new(loaded.notices);

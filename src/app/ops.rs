@@ -26,9 +26,9 @@ pub fn OpsPanel() -> impl IntoView {
         }
     });
     view! {
-        <section class="panel" aria-labelledby="ops-h">
+        <section class=collapse::panel_class() aria-labelledby="ops-h">
             <h2 id="ops-h">
-                <collapse::Collapse what="Operations"/>
+                <collapse::Collapse what="Operations" open=!collapse::folded_at_start()/>
                 "Operations" <span class="spacer"></span>
                 <MenuButton name="add-op" label="+ add operation" aria_label="Add an operation"
                     groups=op_kind_groups() on_pick=add/>

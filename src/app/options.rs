@@ -153,8 +153,8 @@ pub fn OptionsPanel() -> impl IntoView {
         Ok(())
     });
     view! {
-        <section class="panel" aria-labelledby="opts-h">
-            <h2 id="opts-h"><collapse::Collapse what="Options"/>"Options"</h2>
+        <section class=collapse::panel_class() aria-labelledby="opts-h">
+            <h2 id="opts-h"><collapse::Collapse what="Options" open=!collapse::folded_at_start()/>"Options"</h2>
             <div class="fields">
                 <Field
                     key="flops"

@@ -7,7 +7,7 @@ use roofline::scenario::{PlotKind, Scenario, SweepAxes};
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
 use super::debounce::settled;
-use crate::view::{self, ChartModel, SweepMetric};
+use crate::view::{self, ChartModel};
 
 /// The chart models, one memo per plot: each is computed only while its plot is shown and
 /// notifies (redraws) only when its own model changed, so toggling the sweep's axes (part of
@@ -93,15 +93,24 @@ pub fn PlotsPanel() -> impl IntoView {
     let plot = Memo::new(move |_| c.scenario.with(|s| s.plot));
     let axes = Memo::new(move |_| c.scenario.with(|s| s.axes));
     let set_plot = move |p: PlotKind| c.set(|s| &mut s.plot, p);
-    let metric_button = move |m: SweepMetric, text: &'static str| {
-        view! {
-            <button
-                class="small"
-                data-sweep-metric=m.as_str()
-                aria-pressed=move || (axes.get().y == m).to_string()
-                on:click=move |_| c.set(|s| &mut s.axes.y, m)
-            >{text}</button>
-        }
+    // The y metrics this plot offers, and the one it shows (the training plot shows step time
+    // or MFU, whatever else the link's `y=` says).
+    let buttons = Memo::new(move |_| c.scenario.with(view::y_buttons));
+    let metric_buttons = move || {
+        buttons
+            .with(|(list, _)| list.clone())
+            .into_iter()
+            .map(|(m, text)| {
+                view! {
+                    <button
+                        class="small"
+                        data-sweep-metric=m.as_str()
+                        aria-pressed=move || buttons.with(|(_, shown)| *shown == m).to_string()
+                        on:click=move |_| c.set(|s| &mut s.axes.y, m)
+                    >{text}</button>
+                }
+            })
+            .collect_view()
     };
     // Tabs (the ARIA pattern): one tab stop, the selected one; arrows, Home and End select and
     // focus the neighbour.
@@ -170,13 +179,9 @@ pub fn PlotsPanel() -> impl IntoView {
                     {tab(PlotKind::Validation, "Validation")}
                 </div>
                 <span class="spacer"></span>
+                <CalibrationMarker/>
                 <Show when=move || plot.get().shows_sweep()>
-                    {metric_button(SweepMetric::Achieved, "FLOPs/s")}
-                    {metric_button(SweepMetric::Time, "time")}
-                    {metric_button(SweepMetric::Fraction, "% of peak")}
-                    <Show when=move || has_llm.get()>
-                        {metric_button(SweepMetric::TokensPerS, "tokens/s")}
-                    </Show>
+                    {metric_buttons}
                     <label class="small"><input type="checkbox" name="log-x"
                         prop:checked=move || axes.get().log_x
                         on:change=move |ev| {
@@ -211,7 +216,8 @@ pub fn PlotsPanel() -> impl IntoView {
                 <super::validation::ValidationView/>
             </Show>
             <p class="keyline" data-keyline="true">{move || key_line.get()}</p>
-            <CalibrationMarker/>
+            <super::recipes::TryNext/>
+            <super::recipes::RecipeAnswer/>
         </section>
     }
 }
@@ -268,7 +274,8 @@ pub fn DataTable(
 }
 
 /// While a calibration is on (`cal=`, from the profile panel's Fit and Apply, or a link), a
-/// marker says so and removes it in one click: every time on the page includes it.
+/// chip by the plot says so and removes it in one click (issue 38, point 6): every time on the
+/// page includes it.
 #[component]
 fn CalibrationMarker() -> impl IntoView {
     let c = ctx();
@@ -284,10 +291,12 @@ fn CalibrationMarker() -> impl IntoView {
         (cal != roofline::analysis::Calibration::NONE).then(|| {
             let text = cal.format();
             view! {
-                <p class="calibrated" role="status" data-calibrated=text.clone()>
-                    {format!("Calibrated: cal={text} (compute and memory efficiency, overhead per launch, fitted to measured kernels) is in every time on this page and in its link. ")}
-                    <button class="small" data-action="remove-calibration" on:click=remove>"remove calibration"</button>
-                </p>
+                <span class="calibrated" role="status" data-calibrated=text.clone()>
+                    <button class="small cal-chip" data-action="remove-calibration"
+                        title=view::calibration_words(&text)
+                        aria-label=format!("calibrated (cal={text}): remove the calibration")
+                        on:click=remove>"calibrated ✕"</button>
+                </span>
             }
         })
     }

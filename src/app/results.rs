@@ -7,12 +7,22 @@ use leptos::prelude::*;
 
 use super::ctx;
 use super::explain::{ExplainOpen, ExplainPanel};
-use crate::view::columns::{header_of, is_column, is_extra, kind_label, HEAD, WORKLOAD_HEAD};
+use crate::view::columns::{
+    figure_label, header_of, header_title, is_column, is_extra, is_kind_figure, HEAD, KIND_HEAD,
+};
 use crate::view::{self, Cell, ResultRow};
 use roofline::scenario::BaseRow;
 
 fn head_cell((metric, text): (&'static str, &'static str)) -> impl IntoView {
-    view! { <th scope="col" data-col=metric class=if is_extra(metric) { "extra" } else { "" }>{text}</th> }
+    let title = Some(header_title(metric)).filter(|t| !t.is_empty());
+    view! { <th scope="col" data-col=metric title=title class=if is_extra(metric) { "extra" } else { "" }>{text}</th> }
+}
+
+/// Whether a row has figures for the last column (of a row's own kind).
+fn has_kind_figures(r: &ResultRow) -> bool {
+    r.error.is_none()
+        && r.class != "serving-row"
+        && r.cells.iter().any(|c| is_kind_figure(c.metric))
 }
 
 /// Results and derivations.
@@ -40,6 +50,10 @@ pub fn ResultsPanel() -> impl IntoView {
             _ => true,
         },
     );
+    // The column of a kind's own figures, before a model's columns: shown when any row has
+    // such figures, and then every row has its cell (empty where it has none), so that each
+    // cell stands under its header.
+    let kind_col = Memo::new(move |_| rows.with(|r| r.iter().any(|r| has_kind_figures(r))));
     let open = RwSignal::new(BTreeSet::<String>::new());
     let (all_columns, set_all_columns) = signal(false);
     provide_context(ExplainOpen(RwSignal::new(None)));
@@ -61,12 +75,10 @@ pub fn ResultsPanel() -> impl IntoView {
                             // The baseline's column shows once there is a baseline.
                             let no_base = move || c.scenario.with(|s| s.base_row().is_none());
                             let class = move || if is_extra(h.0) || (h.0 == "vs_base" && no_base()) { "extra" } else { "" };
-                            view! { <th scope="col" data-col=h.0 class=class>{h.1}</th> }
+                            let title = Some(header_title(h.0)).filter(|t| !t.is_empty());
+                            view! { <th scope="col" data-col=h.0 title=title class=class>{h.1}</th> }
                         }).collect_view()}
-                        {move || {
-                            let any = rows.with(|r| r.iter().any(|r| !r.parts.is_empty()));
-                            any.then(|| WORKLOAD_HEAD.into_iter().map(head_cell).collect_view())
-                        }}
+                        {move || kind_col.get().then(|| head_cell(KIND_HEAD))}
                     </tr>
                 </thead>
                 <tbody>
@@ -74,7 +86,7 @@ pub fn ResultsPanel() -> impl IntoView {
                     // whose figures changed, in place; rows are rebuilt only when their shape
                     // (error or figures, which metrics, parts) changes.
                     <For each=move || rows.with(|rs| rs.iter().map(|r| shape(r)).collect::<Vec<_>>()) key=|k| k.clone() let((id, _))>
-                        <LiveRow id=id rows=rows open=open/>
+                        <LiveRow id=id rows=rows open=open kind_col=kind_col/>
                     </For>
                 </tbody>
             </table>
@@ -108,6 +120,8 @@ fn LiveRow(
     rows: Memo<Vec<Arc<ResultRow>>>,
     /// Which rows have their derivation open (by row id).
     open: RwSignal<BTreeSet<String>>,
+    /// Whether the table shows the column of a kind's own figures.
+    kind_col: Memo<bool>,
 ) -> impl IntoView {
     let find = id.clone();
     let row = Memo::new_with_compare(
@@ -121,7 +135,7 @@ fn LiveRow(
     let Some(initial) = row.get_untracked() else {
         return ().into_any();
     };
-    view! { <Row initial=(*initial).clone() row=row open=open/> }.into_any()
+    view! { <Row initial=(*initial).clone() row=row open=open kind_col=kind_col/> }.into_any()
 }
 
 #[component]
@@ -132,6 +146,8 @@ fn Row(
     row: Memo<Option<Arc<ResultRow>>>,
     /// Which rows have their derivation open (by row id).
     open: RwSignal<BTreeSet<String>>,
+    /// Whether the table shows the column of a kind's own figures.
+    kind_col: Memo<bool>,
 ) -> impl IntoView {
     let id = initial.id.clone();
     let id_toggle = id.clone();
@@ -164,38 +180,63 @@ fn Row(
         }
         None => {
             let has_parts = !initial.parts.is_empty();
-            // A kind's own figures past the shared columns (a training step's MFU, days and
-            // cost; a collective's bus bandwidth) go labelled into one last cell instead of
-            // running on under other columns' headers (issue 24, point 7).
-            let kind: Vec<(usize, &Cell)> = initial
+            // A row's own figures past the shared columns (a model step's throughput and
+            // memory, a training step's MFU, days and cost, a collective's bus bandwidth) go
+            // labelled into one last, headed cell (issues 24 and 38); those folded behind
+            // "more columns" fold there too.
+            let kind: Vec<(usize, &'static str)> = initial
                 .cells
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| !is_column(c.metric, has_parts) && !is_extra(c.metric))
+                .filter(|(_, c)| is_kind_figure(c.metric))
+                .map(|(i, c)| (i, c.metric))
                 .collect();
             let has_kind = !kind.is_empty();
-            let kind_spans = kind
-                .into_iter()
-                .map(|(i, cell)| {
-                    let label = kind_label(cell.metric);
-                    view! {
-                        <span class="kind-cell">
-                            {(!label.is_empty()).then(|| view! { <span class="kind-label">{label}" "</span> })}
-                            <LiveCell metric=cell.metric i=i row=row/>
-                        </span>
-                    }
-                })
-                .collect_view();
-            let columns = initial
-            .cells
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| is_column(c.metric, has_parts) || is_extra(c.metric))
-            .map(|(i, cell)| {
+            let kind_spans = move || {
+                kind.iter()
+                    .map(|&(i, metric)| {
+                        let label = figure_label(metric, has_parts);
+                        let class = if is_extra(metric) { "kind-cell extra" } else { "kind-cell" };
+                        view! {
+                            <span class=class>
+                                {(!label.is_empty()).then(|| view! { <span class="kind-label">{label}" "</span> })}
+                                <LiveCell metric=metric i=i row=row/>
+                            </span>
+                        }
+                    })
+                    .collect_view()
+            };
+            // The expected figure's band, inline in its column (issue 38, point 5).
+            let band = |m: &str| initial.cells.iter().position(|c| c.metric == m);
+            let (lo, hi) = (band("t_expected_lo"), band("t_expected_hi"));
+            let column = move |(i, cell): (usize, &Cell)| {
                 let part = move |f: fn(&Cell) -> String| {
-                    move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).map(f).unwrap_or_default())
+                    move || {
+                        row.with(|r| {
+                            r.as_ref()
+                                .and_then(|r| r.cells.get(i))
+                                .map(f)
+                                .unwrap_or_default()
+                        })
+                    }
                 };
                 let extra = if is_extra(cell.metric) { " extra" } else { "" };
+                if cell.metric == "t_expected" {
+                    return view! {
+                        <td class="expected-cell" data-label=header_of(cell.metric) title=header_title(cell.metric)>
+                            <LiveCell metric=cell.metric i=i row=row/>
+                            {lo.zip(hi).map(|(lo, hi)| {
+                                let shown = move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(lo)).is_some_and(|c| c.value != "none"));
+                                view! {
+                                    <span class=move || if shown() { "band" } else { "band empty" }>
+                                        " (" <LiveCell metric="t_expected_lo" i=lo row=row/> "–"
+                                        <LiveCell metric="t_expected_hi" i=hi row=row/> ")"
+                                    </span>
+                                }
+                            })}
+                        </td>
+                    }.into_any();
+                }
                 view! {
                     <td data-metric=cell.metric
                         data-label=header_of(cell.metric)
@@ -204,12 +245,23 @@ fn Row(
                         title=part(|c| c.title.clone())>
                         {part(|c| c.text.clone())}
                     </td>
-                }
-            })
-            .collect_view();
-            let kind_cell =
-                has_kind.then(|| view! { <td class="kind-cells" colspan="4">{kind_spans}</td> });
-            view! { {columns} {kind_cell} }.into_any()
+                }.into_any()
+            };
+            let shared = initial
+                .cells
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| is_column(c.metric))
+                .map(column)
+                .collect_view();
+            // Under its header: present in every row while the table shows the column.
+            let kind_cell = move || {
+                kind_col.get().then(|| {
+                    let label = has_kind.then_some(KIND_HEAD.1);
+                    view! { <td class="kind-cells" data-label=label>{kind_spans()}</td> }
+                })
+            };
+            view! { {shared} {kind_cell} }.into_any()
         }
     };
     let has_parts = !initial.parts.is_empty();
@@ -233,7 +285,7 @@ fn Row(
                     .and_then(|r| r.serving.as_deref().cloned().map(Arc::new))
             })
         });
-        view! { <Row initial=initial row=live open=open/> }
+        view! { <Row initial=initial row=live open=open kind_col=kind_col/> }
     });
     view! {
         // A click anywhere on the row opens its derivation; for the keyboard and screen readers
@@ -272,7 +324,7 @@ fn Row(
                             let p = p.clone();
                             move |_| Some(Arc::new(p.clone()))
                         });
-                        view! { <Row initial=p row=part open=open/> }
+                        view! { <Row initial=p row=part open=open kind_col=kind_col/> }
                     })
                     .collect_view()
             }}
@@ -321,7 +373,8 @@ fn row_actions(r: &ResultRow) -> Option<impl IntoView> {
     })
 }
 
-/// Figure `i` of a serving row as a labelled `<span>`, following the row's current values.
+/// Figure `i` of a row as a `<span>` with its `data-metric`, following the row's current
+/// values; an expected figure carries its basis (`data-basis`) and a short mark of it.
 #[component]
 fn LiveCell(
     /// The cell's `data-metric`.
@@ -349,9 +402,21 @@ fn LiveCell(
                 .unwrap_or_default()
         })
     };
+    let basis = move || {
+        row.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.cells.get(i))
+                .and_then(|c| c.basis)
+        })
+    };
+    let mark = move || {
+        view::expected::basis_mark(metric, basis()).map(|(mark, words)| {
+            view! { <sup class="basis-mark" title=format!("backed by {words}")>{mark}</sup> }
+        })
+    };
     view! {
-        <span data-metric=metric data-value=part(|c| c.value.clone()) class=class title=part(|c| c.title.clone())>
-            {part(|c| c.text.clone())}
+        <span data-metric=metric data-value=part(|c| c.value.clone()) data-basis=basis class=class title=part(|c| c.title.clone())>
+            {part(|c| c.text.clone())}{mark}
         </span>
     }
 }

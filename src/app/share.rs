@@ -75,7 +75,9 @@ pub fn sync_url_effect() {
     // takes the scenario of the entry (the address is already that entry's).
     let back = window_event_listener(leptos::ev::popstate, move |_| {
         debounce.cancel();
-        c.replace(load_from_location().scenario);
+        let s = load_from_location().scenario;
+        c.recipe.set(super::recipes::recipe_of(&s));
+        c.replace(s);
     });
     on_cleanup(move || {
         flush.remove();

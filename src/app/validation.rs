@@ -1,6 +1,7 @@
 //! The validation view (issue 25, `plot=validation`): the set's measurements against the
-//! roofline's predictions, a log-log plot with y = x, the summaries per kind of work and per
-//! chip family, and a table with one row per point, each opening its scenario.
+//! roofline's predictions, a log-log plot with y = x and each point's held-out expectation as a
+//! marker on a p10–p90 bar, one plain sentence under it (issue 38), then the summaries per kind
+//! of work and per chip family, and a table with one row per point, each opening its scenario.
 //!
 //! The build evaluates the set (view::validation::ValidationPage) and writes it next to the page;
 //! `scripts/csp_post_build.py` names the file by its content and writes that name into
@@ -77,16 +78,24 @@ fn loaded(page: Arc<ValidationPage>) -> impl IntoView {
                     </td>
                     <td>{row.work.clone()}</td>
                     <td>{row.chip.clone()}</td>
-                    {cells.into_iter().map(|c| view! {
-                        <td data-metric=c.metric data-value=c.value title=c.title>{c.text}</td>
+                    {cells.into_iter().map(|c| {
+                        let mark = view::expected::basis_mark(&c.metric, c.basis.as_deref()).map(|(mark, words)| view! {
+                            <sup class="basis-mark" title=format!("backed by {words}")>{mark}</sup>
+                        });
+                        view! {
+                            <td data-metric=c.metric data-value=c.value data-basis=c.basis title=c.title>{c.text}{mark}</td>
+                        }
                     }).collect_view()}
                     <td class="hint" title=row.source.clone()>{row.measured.clone()}</td>
                 </tr>
             }
         })
         .collect_view();
+    // The scatter first and one plain sentence; the statistics below (issue 38, point 5).
     view! {
         <div class="validation" data-validation="true">
+            <ChartCanvas model=chart dark=c.dark/>
+            <p class="validation-lead" data-validation-lead="true">{view::validation::VIEW_SENTENCE}</p>
             <p class="hint">
                 {format!(
                     "Validation set {}: {} measurements (published ones, and this project's own on a lent GPU), each a scenario this page opens; \
@@ -106,7 +115,6 @@ fn loaded(page: Arc<ValidationPage>) -> impl IntoView {
                     <li data-term=t.id.clone() data-kept=if t.kept { "true" } else { "false" }>{t.text.clone()}</li>
                 }).collect_view()}
             </ul>
-            <ChartCanvas model=chart dark=c.dark/>
             <div class="table-scroll">
                 <table class="results-table validation-table">
                     <caption>"Measured against predicted, one row per measurement"</caption>

@@ -95,6 +95,8 @@ impl FrontierChart {
             crossovers,
             log_x: true,
             log_y: true,
+            // Times per token on the axis as times (`20 ms`), not raw seconds (issue 38).
+            x_unit: Some(roofline::units::Unit::Seconds),
             ..SweepChart::default()
         }
     }

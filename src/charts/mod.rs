@@ -36,8 +36,8 @@ pub use format::{format_ticks, format_time_ticks, linear_ticks, log_ticks, Ticks
 pub use frontier::{FrontierChart, FrontierCurve, FrontierMark};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
 pub use model::{
-    Ceiling, ChartSeries, HLine, Marker, MeasuredMark, PointMark, RooflineChart, Slope, SweepChart,
-    VLine,
+    Ceiling, ChartSeries, ErrorBar, HLine, Marker, MeasuredMark, PointMark, RooflineChart, Slope,
+    SweepChart, VLine,
 };
 pub use paint::{set_text_measurer, DrawError, TextMeasurer};
 pub use theme::{ChartTheme, OKABE_ITO_DARK, OKABE_ITO_LIGHT};

@@ -126,6 +126,16 @@ pub struct VLine {
     pub label: String,
 }
 
+/// A vertical bar at `x` from `lo` to `hi` with a marker at `mid`: an expectation and its band
+/// (the validation view's held-out expectation of a point and its p10–p90).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ErrorBar {
+    pub x: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub mid: f64,
+}
+
 /// Line chart of one or more swept quantities (e.g. achieved FLOP/s vs batch).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SweepChart {
@@ -143,6 +153,11 @@ pub struct SweepChart {
     /// The x axis's unit where it has one the ticks should carry (seconds).
     pub x_unit: Option<roofline::units::Unit>,
     pub y_unit: Option<roofline::units::Unit>,
+    /// Bars with a marker (drawn muted, under the series), named in the legend by
+    /// `bars_label`.
+    pub bars: Vec<ErrorBar>,
+    /// The legend's words for the bars (empty: no entry).
+    pub bars_label: String,
 }
 
 impl SweepChart {

@@ -195,11 +195,21 @@ pub fn draw<DB: DrawingBackend>(
     theme: &ChartTheme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
+    // The legend's labels, as drawn below: a compact chart lays them out in a strip under
+    // the plot (issue 38, point 9).
+    let measured = format!("measured kernels ({})", model.measured.len());
+    let labels: Vec<&str> = model
+        .slopes
+        .iter()
+        .filter(|s| valid(s.bytes_per_s) && !s.label.is_empty())
+        .map(|s| s.label.as_str())
+        .chain((!model.measured.is_empty()).then_some(measured.as_str()))
+        .collect();
     let titles = AxisTitles {
         title: &model.title,
         x_label: &model.x_label,
         y_label: &model.y_label,
-        legend: &[],
+        legend: &labels,
         x_seconds: false,
         y_seconds: false,
     };
@@ -289,7 +299,7 @@ pub fn draw<DB: DrawingBackend>(
     let (ink, guide) = (rgba(theme.foreground), rgba(theme.muted));
     if !model.measured.is_empty() {
         legend.push(LegendEntry {
-            label: format!("measured kernels ({})", model.measured.len()),
+            label: measured.clone(),
             swatch: Swatch::Square { color: ink },
         });
     }

@@ -97,6 +97,14 @@ pub fn auto_ranges(model: &SweepChart) -> Option<(AxisScale, AxisScale)> {
             }
         }
     }
+    for b in &model.bars {
+        for y in [b.lo, b.hi, b.mid] {
+            if ok_on(b.x, lx) && ok_on(y, ly) {
+                xs.push(b.x);
+                ys.push(y);
+            }
+        }
+    }
     let have_series = !xs.is_empty();
     for m in &model.crossovers {
         if ok_on(m.x, lx) && ok_on(m.y, ly) {
@@ -124,10 +132,10 @@ pub fn draw<DB: DrawingBackend>(
     theme: &ChartTheme,
 ) -> DrawResult<ChartGeometry, DB> {
     let p = Painter::new(&root, theme);
-    let labels: Vec<&str> = model
-        .series
-        .iter()
-        .map(|s| s.label.as_str())
+    let labels: Vec<&str> = (!model.bars.is_empty())
+        .then_some(model.bars_label.as_str())
+        .into_iter()
+        .chain(model.series.iter().map(|s| s.label.as_str()))
         .filter(|l| !l.is_empty())
         .collect();
     let titles = AxisTitles {
@@ -185,8 +193,36 @@ pub fn draw<DB: DrawingBackend>(
         }
     }
 
-    // Series.
+    // Bars (an expectation's band) with their marker, muted, under the series.
     let mut legend = Vec::new();
+    let bar_color = rgba(theme.muted);
+    for b in &model.bars {
+        let (Some(lo), Some(hi), Some(mid)) = (
+            axes.to_px(b.x, b.lo),
+            axes.to_px(b.x, b.hi),
+            axes.to_px(b.x, b.mid),
+        ) else {
+            continue;
+        };
+        p.line_clipped(&[Some(lo), Some(hi)], &plot, bar_color, 1.4, None)?;
+        if plot.contains(mid.0, mid.1) {
+            let w = p.px(4.0);
+            p.polyline(&[(mid.0 - w, mid.1), (mid.0 + w, mid.1)], bar_color, 2.0)?;
+            occ.add_point(mid);
+        }
+    }
+    if !model.bars.is_empty() && !model.bars_label.is_empty() {
+        legend.push(LegendEntry {
+            label: model.bars_label.clone(),
+            swatch: Swatch::Line {
+                color: bar_color,
+                width: 1.4,
+                dash: None,
+            },
+        });
+    }
+
+    // Series.
     for s in &model.series {
         let color = rgba(theme.color(s.series_idx));
         let pts: Vec<Option<Pt>> = s.points.iter().map(|&(x, y)| axes.to_px(x, y)).collect();

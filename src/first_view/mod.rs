@@ -68,13 +68,18 @@ pub fn front_page() -> Result<String, String> {
     }
     write!(
         out,
-        r#"<p class="keyline sv-front" data-static-keyline="true">{}</p></section>"#,
+        r#"<p class="keyline sv-front" data-static-keyline="true">{}</p>"#,
         esc(&view::key_line(&s))
     )
     .unwrap();
+    page::try_next(&mut out, " sv-front");
+    out.push_str("</section>");
+    // Its cells carry their `data-metric` as the app's do, so that the stylesheet lays both
+    // tables out alike (which figures wrap).
     let table = results::Table {
         base: None,
-        metrics: false,
+        metrics: true,
+        kind_col: false,
     };
     results::results(&mut out, &view::result_rows(&s), table, " sv-front");
     out.push_str("</div></div></main></div>\n");
@@ -171,13 +176,16 @@ impl Drawn {
             self.frames(&mut out);
             write!(
                 out,
-                r#"<p class="keyline" data-drawn-keyline="true">{}</p></section>"#,
+                r#"<p class="keyline" data-drawn-keyline="true">{}</p>"#,
                 esc(&view::key_line(s))
             )
             .unwrap();
+            page::try_next(&mut out, "");
+            out.push_str("</section>");
             let table = results::Table {
                 base: s.base_row().map(|b| (b.op, b.chip)),
                 metrics: true,
+                kind_col: false,
             };
             results::results(&mut out, &view::result_rows(s), table, "");
             out.push_str("</div></div></main>");

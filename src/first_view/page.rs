@@ -6,8 +6,6 @@ use std::fmt::Write as _;
 
 use roofline::scenario::{PlotKind, Scenario};
 
-use crate::view::SweepMetric;
-
 /// The title bar; the chapter's question shows on the front page's scenario only (as the app's).
 pub fn header(out: &mut String, s: &Scenario) {
     out.push_str(
@@ -45,17 +43,13 @@ pub fn tabs(out: &mut String, s: &Scenario) {
         write!(out, r#"<button class="sv-tab{sel}">{text}</button>"#).unwrap();
     }
     out.push_str(r#"</div><span class="spacer"></span>"#);
+    if s.options.cal != roofline::analysis::Calibration::NONE {
+        out.push_str(r#"<span class="calibrated"><button class="small cal-chip">calibrated ✕</button></span>"#);
+    }
     if s.plot.shows_sweep() {
-        let mut metrics = vec![
-            (SweepMetric::Achieved, "FLOPs/s"),
-            (SweepMetric::Time, "time"),
-            (SweepMetric::Fraction, "% of peak"),
-        ];
-        if has_llm {
-            metrics.push((SweepMetric::TokensPerS, "tokens/s"));
-        }
+        let (metrics, shown) = crate::view::y_buttons(s);
         for (m, text) in metrics {
-            let on = if s.axes.y == m { " sv-selected" } else { "" };
+            let on = if shown == m { " sv-selected" } else { "" };
             write!(out, r#"<button class="small{on}">{text}</button>"#).unwrap();
         }
         let checked = |on: bool| if on { " checked" } else { "" };
@@ -77,4 +71,26 @@ fn panel(out: &mut String, title: &str, class: &str) {
         r#"<section class="panel" aria-label="{title}"><h2>{title}</h2><div class="sv-fields {class}"></div></section>"#
     )
     .unwrap();
+}
+
+/// The app's four worked examples under the key line (`app/recipes.rs`'s `TryNext`), as plain
+/// links: they open their example before the app has arrived. `class` is added to the nav's
+/// (`sv-front` on the front page, whose own parts a link hides).
+pub fn try_next(out: &mut String, class: &str) {
+    write!(
+        out,
+        r#"<nav class="try-next{class}" aria-label="Worked examples to try"><span class="hint">Try: </span>"#
+    )
+    .unwrap();
+    for (_, id, title, query) in crate::view::recipes::try_next() {
+        write!(
+            out,
+            r#"<a class="example-link" href="?{}" data-example-link="{}">{}</a>"#,
+            super::esc(&query),
+            super::esc(id),
+            super::esc(title)
+        )
+        .unwrap();
+    }
+    out.push_str("</nav>");
 }

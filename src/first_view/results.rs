@@ -4,17 +4,30 @@
 use std::fmt::Write as _;
 
 use super::html::esc;
-use crate::view::columns::{header_of, is_column, is_extra, kind_label, HEAD, WORKLOAD_HEAD};
+use crate::view::columns::{
+    figure_label, header_of, header_title, is_column, is_extra, is_kind_figure, HEAD, KIND_HEAD,
+};
 use crate::view::{Cell, ResultRow};
 
-/// How the table is written: the drawn view's cells carry their `data-metric` (the
-/// stylesheet lets some of them wrap, as the app's); the front page's are as they were.
+/// How the table is written: the cells carry their `data-metric` (the stylesheet lets some of
+/// them wrap, as the app's: issue 38 found the front page's, without them, laid out wider and
+/// taller than the app's table that replaces it).
 #[derive(Clone, Copy)]
 pub struct Table {
     /// The scenario's baseline (operation, chip), whose row says so.
     pub base: Option<(usize, usize)>,
     /// Write each column cell's `data-metric`.
     pub metrics: bool,
+    /// The table shows the column of a kind's own figures (some row has one): every row then
+    /// has its cell there, as the app's.
+    pub kind_col: bool,
+}
+
+/// Whether a row has figures for the column of a kind's own.
+fn has_kind_figures(r: &ResultRow) -> bool {
+    r.error.is_none()
+        && r.class != "serving-row"
+        && r.cells.iter().any(|c| is_kind_figure(c.metric))
 }
 
 fn cell_td(out: &mut String, c: &Cell, t: Table) {
@@ -33,6 +46,68 @@ fn cell_td(out: &mut String, c: &Cell, t: Table) {
         esc(&c.text)
     )
     .unwrap();
+}
+
+/// A figure as the app's `LiveCell` writes it: a span, with its `data-metric` in the drawn
+/// view, and an expected figure's basis and its mark.
+fn span(out: &mut String, c: &Cell, t: Table) {
+    out.push_str("<span");
+    if t.metrics {
+        write!(
+            out,
+            r#" data-metric="{}" data-value="{}""#,
+            esc(c.metric),
+            esc(&c.value)
+        )
+        .unwrap();
+    }
+    if let Some(b) = c.basis {
+        write!(out, r#" data-basis="{}""#, esc(b)).unwrap();
+    }
+    write!(
+        out,
+        r#" class="{}" title="{}">{}"#,
+        c.class,
+        esc(&c.title),
+        esc(&c.text)
+    )
+    .unwrap();
+    if let Some((mark, words)) = crate::view::expected::basis_mark(c.metric, c.basis) {
+        write!(
+            out,
+            r#"<sup class="basis-mark" title="backed by {}">{}</sup>"#,
+            esc(words),
+            esc(mark)
+        )
+        .unwrap();
+    }
+    out.push_str("</span>");
+}
+
+/// The expected figure with its band inline (`≈ 787 µs (620–990)`), as the app's.
+fn expected_td(out: &mut String, r: &ResultRow, c: &Cell, t: Table) {
+    write!(
+        out,
+        r#"<td class="expected-cell" data-label="{}" title="{}">"#,
+        esc(header_of(c.metric)),
+        esc(header_title(c.metric))
+    )
+    .unwrap();
+    span(out, c, t);
+    let find = |m: &str| r.cells.iter().find(|c| c.metric == m);
+    if let (Some(lo), Some(hi)) = (find("t_expected_lo"), find("t_expected_hi")) {
+        let class = if lo.value == "none" {
+            "band empty"
+        } else {
+            "band"
+        };
+        write!(out, r#"<span class="{class}"> ("#).unwrap();
+        span(out, lo, t);
+        out.push('–');
+        span(out, hi, t);
+        out.push_str(")</span>");
+    }
+    out.push_str("</td>");
 }
 
 /// A result row as the app first shows it (derivation and parts folded).
@@ -78,14 +153,9 @@ fn row(out: &mut String, r: &ResultRow, t: Table) {
         None if r.class == "serving-row" => {
             out.push_str(r#"<td class="serving-cells" colspan="13">"#);
             for c in &r.cells {
-                write!(
-                    out,
-                    r#"<span class="serving-cell"><span class="{}" title="{}">{}</span></span>"#,
-                    c.class,
-                    esc(&c.title),
-                    esc(&c.text)
-                )
-                .unwrap();
+                out.push_str(r#"<span class="serving-cell">"#);
+                span(out, c, t);
+                out.push_str("</span>");
             }
             out.push_str("</td>");
         }
@@ -93,29 +163,42 @@ fn row(out: &mut String, r: &ResultRow, t: Table) {
             // As the app: the columns first, then a kind's own figures labelled in one last
             // cell.
             let has_parts = !r.parts.is_empty();
-            let column = |c: &&Cell| is_column(c.metric, has_parts) || is_extra(c.metric);
-            r.cells
+            for c in r.cells.iter().filter(|c| is_column(c.metric)) {
+                if c.metric == "t_expected" {
+                    expected_td(out, r, c, t);
+                } else {
+                    cell_td(out, c, t);
+                }
+            }
+            let kind: Vec<&Cell> = r
+                .cells
                 .iter()
-                .filter(column)
-                .for_each(|c| cell_td(out, c, t));
-            let kind: Vec<&Cell> = r.cells.iter().filter(|c| !column(c)).collect();
-            if !kind.is_empty() {
-                out.push_str(r#"<td class="kind-cells" colspan="4">"#);
-                for c in kind {
-                    let label = kind_label(c.metric);
+                .filter(|c| is_kind_figure(c.metric))
+                .collect();
+            if t.kind_col {
+                if kind.is_empty() {
+                    out.push_str(r#"<td class="kind-cells">"#);
+                } else {
                     write!(
                         out,
-                        r#"<span class="kind-cell">{}<span class="{}" title="{}">{}</span></span>"#,
-                        if label.is_empty() {
-                            String::new()
-                        } else {
-                            format!(r#"<span class="kind-label">{} </span>"#, esc(label))
-                        },
-                        c.class,
-                        esc(&c.title),
-                        esc(&c.text)
+                        r#"<td class="kind-cells" data-label="{}">"#,
+                        esc(KIND_HEAD.1)
                     )
                     .unwrap();
+                }
+                for c in kind {
+                    let label = figure_label(c.metric, has_parts);
+                    let class = if is_extra(c.metric) {
+                        "kind-cell extra"
+                    } else {
+                        "kind-cell"
+                    };
+                    write!(out, r#"<span class="{class}">"#).unwrap();
+                    if !label.is_empty() {
+                        write!(out, r#"<span class="kind-label">{} </span>"#, esc(label)).unwrap();
+                    }
+                    span(out, c, t);
+                    out.push_str("</span>");
                 }
                 out.push_str("</td>");
             }
@@ -142,11 +225,25 @@ pub fn results(out: &mut String, rows: &[ResultRow], t: Table, class: &str) {
         } else {
             ""
         };
-        write!(out, r#"<th class="{class}" scope="col">{text}</th>"#).unwrap();
+        let title = header_title(m);
+        if title.is_empty() {
+            write!(out, r#"<th class="{class}" scope="col">{text}</th>"#).unwrap();
+        } else {
+            write!(
+                out,
+                r#"<th class="{class}" scope="col" title="{}">{text}</th>"#,
+                esc(title)
+            )
+            .unwrap();
+        }
     };
     HEAD.into_iter().for_each(|h| head(out, h));
-    if rows.iter().any(|r| !r.parts.is_empty()) {
-        WORKLOAD_HEAD.into_iter().for_each(|h| head(out, h));
+    let t = Table {
+        kind_col: rows.iter().any(has_kind_figures),
+        ..t
+    };
+    if t.kind_col {
+        head(out, KIND_HEAD);
     }
     out.push_str("</tr></thead><tbody>");
     rows.iter().for_each(|r| row(out, r, t));

@@ -44,6 +44,10 @@ pub struct Cell {
     pub class: &'static str,
     /// Tooltip.
     pub title: String,
+    /// For an expected figure (`*_expected`), the points it rests on as
+    /// `roofline::validation::Basis::id` (`chip`, `family`, `pooled`), or `none` where there is
+    /// no expectation: written as `data-basis`. `None` for every other figure.
+    pub basis: Option<&'static str>,
 }
 
 /// A numeric cell: its exact value and text, no class or note.
@@ -54,5 +58,6 @@ pub(crate) fn cell(metric: &'static str, v: f64, text: String) -> Cell {
         text,
         class: "",
         title: String::new(),
+        basis: None,
     }
 }

@@ -131,11 +131,27 @@ impl ChartModel {
 
     /// The nearest plotted point to a pointer position (backend pixels), as text.
     pub fn readout(&self, g: &ChartGeometry, px: f64, py: f64, max_px: f64) -> Option<String> {
+        self.readout_at(g, px, py, max_px).map(|(text, _)| text)
+    }
+
+    /// [`ChartModel::readout`] with the point it names, in backend pixels: the page marks it on
+    /// the plot (issue 38, point 11: the read-out named a point the eye had to find).
+    pub fn readout_at(
+        &self,
+        g: &ChartGeometry,
+        px: f64,
+        py: f64,
+        max_px: f64,
+    ) -> Option<(String, (f64, f64))> {
+        let hit = |hits: &[(usize, f64, f64)]| {
+            let n = charts::nearest_point(hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+            let (_, x, y) = hits[n.index];
+            Some((n, g.to_pixel(x, y)?))
+        };
         match self {
             ChartModel::Sweep(m) => {
                 let hits = m.hit_points();
-                let n =
-                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let (n, at) = hit(&hits)?;
                 let (_, x, y) = hits[n.index];
                 let s = &m.series[n.series];
                 // The read-out speaks the units of the results table (`197 TFLOP/s`).
@@ -143,38 +159,43 @@ impl ChartModel {
                     Some(u) => pretty(y, u),
                     None => format_sig(y, 4),
                 };
-                Some(format!(
-                    "{} — {} = {}, {} = {y}",
-                    s.label,
-                    m.x_label,
-                    format_sig(x, 4),
-                    m.y_label,
+                Some((
+                    format!(
+                        "{} — {} = {}, {} = {y}",
+                        s.label,
+                        m.x_label,
+                        format_sig(x, 4),
+                        m.y_label,
+                    ),
+                    at,
                 ))
             }
             ChartModel::Roofline(m) => {
-                let hits = m.hit_points();
-                let n =
-                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let (n, at) = hit(&m.hit_points())?;
                 let p = &m.points[n.series];
-                Some(format!(
-                    "{} — intensity {} FLOPs/byte, {}",
-                    p.label,
-                    format_sig(p.x, 4),
-                    pretty(p.y, Unit::FlopRate)
+                Some((
+                    format!(
+                        "{} — intensity {} FLOPs/byte, {}",
+                        p.label,
+                        format_sig(p.x, 4),
+                        pretty(p.y, Unit::FlopRate)
+                    ),
+                    at,
                 ))
             }
             ChartModel::Frontier(m) => {
-                let hits = m.hit_points();
-                let n =
-                    charts::nearest_point(&hits, g, px, py).filter(|n| n.distance_px <= max_px)?;
+                let (n, at) = hit(&m.hit_points())?;
                 let (c, p) = m.point(n.index)?;
-                Some(format!(
-                    "{} — B = {}: {} per token, {} tokens/s per chip{}",
-                    c.label,
-                    format_sig(p.batch, 6),
-                    pretty(p.tpot, Unit::Seconds),
-                    format_sig(p.tokens_per_s_chip, 4),
-                    if p.fits { "" } else { " (out of memory)" }
+                Some((
+                    format!(
+                        "{} — B = {}: {} per token, {} tokens/s per chip{}",
+                        c.label,
+                        format_sig(p.batch, 6),
+                        pretty(p.tpot, Unit::Seconds),
+                        format_sig(p.tokens_per_s_chip, 4),
+                        if p.fits { "" } else { " (out of memory)" }
+                    ),
+                    at,
                 ))
             }
         }

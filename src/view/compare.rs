@@ -68,6 +68,7 @@ pub fn elasticity_cells(a: &Analysis, chip: &Chip, opts: &Options) -> Vec<Cell> 
                 "{}: d ln T_lower / d ln ({what}); {ELASTICITY_METHOD}",
                 signed(v)
             ),
+            basis: None,
         },
         None => Cell {
             metric,
@@ -81,9 +82,29 @@ pub fn elasticity_cells(a: &Analysis, chip: &Chip, opts: &Options) -> Vec<Cell> 
             } else {
                 format!("no figure for {what} on this chip")
             },
+            basis: None,
         },
     })
     .collect()
+}
+
+/// A ratio as people read one, never an exponent (issue 38, point 10: `2.83e-4×`): `0.419×`,
+/// `20,500×`, and below a hundredth its inverse, `1/3,530×`; three significant digits.
+pub fn ratio_text(r: f64) -> String {
+    let sig3 = |v: f64| {
+        let e = v.abs().log10().floor() as i32 - 2;
+        (v / 10f64.powi(e)).round() * 10f64.powi(e)
+    };
+    if !(r.is_finite() && r > 0.0) {
+        return format!("{}×", format_sig(r, 3));
+    }
+    if r >= 1e4 {
+        format!("{}×", super::names::grouped(sig3(r)))
+    } else if r < 0.01 {
+        format!("1/{}×", super::names::grouped(sig3(1.0 / r)))
+    } else {
+        format!("{}×", format_sig(r, 3))
+    }
 }
 
 /// The `vs_base` cell of a row with no baseline (its column folds behind "more columns"
@@ -95,6 +116,7 @@ pub fn no_base_cell() -> Cell {
         text: "—".into(),
         class: "extra",
         title: "no baseline: choose one with a row's \"base\" button (base= in the link)".into(),
+        basis: None,
     }
 }
 
@@ -107,6 +129,7 @@ fn vs_base_cell(t_row: f64, t_base: Result<f64, &str>, base: &str, is_base: bool
             text: "baseline".into(),
             class: "baseline",
             title: "the baseline: every other row's T_lower is divided by this row's".into(),
+            basis: None,
         };
     }
     let r = t_base.map_err(str::to_string).and_then(|tb| {
@@ -118,7 +141,7 @@ fn vs_base_cell(t_row: f64, t_base: Result<f64, &str>, base: &str, is_base: bool
         Ok((r, tb)) => Cell {
             metric: "vs_base",
             value: format_exact(r),
-            text: format!("{}×", format_sig(r, 3)),
+            text: ratio_text(r),
             class: if r < 1.0 { "faster" } else { "slower" },
             title: format!(
                 "T_lower {} / {} ({base}) = {}: {}",
@@ -127,6 +150,7 @@ fn vs_base_cell(t_row: f64, t_base: Result<f64, &str>, base: &str, is_base: bool
                 format_sig(r, 4),
                 compare::ratio_words(r, base)
             ),
+            basis: None,
         },
         Err(why) => Cell {
             title: format!("the baseline {base} has no time: {why}"),

@@ -117,8 +117,38 @@ fn none_cell(metric: &'static str, why: &str) -> Cell {
         text: "—".into(),
         class: "",
         title: why.to_string(),
+        basis: Some(NO_BASIS),
     }
 }
+
+/// The `data-basis` of an expected figure without an expectation.
+pub const NO_BASIS: &str = "none";
+
+/// The short mark an expected figure `metric` shows of its basis (`fam`), and the basis in
+/// words for its hover; `None` for `none` (the figure's own text says there is none), for a
+/// band's bounds (their figure carries the mark) and for other cells.
+pub fn basis_mark(metric: &str, basis: Option<&str>) -> Option<(&'static str, &'static str)> {
+    use roofline::validation::Basis;
+    if metric.ends_with("_lo") || metric.ends_with("_hi") {
+        return None;
+    }
+    let b = [Basis::Chip, Basis::Family, Basis::Pooled]
+        .into_iter()
+        .find(|b| Some(b.id()) == basis)?;
+    let mark = match b {
+        Basis::Chip => "chip",
+        Basis::Family => "fam",
+        Basis::Pooled => "pool",
+    };
+    Some((mark, b.label()))
+}
+
+/// The one sentence the expected column's header says (issue 38, point 5): what the figure
+/// is and what backs it.
+pub const EXPECTED_HELP: &str = "Expected: what runs of this kind of work measured on chips \
+     of this generation took against their bound, applied to this bound (median, with the \
+     p10–p90 band of held-out errors; the mark says whose points back it: this chip's, its \
+     family's or every family's pooled).";
 
 /// The expectation of a row analysed as `a`: its cells. The band's cells are `none` where
 /// fewer than four held-out points of the kind back it.
@@ -139,16 +169,36 @@ pub fn expected_cells(op: &Op, chip: &Chip, opts: &Options, a: &Analysis) -> Vec
             text: text(v),
             class: "",
             title: title.clone(),
+            basis: Some(e.basis.id()),
         },
         None => none_cell(metric, &title),
     };
+    // Inline after the figure (issue 38, point 5): `≈ 787 µs (620–990)`, the bounds' unit
+    // written once when all three share it.
+    let (lo, hi) = band_texts(e.t, e.lo, e.hi);
     vec![
         cell("t_expected", Some(e.t), &|v| {
             format!("≈ {}", pretty(v, Unit::Seconds))
         }),
-        cell("t_expected_lo", e.lo, &|v| pretty(v, Unit::Seconds)),
-        cell("t_expected_hi", e.hi, &|v| pretty(v, Unit::Seconds)),
+        cell("t_expected_lo", e.lo, &|_| lo.clone()),
+        cell("t_expected_hi", e.hi, &|_| hi.clone()),
     ]
+}
+
+/// The texts of an expected band's bounds shown after the figure `t`: the numbers alone where
+/// the figure and both bounds share a unit (`620`, `990` beside `≈ 787 µs`), else each with
+/// its own (`620 µs`, `1.2 ms`).
+pub fn band_texts(t: f64, lo: Option<f64>, hi: Option<f64>) -> (String, String) {
+    let text = |v: Option<f64>| v.map(|v| pretty(v, Unit::Seconds)).unwrap_or_default();
+    let (lo, hi, t) = (text(lo), text(hi), pretty(t, Unit::Seconds));
+    let split = |s: &str| {
+        s.rsplit_once(' ')
+            .map(|(n, u)| (n.to_string(), u.to_string()))
+    };
+    match (split(&lo), split(&hi), split(&t)) {
+        (Some((l, lu)), Some((h, hu)), Some((_, tu))) if lu == tu && hu == tu => (l, h),
+        _ => (lo, hi),
+    }
 }
 
 /// Puts a row's expectation cells after its `t_upper` cell (the column order of the table).
@@ -214,6 +264,7 @@ pub fn serving_expected_cells(
                 text: format!("{label} ≈ {}{}", pretty(e.t, Unit::Seconds), band(e)),
                 class: "",
                 title: expectation_words(e, bare),
+                basis: Some(e.basis.id()),
             },
             Err(why) => none_cell(metric, why),
         };
@@ -237,6 +288,7 @@ pub fn serving_expected_cells(
                 format_exact(v.batch),
                 pretty(e.t, Unit::Seconds)
             ),
+            basis: Some(e.basis.id()),
         },
         (Err(why), _) => Cell {
             metric: "tokens_per_s_expected",
@@ -244,6 +296,7 @@ pub fn serving_expected_cells(
             text: "—".into(),
             class: "",
             title: why.clone(),
+            basis: Some(NO_BASIS),
         },
         (Ok(_), false) => Cell {
             metric: "tokens_per_s_expected",
@@ -251,6 +304,7 @@ pub fn serving_expected_cells(
             text: "—".into(),
             class: "bound-memory",
             title: "the batch does not fit at P + G: no throughput".into(),
+            basis: Some(NO_BASIS),
         },
     });
     out
@@ -276,6 +330,7 @@ pub fn add_training_expected(cells: &mut Vec<Cell>) {
                 text: text(v),
                 class: "",
                 title: format!("from the expected step time: {}", exp.title),
+                basis: exp.basis,
             },
             _ => Cell {
                 metric,
@@ -283,6 +338,7 @@ pub fn add_training_expected(cells: &mut Vec<Cell>) {
                 text: "—".into(),
                 class: "",
                 title: exp.title.clone(),
+                basis: Some(NO_BASIS),
             },
         });
     };
@@ -302,7 +358,10 @@ pub fn add_training_expected(cells: &mut Vec<Cell>) {
     );
     if let Some(d) = days.as_ref().and_then(num) {
         add("days_expected", ratio.map(|r| d / r), &|v| {
-            format!("≈ {} days expected", roofline::units::format_sig(v, 3))
+            format!(
+                "≈ {} expected",
+                super::names::days_words(v).trim_start_matches("≈ ")
+            )
         });
     }
 }

@@ -181,3 +181,31 @@ pub fn sweep_range_for(spec: &FieldSpec, now: Option<f64>) -> (f64, f64) {
         (spec.min.max(1.0), spec.max.max(spec.min.max(1.0) * 10.0))
     }
 }
+
+/// Keeps the sweep on a field the operations have (issue 38, point 2: an operation switched to
+/// a collective left the sweep on `b`, and the plot said "Nothing to plot"): when no operation
+/// has the swept field as a number (and no training step's plot stands in for the sweep), the
+/// sweep moves to the first numeric field of the first operation that has one, over [`sweep_range_for`]'s range, sampled log-spaced on a log x axis
+/// where that range spans two decades or more. `true` when it moved.
+pub fn keep_sweep_on_a_field(s: &mut roofline::scenario::Scenario) -> bool {
+    let has = |o: &Op| o.field(&s.sweep.field).is_some_and(FieldSpec::is_numeric);
+    // A training step's plot stands in for the sweep when no operation has the swept field.
+    if s.ops.iter().any(has) || s.ops.iter().any(|o| o.traits().train_plot) {
+        return false;
+    }
+    let Some((op, spec)) = s
+        .ops
+        .iter()
+        .find_map(|o| o.fields().iter().find(|f| f.is_numeric()).map(|f| (o, f)))
+    else {
+        return false;
+    };
+    let (from, to) = sweep_range_for(spec, op.get_num(spec.key));
+    let log = to / from >= 100.0;
+    s.sweep.field = spec.key.to_string();
+    s.sweep.from = from;
+    s.sweep.to = to;
+    s.sweep.log = log;
+    s.axes.log_x = log;
+    true
+}

@@ -40,7 +40,7 @@ pub fn frontier_chart(s: &Scenario) -> FrontierChart {
         } else {
             "Serving frontier: throughput per chip against latency, over the batch".into()
         },
-        x_label: "time per output token (s)".into(),
+        x_label: "time per output token".into(),
         y_label: "output tokens/s per chip".into(),
         curves,
     }

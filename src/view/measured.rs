@@ -265,6 +265,72 @@ pub fn fit_summary(f: &Fit) -> Vec<String> {
     out
 }
 
+/// The largest standard error a fitted term may have for Apply: 50 % (issue 38, point 6: a fit
+/// at ±78 % on an efficiency applied in one click).
+pub const MAX_APPLY_SE: f64 = 0.5;
+
+/// Why Apply refuses fit `f` of `kernels`, or `None` when it may apply: a standard error above
+/// [`MAX_APPLY_SE`] (relative: `ln c`'s and `ln m`'s, the overhead's against its value), or an
+/// overhead per launch above a tenth of the median kernel (per launch, over the kernels the fit
+/// used). A term the kernels do not determine is no reason: the fit says so on its own line.
+pub fn apply_refusal(
+    f: &roofline::profile::Fit,
+    kernels: &[roofline::profile::Kernel],
+) -> Option<String> {
+    let c = &f.calibration;
+    let u = &f.uncertainty;
+    let mut why = Vec::new();
+    let pct = |se: f64| format!("±{} %", roofline::units::format_sig(100.0 * se, 2));
+    for (name, se) in [
+        ("compute efficiency c", u.compute),
+        ("memory efficiency m", u.memory),
+    ] {
+        if let Some(se) = se.filter(|se| *se > MAX_APPLY_SE) {
+            why.push(format!("{name} is only known to {}", pct(se)));
+        }
+    }
+    if let Some(se) = u
+        .overhead
+        .filter(|se| c.overhead > 0.0 && *se / c.overhead > MAX_APPLY_SE)
+    {
+        why.push(format!(
+            "the overhead per launch is only known to {}",
+            pct(se / c.overhead)
+        ));
+    }
+    let per_launch: Vec<f64> = kernels
+        .iter()
+        .filter(|k| k.flops.is_some() && k.bytes.is_some() && k.time > 0.0)
+        .map(|k| k.time / k.count.max(1) as f64)
+        .filter(|t| t.is_finite())
+        .collect();
+    if let Some(median) = roofline::validation::percentile(&per_launch, 0.5) {
+        if c.overhead > 0.1 * median {
+            why.push(format!(
+                "its overhead of {} per launch is more than a tenth of the median kernel's {}",
+                pretty(c.overhead, Unit::Seconds),
+                pretty(median, Unit::Seconds)
+            ));
+        }
+    }
+    (!why.is_empty()).then(|| {
+        format!(
+            "Not applied: {} (more than {} off, or launches that cost more than the work: the \
+             kernels do not pin this calibration down; import more kinds of kernels).",
+            why.join("; "),
+            pct(MAX_APPLY_SE)
+        )
+    })
+}
+
+/// What the "calibrated ✕" chip by the plot says on hover, for `cal=<text>`.
+pub fn calibration_words(text: &str) -> String {
+    format!(
+        "Calibrated: cal={text} (compute and memory efficiency, overhead per launch, fitted to \
+         measured kernels) is in every time on this page and in its link. Click to remove it."
+    )
+}
+
 /// How well the kernels determine each term: `c ±3.2 %` (a standard error of `ln c`, about a
 /// relative one), `o ±1.2 µs`, or "not determined" for a term at its bound or that no kernel
 /// constrains.

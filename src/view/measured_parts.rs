@@ -72,6 +72,109 @@ pub struct StepMatch {
     pub step: f64,
     /// One row per category with a part or a record.
     pub rows: Vec<PartMatch>,
+    /// Whether the profile's kernel mix resembles the step's (issue 38, point 8: a TorchRec
+    /// trace was set against a Llama step, "×0.09", without a word).
+    pub resemblance: Resemblance,
+}
+
+/// The least share of time two kernel mixes have in common for a profile to be compared with a
+/// model step: `Σ min(predicted share, measured share)` over the kinds of work.
+pub const MIN_OVERLAP: f64 = 0.6;
+
+/// The least share of the predicted step a kind of work must have for the profile to need
+/// kernels of it (a step's attention, its norms).
+pub const MIN_SHARE: f64 = 0.05;
+
+/// The least measured ÷ predicted time per step for a profile to be compared with a model
+/// step: the prediction is a lower bound, so a profile much faster than it (the TorchRec
+/// trace's ×0.09) holds less than this step, or other work; 0.8 leaves a fifth for a peak or
+/// clock the chip's figures overstate.
+pub const MIN_RATIO: f64 = 0.8;
+
+/// How a profile's time splits by kind of work against the step's prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resemblance {
+    /// Measured ÷ predicted time per step, over every kind of work (`None` when nothing is
+    /// predicted).
+    pub ratio: Option<f64>,
+    /// `Σ min(p, m)` over the categories: the share of time both mixes put in the same kinds
+    /// of work (1: the same mix, 0: nothing in common).
+    pub overlap: f64,
+    /// Kinds of work with at least [`MIN_SHARE`] of the predicted step and no kernel in the
+    /// profile.
+    pub missing: Vec<&'static str>,
+    /// Each category's (predicted share, measured share), for the message.
+    pub shares: Vec<(&'static str, f64, f64)>,
+}
+
+impl Resemblance {
+    /// The mixes of `rows`.
+    pub fn of(rows: &[PartMatch]) -> Resemblance {
+        let (tp, tm) = rows
+            .iter()
+            .fold((0.0, 0.0), |(p, m), r| (p + r.predicted, m + r.measured));
+        let share = |v: f64, t: f64| if t > 0.0 { v / t } else { 0.0 };
+        let shares: Vec<(&'static str, f64, f64)> = rows
+            .iter()
+            .map(|r| (r.category, share(r.predicted, tp), share(r.measured, tm)))
+            .collect();
+        Resemblance {
+            ratio: (tp > 0.0).then(|| tm / tp),
+            overlap: shares.iter().map(|(_, p, m)| p.min(*m)).sum(),
+            missing: rows
+                .iter()
+                .zip(&shares)
+                .filter(|(r, (_, p, _))| *p >= MIN_SHARE && r.records == 0)
+                .map(|(r, _)| r.category)
+                .collect(),
+            shares,
+        }
+    }
+
+    /// Whether the profile may be this step: at least [`MIN_OVERLAP`] of the time in common, no
+    /// kind of work the step needs missing, and no faster than [`MIN_RATIO`] of its bound.
+    pub fn resembles(&self) -> bool {
+        self.overlap >= MIN_OVERLAP
+            && self.missing.is_empty()
+            && self.ratio.is_some_and(|r| r >= MIN_RATIO)
+    }
+
+    /// What the panel says when the profile does not resemble the step (`None` when it does).
+    pub fn message(&self, name: &str) -> Option<String> {
+        if self.resembles() {
+            return None;
+        }
+        let pct = |v: f64| format!("{:.0} %", 100.0 * v);
+        let mix = |measured: bool| {
+            self.shares
+                .iter()
+                .map(|(c, p, m)| format!("{c} {}", pct(if measured { *m } else { *p })))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut why = format!(
+            "its kernels' time ({}) has {} in common with the step's ({})",
+            mix(true),
+            pct(self.overlap),
+            mix(false)
+        );
+        if !self.missing.is_empty() {
+            why.push_str(&format!(
+                "; it has no {} kernel, which the step needs",
+                self.missing.join(" or ")
+            ));
+        }
+        if let Some(r) = self.ratio.filter(|r| *r < MIN_RATIO) {
+            why.push_str(&format!(
+                "; it takes ×{r:.2} of the step's lower bound per step, which a run of this step \
+                 cannot (or it covers less than one step: see \"steps in the profile\")"
+            ));
+        }
+        Some(format!(
+            "This profile may not be {name}: {why}. Its times are listed by kind of work, not \
+             compared with the step."
+        ))
+    }
 }
 
 /// The category of a step's part: its kind of work, as the core set it where the part was
@@ -155,6 +258,7 @@ pub fn match_llm_parts(
         Ok(StepMatch {
             name: op_name(op),
             step: w.t_lower,
+            resemblance: Resemblance::of(&rows),
             rows,
         })
     })())

@@ -41,15 +41,15 @@ pub use explain::{explain_panel, ExplainPanel};
 pub use export::{embed_title, file_stem, iframe_html, results_csv, scenario_json, sweep_csv};
 pub use field_edit::FieldEdit;
 pub use form::{
-    chip_slider, is_folded_chip_field, op_more_open, op_slider, sweep_range_for, Slider,
-    SLIDER_STEPS,
+    chip_slider, is_folded_chip_field, keep_sweep_on_a_field, op_more_open, op_slider,
+    sweep_range_for, Slider, SLIDER_STEPS,
 };
 pub use frontier::frontier_chart;
 pub use import::{import_hf_config, Imported};
 pub use measured::{
-    add_expected, add_measured, add_step_marks, chip_offer, fit_profile, fit_summary, group_cells,
-    measured_groups, measured_roofline, measured_rows, measured_table, AboveRoof, ChipOffer,
-    MeasuredRow, MeasuredTable,
+    add_expected, add_measured, add_step_marks, apply_refusal, calibration_words, chip_offer,
+    fit_profile, fit_summary, group_cells, measured_groups, measured_roofline, measured_rows,
+    measured_table, AboveRoof, ChipOffer, MeasuredRow, MeasuredTable,
 };
 pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use measured_steps::{step_table, StepRow, StepTable};
@@ -65,4 +65,4 @@ pub use sweep::{
     oom_edge, sweep_chart, sweep_chart_cached, sweepable_fields, OomEdge, SweepCache, SweepMetric,
     Swept,
 };
-pub use train_plot::{train_axis, train_chart, train_plot_of};
+pub use train_plot::{train_axis, train_chart, train_plot_of, train_plot_shown, y_buttons};

@@ -294,6 +294,30 @@ fn ours_spec(s: &Scenario) -> String {
     .join("; ")
 }
 
+/// The worked examples the first screen offers under the key line (issue 38, point 11: the
+/// examples started 1,642–2,821 px down): a model step on two chips, a chip's critical batch,
+/// a collective and a training run, one each from the parts a newcomer meets first.
+pub const TRY_NEXT: [&str; 4] = [
+    "llama3-8b-decode",
+    "q5-h100",
+    "allgather-pop-quiz",
+    "44-days",
+];
+
+/// [`TRY_NEXT`]'s examples as (position in [`recipes`], id, title, query of the link that
+/// opens it), shared by the app and the first view drawn without it.
+pub fn try_next() -> Vec<(usize, &'static str, &'static str, String)> {
+    let all = recipes();
+    TRY_NEXT
+        .iter()
+        .filter_map(|id| {
+            let i = all.iter().position(|r| r.id == *id)?;
+            let r = &all[i];
+            Some((i, r.id, r.title, roofline::url::encode(&r.scenario)))
+        })
+        .collect()
+}
+
 /// The chapter's worked examples.
 pub fn recipes() -> Vec<Recipe> {
     let mut v = chapter_one();

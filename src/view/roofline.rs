@@ -96,8 +96,11 @@ pub fn roofline_chart_cached(s: &Scenario, cache: &mut RooflineCache) -> Rooflin
         }
         for (r, bw) in &slopes {
             chart.slopes.push(Slope {
+                // "roof": the bandwidth the roofline's time uses, named apart from a
+                // collective's bus bandwidth in its row (issue 38, point 10: "ICI 60 GB/s"
+                // beside "busbw 45 GB/s").
                 label: format!(
-                    "{} {} {}",
+                    "{} {} roof {}",
                     chip.name,
                     r.label(),
                     pretty(*bw, Unit::ByteRate)

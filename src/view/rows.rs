@@ -12,7 +12,7 @@ use super::cell::cell;
 pub use super::cell::{Cell, ResultRow};
 use super::compare;
 use super::expected::{add_training_expected, expected_cells, insert_expected};
-use super::names::{dim_word, op_name, pretty, series_name};
+use super::names::{days_words, dim_word, op_name, pretty, series_name};
 
 /// The figures of an analysis, in column order.
 pub fn cells(a: &Analysis) -> Vec<Cell> {
@@ -63,6 +63,7 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             Bound::Network => "bound-network",
         },
         title: String::new(),
+        basis: None,
     });
     out.push(cell(
         "achieved",
@@ -100,6 +101,7 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
                 text,
                 class: "",
                 title,
+                basis: None,
             });
         }
         None => out.push(Cell {
@@ -108,6 +110,7 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             text: "—".into(),
             class: "",
             title: "never compute-bound by growing the batch".into(),
+            basis: None,
         }),
     }
     // Where the operation has a context, the fit is judged at it (a serving row judges its own
@@ -116,15 +119,20 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
         a.op.get_num("ctx")
             .map(|c| format!(" at ctx {}", format_exact(c)))
             .unwrap_or_default();
+    // The capacity as the vendor writes it (16 GiB, 80 GB), and what is held in the same units
+    // (issue 38, point 10: `16.3 GB / 16 GiB` read as fitting).
+    let capacity = roofline::units::format_field(a.capacity, Unit::Bytes);
+    let held = if capacity.ends_with("iB") {
+        roofline::units::format_bytes_binary(a.memory)
+    } else {
+        pretty(a.memory, Unit::Bytes)
+    };
     out.push(Cell {
         metric: "fits",
         value: a.fits.to_string(),
         text: format!(
-            "{} {} / {}{at}",
+            "{} {held} of {capacity}{at}",
             if a.fits { "✓" } else { "✗" },
-            pretty(a.memory, Unit::Bytes),
-            // The capacity as the vendor writes it (16 GiB, 80 GB).
-            roofline::units::format_field(a.capacity, Unit::Bytes)
         ),
         class: if a.fits {
             "bound-compute"
@@ -132,6 +140,7 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
             "bound-memory"
         },
         title: "bytes resident in HBM against its capacity".into(),
+        basis: None,
     });
     // The kind's own report: shared figures that mean nothing for it, then its own.
     if let Some(na) = a.report.not_applicable {
@@ -145,13 +154,22 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
     out
 }
 
-/// A figure a kind reports, as a cell (its tone as the bound colours).
+/// A figure a kind reports, as a cell (its tone as the bound colours). Days are written as
+/// people read them ([`days_words`]: years past a century, never `1.85e6 days`).
 fn figure_cell(f: &roofline::analysis::Figure) -> Cell {
     use roofline::analysis::Tone;
+    let days = matches!(f.metric, "days" | "days_at_mfu");
+    let text = match f.value.parse::<f64>() {
+        Ok(d) if days => days_words(d),
+        // Labelled "bus bandwidth" in its cell (`columns::kind_label`), apart from the
+        // roofline's link roof.
+        Ok(bw) if f.metric == "busbw" => pretty(bw, Unit::ByteRate),
+        _ => f.text.clone(),
+    };
     Cell {
         metric: f.metric,
         value: f.value.clone(),
-        text: f.text.clone(),
+        text,
         class: match f.tone {
             Tone::Plain => "",
             Tone::Compute => "bound-compute",
@@ -159,6 +177,7 @@ fn figure_cell(f: &roofline::analysis::Figure) -> Cell {
             Tone::Network => "bound-network",
         },
         title: f.title.clone(),
+        basis: None,
     }
 }
 
@@ -198,6 +217,7 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
                 pretty(w.time_per_token, Unit::Seconds),
                 w.unit
             ),
+            basis: None,
         },
         Cell {
             metric: "time_per_token",
@@ -205,6 +225,7 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
             text: pretty(w.time_per_token, Unit::Seconds),
             class: "",
             title: binds.join("\n"),
+            basis: None,
         },
         Cell {
             metric: "parts_bound",
@@ -217,6 +238,7 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
             text: bound_groups(&w.summary),
             class: "",
             title: "which parts bind on what".into(),
+            basis: None,
         },
         Cell {
             metric: "memory",
@@ -229,6 +251,7 @@ fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
             ),
             class: if w.fits { "" } else { "bound-memory" },
             title: format!("against {} of HBM", pretty(w.capacity, Unit::Bytes)),
+            basis: None,
         },
     ]
 }
@@ -329,6 +352,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
                 text: format!("×{}", format_exact(part.repeat)),
                 class: "",
                 title: "how many times per step (layers)".into(),
+                basis: None,
             });
             parts.push(ResultRow {
                 id: format!("{i}.{k}/{j}"),
@@ -360,6 +384,26 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         parts,
         serving,
     }
+}
+
+/// A model step's words in the key line: `, step 13.3 ms at ctx 2048: 2,400 tokens/s in the
+/// step` (its tokens: B in decode, B·ctx in prefill, B·(k+1) to verify). Not "per sequence":
+/// what a sequence sees per token is the serving row's TPOT, at its own context.
+fn step_words(op: &roofline::op::Op, step: f64, at: &str) -> String {
+    if !(step.is_finite() && step > 0.0) {
+        return String::new();
+    }
+    let b = op.get_num("b").unwrap_or(1.0);
+    let per_seq = match op.get("phase").as_deref() {
+        Some("prefill") => op.get_num("ctx").unwrap_or(1.0),
+        Some("verify") => op.get_num("spec_k").unwrap_or(0.0) + 1.0,
+        _ => 1.0,
+    };
+    format!(
+        ", step {}{at}: {} tokens/s in the step",
+        pretty(step, Unit::Seconds),
+        format_sig(b * per_seq / step, 4)
+    )
 }
 
 /// How much the key result line says.
@@ -438,30 +482,41 @@ fn key_line_words(
         Ok(a) => {
             let mut t = format!(": {}-bound", a.bound.as_str());
             t.push_str(&a.report.key_words);
+            // A model step states the context it is judged at, as its row does (issue 38,
+            // point 4: "step 13.3 ms" beside a TPOT at another context).
+            let at = op
+                .get_num("ctx")
+                .filter(|_| op.traits().serves)
+                .map(|c| format!(" at ctx {}", format_exact(c)))
+                .unwrap_or_default();
             if !a.fits {
                 // A bound still, but no throughput for a setup that cannot run.
                 t.push_str(&format!(
-                    ", does not fit in HBM ({} of {})",
+                    ", does not fit in HBM{at} ({} of {})",
                     pretty(a.memory, Unit::Bytes),
                     pretty(a.capacity, Unit::Bytes)
                 ));
-            } else {
+            } else if at.is_empty() {
                 t.push_str(&a.report.key_words_fit);
+            } else {
+                t.push_str(&step_words(op, a.t_lower, &at));
             }
             if let Some(c) = &a.critical {
-                t.push_str(&match detail {
-                    KeyLineDetail::Full => format!(
-                        ", compute-bound for {} > {} exactly",
-                        dim_word(&c.dim),
-                        format_sig(c.value, 4)
-                    ),
-                    KeyLineDetail::Compact => {
-                        format!(
-                            " (compute-bound above {} = {})",
-                            dim_word(&c.dim),
-                            format_sig(c.value, 4)
-                        )
+                let (dim, v) = (dim_word(&c.dim), format_sig(c.value, 4));
+                // A row already compute-bound says where it turned so, not "compute-bound,
+                // compute-bound for …" (issue 38, point 10).
+                let already = a.bound == Bound::Compute;
+                t.push_str(&match (detail, already) {
+                    (KeyLineDetail::Full, false) => {
+                        format!(", compute-bound for {dim} > {v} exactly")
                     }
+                    (KeyLineDetail::Full, true) => {
+                        format!(" (above its crossover {dim} = {v} exactly)")
+                    }
+                    (KeyLineDetail::Compact, false) => {
+                        format!(" (compute-bound above {dim} = {v})")
+                    }
+                    (KeyLineDetail::Compact, true) => format!(" (above {dim} = {v})"),
                 });
                 if let Some(ap) = c.approx.filter(|_| detail == KeyLineDetail::Full) {
                     t.push_str(&format!(

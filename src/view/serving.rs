@@ -12,10 +12,10 @@ use roofline::scenario::Scenario;
 use roofline::serving::{
     serving, smallest_topology, speculative, Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS,
 };
-use roofline::units::{format_exact, format_params, format_sig, Unit};
+use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cell::{Cell, ResultRow};
-use super::names::pretty;
+use super::names::{params_words, pretty};
 
 /// A cell whose text carries its own short label (the serving row has no column headers of
 /// its own): `TTFT 1.2 s`.
@@ -30,6 +30,7 @@ fn labelled(metric: &'static str, label: &str, v: f64, text: String, title: &str
         },
         class: "",
         title: title.to_string(),
+        basis: None,
     }
 }
 
@@ -70,6 +71,7 @@ pub fn serving_cells(s: &Serving) -> Vec<Cell> {
                 text: "—".into(),
                 class: "bound-memory",
                 title: why.clone(),
+                basis: None,
             };
         }
     }
@@ -83,14 +85,14 @@ fn serving_cells_as_if_it_fit(s: &Serving) -> Vec<Cell> {
             "params",
             "params",
             s.params,
-            format_params(s.params),
+            params_words(s.params),
             "all parameters, every expert included",
         ),
         labelled(
             "active_params",
             "active",
             s.active_params,
-            format_params(s.active_params),
+            params_words(s.active_params),
             "parameters one token uses (routed experts: top_k of them)",
         ),
         labelled(
@@ -100,13 +102,21 @@ fn serving_cells_as_if_it_fit(s: &Serving) -> Vec<Cell> {
             pretty(s.ttft, Unit::Seconds),
             "time to first token: a prefill of B prompts of P tokens (T_lower)",
         ),
-        labelled(
-            "tpot",
-            "TPOT",
-            s.tpot,
-            pretty(s.tpot, Unit::Seconds),
-            "time per output token, per sequence: a decode step at B and context P + G/2",
-        ),
+        {
+            // TPOT names its context, as the model row's step does (issue 38, point 4).
+            let mut tpot = labelled(
+                "tpot",
+                "TPOT",
+                s.tpot,
+                pretty(s.tpot, Unit::Seconds),
+                "time per output token, per sequence: a decode step at B and context P + G/2",
+            );
+            tpot.text.push_str(&format!(
+                " at P + G/2 = {}",
+                format_exact(s.prompt + s.output / 2.0)
+            ));
+            tpot
+        },
         labelled(
             "tokens_per_s",
             "",
@@ -161,10 +171,14 @@ fn serving_cells_as_if_it_fit(s: &Serving) -> Vec<Cell> {
         " at P + G = {}",
         format_exact(s.prompt + s.output)
     ));
+    // A capacity, not a second verdict beside the model row's fit (issue 38, point 4): a batch
+    // above it is marked, and the figures it leaves empty say why.
     if !s.fits {
         fit.class = "bound-memory";
-        fit.text
-            .push_str(&format!(" (B = {} does not fit)", format_exact(s.batch)));
+        fit.title.push_str(&format!(
+            "; B = {} does not fit at P + G",
+            format_exact(s.batch)
+        ));
     }
     out.push(fit);
     out.push(labelled(
@@ -194,6 +208,7 @@ fn optional(
             text: "—".into(),
             class: "",
             title: why.into(),
+            basis: None,
         },
     }
 }

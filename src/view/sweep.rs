@@ -7,7 +7,7 @@ use roofline::analysis::{analyze, memory_fit, Analysis};
 use roofline::op::{Op, Work};
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
-use roofline::units::{format_sig, Unit};
+use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
 use super::names::{dim_word, name_of, op_name, pretty, series_name};
@@ -207,11 +207,18 @@ pub fn sweep_chart_cached(
                     String::new()
                 };
                 let dim = dim_word(&s.sweep.field);
+                // The edge of a model step is judged at the context its row states (issue 38,
+                // point 4): the label says which, as the row's fit cell does.
+                let at = op
+                    .get_num("ctx")
+                    .filter(|_| s.sweep.field != "ctx")
+                    .map(|c| format!(" at ctx {}", format_exact(c)))
+                    .unwrap_or_default();
                 let (x, label) = match *edge {
                     OomEdge::Above(x) => (
                         x,
                         format!(
-                            "{who}does not fit in HBM above {dim} = {}",
+                            "{who}does not fit in HBM above {dim} = {}{at}",
                             format_sig(x, 4)
                         ),
                     ),

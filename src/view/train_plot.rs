@@ -61,6 +61,43 @@ fn y_near(points: &[(f64, f64)], x: f64) -> Option<f64> {
         .map(|p| p.1)
 }
 
+/// Whether the sweep plot is the training plot: a training step, and no operation with the
+/// swept field.
+pub fn train_plot_shown(s: &Scenario) -> bool {
+    s.ops.iter().any(|o| o.traits().train_plot)
+        && !s.ops.iter().any(|o| o.field(&s.sweep.field).is_some())
+}
+
+/// The y metrics the sweep plot's buttons offer, as (metric, word), and the one pressed: on
+/// the training plot `step time` and `MFU` (its two views; issue 38, point 10: "FLOPs/s" stayed
+/// pressed over a step-time plot), else FLOPs/s, time, % of peak and, with a model workload,
+/// tokens/s.
+pub fn y_buttons(s: &Scenario) -> (Vec<(SweepMetric, &'static str)>, SweepMetric) {
+    if train_plot_shown(s) {
+        let shown = if s.axes.y == SweepMetric::Fraction {
+            SweepMetric::Fraction
+        } else {
+            SweepMetric::Time
+        };
+        return (
+            vec![
+                (SweepMetric::Time, "step time"),
+                (SweepMetric::Fraction, "MFU"),
+            ],
+            shown,
+        );
+    }
+    let mut out = vec![
+        (SweepMetric::Achieved, "FLOPs/s"),
+        (SweepMetric::Time, "time"),
+        (SweepMetric::Fraction, "% of peak"),
+    ];
+    if s.ops.iter().any(|o| o.traits().serves) {
+        out.push((SweepMetric::TokensPerS, "tokens/s"));
+    }
+    (out, s.axes.y)
+}
+
 /// The training plot as a chart, `None` when the sweep plot has something of its own to show
 /// (no training step, or an operation with the swept field).
 pub fn train_chart(
@@ -69,8 +106,7 @@ pub fn train_chart(
     log_x: bool,
     log_y: bool,
 ) -> Option<SweepChart> {
-    let has_train = s.ops.iter().any(|o| o.traits().train_plot);
-    if !has_train || s.ops.iter().any(|o| o.field(&s.sweep.field).is_some()) {
+    if !train_plot_shown(s) {
         return None;
     }
     let mfu = metric == SweepMetric::Fraction;
@@ -93,12 +129,9 @@ pub fn train_chart(
             chips.join(", ")
         ),
         x_label: x_label.into(),
-        y_label: if mfu {
-            "MFU (%)"
-        } else {
-            "step time t_lower (s)"
-        }
-        .into(),
+        y_label: if mfu { "MFU (%)" } else { "step time t_lower" }.into(),
+        // Step times on the axis as times (`2 s`), not raw seconds (issue 38, point 10).
+        y_unit: (!mfu).then_some(roofline::units::Unit::Seconds),
         log_x,
         log_y,
         ..SweepChart::default()

@@ -107,6 +107,11 @@ pub struct PageRow {
     pub covered: Option<bool>,
     /// The tail it belongs to (`fp8-training`), if any.
     pub tail: Option<String>,
+    /// The held-out expectation, seconds, and its p10–p90 band (issue 38: the plot's marker and
+    /// bar at the point's predicted bound); absent where there is none.
+    pub expected: Option<f64>,
+    pub expected_lo: Option<f64>,
+    pub expected_hi: Option<f64>,
 }
 
 /// A cell of a row, as [`Cell`] with owned names.
@@ -120,6 +125,9 @@ pub struct PageCell {
     pub text: String,
     /// The hover.
     pub title: String,
+    /// An expected figure's basis (`data-basis`: `chip`, `family`, `pooled` or `none`); `None`
+    /// for other figures.
+    pub basis: Option<String>,
 }
 
 impl ValidationPage {
@@ -259,6 +267,10 @@ impl PageRow {
                     value: DOC.text(c, "value")?,
                     text: DOC.text(c, "text")?,
                     title: DOC.text(c, "title")?,
+                    basis: match DOC.field(c, "basis") {
+                        Ok(b) => b.as_str().map(str::to_string),
+                        Err(_) => None,
+                    },
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -285,6 +297,9 @@ impl PageRow {
                 ),
             },
             tail: DOC.opt_text(r, "tail")?,
+            expected: DOC.number(r, "expected")?,
+            expected_lo: DOC.number(r, "expected_lo")?,
+            expected_hi: DOC.number(r, "expected_hi")?,
         })
     }
 
@@ -315,11 +330,21 @@ impl PageRow {
                     value: c.value,
                     text: c.text,
                     title: c.title,
+                    basis: c.basis.map(str::to_string),
                 })
                 .collect(),
+            expected: row.held_out.as_ref().map(|e| e.t),
+            expected_lo: row.held_out.as_ref().and_then(|e| e.lo),
+            expected_hi: row.held_out.as_ref().and_then(|e| e.hi),
         }
     }
 }
+
+/// The one sentence the validation view opens with, under its scatter (issue 38, point 5).
+pub const VIEW_SENTENCE: &str = "Each dot is a measured run against the lower bound the page \
+     computes for its scenario: on the line it ran at its bound, above it slower; the grey bar \
+     is what the page expects of it (with its p10–p90 band), fitted without that run's own \
+     source.";
 
 /// The hover of a point's name: its conditions and quote, and its notes where it has any.
 fn row_title(p: &roofline::validation::Point) -> String {
@@ -360,16 +385,30 @@ pub fn validation_chart(r: &ValidationPage) -> SweepChart {
     let hi = all.iter().copied().fold(0.0, f64::max) * 2.0;
     if lo.is_finite() && hi > lo {
         series.push(ChartSeries {
-            label: "measured = predicted (below: faster than the bound)".into(),
+            label: "measured = predicted; bars: expected, held out (p10–p90)".into(),
             points: vec![(lo, lo), (hi, hi)],
             series_idx: 0,
             scatter: false,
             oom_from: None,
         });
     }
+    // Each point's held-out expectation at its predicted bound, with its p10–p90 band.
+    let bars = r
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let (x, mid) = (row.predicted?, row.expected?);
+            Some(crate::charts::ErrorBar {
+                x,
+                mid,
+                lo: row.expected_lo.unwrap_or(mid),
+                hi: row.expected_hi.unwrap_or(mid),
+            })
+        })
+        .collect();
     SweepChart {
         title: format!(
-            "Published measurements against the roofline (validation set {})",
+            "Measured runs against the roofline (validation set {})",
             r.set_version
         ),
         x_label: "predicted lower bound".into(),
@@ -379,6 +418,8 @@ pub fn validation_chart(r: &ValidationPage) -> SweepChart {
         log_y: true,
         x_unit: Some(Unit::Seconds),
         y_unit: Some(Unit::Seconds),
+        // Named in the y = x line's legend entry: the legend keeps all its kinds of work.
+        bars,
         ..Default::default()
     }
 }
@@ -463,6 +504,7 @@ pub fn validation_cells(row: &Row) -> Vec<Cell> {
         text,
         class: "",
         title,
+        basis: None,
     };
     let none = |metric: &'static str, why: &str| Cell {
         metric,
@@ -470,6 +512,7 @@ pub fn validation_cells(row: &Row) -> Vec<Cell> {
         text: "—".into(),
         class: "",
         title: why.to_string(),
+        basis: None,
     };
     let p = row.point;
     let mut out = vec![num(
@@ -502,6 +545,10 @@ pub fn validation_cells(row: &Row) -> Vec<Cell> {
             "t_expected",
             "too few points of this kind without this point's source",
         )),
+    }
+    // Issue 38: an expected figure says which points back it (`data-basis`).
+    if let Some(c) = out.last_mut() {
+        c.basis = Some(row.held_out.as_ref().map_or("none", |e| e.basis.id()));
     }
     match row.ratio {
         Some(r) => out.push(num(

@@ -97,10 +97,18 @@ async fn on_phones_the_plot_and_a_result_card_come_first_without_sideways_scroll
             .js("return getComputedStyle(document.querySelector(\"tr.result-row [data-metric='t_lower']\"), '::before').content")
             .await;
         assert_eq!(label, "\"T_lower\"", "{w}×{h}");
-        // The inputs come after the answer.
+        // The inputs come after the answer, folded to their headings (issue 38, point 11).
         let (plot_top, _) = span(&b, "canvas[data-chart='sweep']").await;
-        let (input_top, _) = span(&b, "[data-op='0'] input[name='d']").await;
+        let (input_top, _) = span(&b, "#ops-h").await;
         assert!(input_top > plot_top, "{w}×{h}: inputs above the plot");
+        let folded = b
+            .js("return ['Chips', 'Operations', 'Options', 'Worked examples'].map(w => document.querySelector(`button[data-collapse='${w}']`).getAttribute('aria-expanded'))")
+            .await;
+        assert_eq!(
+            folded,
+            serde_json::json!(["false", "false", "false", "true"]),
+            "{w}×{h}"
+        );
         b.screenshot(&format!("layout-{w}x{h}")).await;
     }
     b.close().await;
@@ -158,24 +166,28 @@ async fn loading_an_example_on_a_phone_shows_the_plot_it_changed() {
     b.close().await;
 }
 
-/// Input panels fold to their heading (on phones they sit below the answer): the chips panel's
-/// button hides its cards, says so, and shows them again.
+/// Input panels fold to their heading (on phones they sit below the answer, and start folded
+/// there: issue 38, point 11): the chips panel's button shows its cards, says so, and hides
+/// them again; on a desktop they start open.
 #[tokio::test(flavor = "current_thread")]
 async fn input_panels_fold_to_their_heading() {
     let b = Browser::start().await;
     b.viewport(Some((390, 844))).await;
     b.open("/").await;
     let shown = "return getComputedStyle(document.querySelector(\".card[data-chip='0']\")).display";
+    let expanded =
+        "return document.querySelector(\"button[data-collapse='Chips']\").getAttribute('aria-expanded')";
+    assert_eq!(b.js(shown).await, "none");
+    assert_eq!(b.js(expanded).await, "false");
+    b.click("button[data-collapse='Chips']").await;
     assert_ne!(b.js(shown).await, "none");
+    assert_eq!(b.js(expanded).await, "true");
     b.click("button[data-collapse='Chips']").await;
     assert_eq!(b.js(shown).await, "none");
-    assert_eq!(
-        b.js("return document.querySelector(\"button[data-collapse='Chips']\").getAttribute('aria-expanded')")
-            .await,
-        "false"
-    );
-    b.click("button[data-collapse='Chips']").await;
+    b.viewport(Some((1400, 1000))).await;
+    b.open("/").await;
     assert_ne!(b.js(shown).await, "none");
+    assert_eq!(b.js(expanded).await, "true");
     b.close().await;
 }
 

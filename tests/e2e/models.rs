@@ -286,6 +286,8 @@ async fn the_config_box_and_serving_row_fit_a_phone() {
     b.client.set_window_size(390, 844).await.unwrap();
     b.open("/?chip=h100&op=llm:preset=mixtral-8x7b,b=16,tp=2,link=nvlink")
         .await;
+    // On a phone the input panels start folded (issue 38): open the operations'.
+    b.click("button[data-collapse='Operations']").await;
     b.click(".card[data-op='0'] [data-hf-import] summary").await;
     paste(&b, "{").await;
     let fits = b

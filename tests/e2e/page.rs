@@ -459,22 +459,28 @@ async fn a_swept_field_brings_its_scale_and_log_axes_log_points() {
 }
 
 /// Issue 24, point 1: a link with a calibration shows a marker saying every time includes it,
-/// and one click removes it from the page and the link.
+/// and one click removes it from the page and the link. Issue 38, point 6: the marker is a
+/// "calibrated ✕" chip by the plot, in the first screen.
 #[tokio::test(flavor = "current_thread")]
 async fn a_calibration_is_marked_and_removable() {
     let b = Browser::start().await;
     b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096&cal=0.8:0.9:5us")
         .await;
     let marker = b
-        .js("const m = document.querySelector('[data-calibrated]'); return m ? [m.dataset.calibrated, m.textContent] : null")
+        .js("const m = document.querySelector('[data-calibrated]'); const r = m.getBoundingClientRect(); const c = document.querySelector('canvas[data-chart]').getBoundingClientRect(); return m ? [m.dataset.calibrated, m.textContent, m.querySelector('button').title, r.bottom <= c.top + 1 && r.top >= 0] : null")
         .await;
     assert_eq!(marker[0], "0.8:0.9:5e-6", "{marker:?}");
+    assert_eq!(marker[1], "calibrated ✕", "{marker:?}");
     assert!(
-        marker[1]
+        marker[2]
             .as_str()
             .unwrap()
             .contains("in every time on this page"),
         "{marker:?}"
+    );
+    assert_eq!(
+        marker[3], true,
+        "the chip is not above the plot: {marker:?}"
     );
     let key = b
         .js("return document.querySelector('[data-keyline]').textContent")

@@ -584,3 +584,84 @@ async fn the_sample_profile_loads_in_one_click() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 38, point 6: a fit the kernels do not pin down is shown but not applied. Four
+/// memory-bound kernels of 1, 2, 4 and 8 MB on an H100 (bounds B/W = 0.30, 0.60, 1.19 and
+/// 2.39 µs) measured at their bound + 50 µs fit an overhead of 50 µs per launch, more than a
+/// tenth of the median kernel (50.9 µs): Apply stays off and says why. Kernels at 1.25 × their
+/// bound + 3 µs (two compute-bound, F = 1 and 2 TFLOP: 1.01 and 2.02 ms at P; two
+/// memory-bound, 1 and 2 GB: 0.30 and 0.60 ms at W) fit c = m = 0.8, o = 3 µs, a tenth of
+/// nothing: Apply applies, and a "calibrated ✕" chip by the plot says so until removed.
+#[tokio::test(flavor = "current_thread")]
+async fn an_implausible_fit_is_not_applied_and_a_calibration_stays_in_sight() {
+    let b = Browser::start().await;
+    b.open("/?chip=h100&op=matmul:b=4096,d=4096,f=4096").await;
+    let launch = |bytes: f64| bytes / W + 50e-6;
+    let csv = format!(
+        "name,flops,bytes,time\ncopy1,1e3,1e6,{}\ncopy2,1e3,2e6,{}\ncopy4,1e3,4e6,{}\ncopy8,1e3,8e6,{}\n",
+        launch(1e6),
+        launch(2e6),
+        launch(4e6),
+        launch(8e6)
+    );
+    b.set_input("textarea[name=profile]", &csv).await;
+    wait_rows(&b, 4, "copy").await;
+    b.click("button[data-action='fit-calibration']").await;
+    b.wait_for("[data-apply-refused='true']").await;
+    let why = b.text("#apply-refused").await;
+    assert!(
+        why.contains("more than a tenth of the median kernel"),
+        "{why}"
+    );
+    let disabled = b
+        .js("return document.querySelector(\"button[data-action='apply-calibration']\").disabled")
+        .await;
+    assert_eq!(disabled, true);
+    b.js("document.querySelector(\"button[data-action='apply-calibration']\").click()")
+        .await;
+    assert!(!b.settled_search().await.contains("cal="));
+    let axe = b.axe().await;
+    assert!(
+        axe.is_empty(),
+        "a refused fit: axe found\n{}",
+        axe.join("\n")
+    );
+
+    // A plausible fit applies.
+    let t = |bound: f64| 1.25 * bound + 3e-6;
+    let csv = format!(
+        "name,flops,bytes,time\ngemm1,1e12,1e6,{}\ngemm2,2e12,1e6,{}\nread1,1e6,1e9,{}\nread2,1e6,2e9,{}\n",
+        t(1e12 / P),
+        t(2e12 / P),
+        t(1e9 / W),
+        t(2e9 / W)
+    );
+    b.set_input("textarea[name=profile]", &csv).await;
+    wait_rows(&b, 4, "gemm").await;
+    b.click("button[data-action='fit-calibration']").await;
+    b.wait_for("[data-apply-refused='false'] ~ [data-fit] .fit-summary li")
+        .await;
+    b.click("button[data-action='apply-calibration']").await;
+    let search = b.settled_search().await;
+    let cal = search
+        .split("cal=")
+        .nth(1)
+        .and_then(|c| c.split('&').next())
+        .unwrap_or_else(|| panic!("no cal= in {search}"));
+    let c = Calibration::parse(cal).unwrap();
+    assert!(
+        close_to(c.compute, 0.8, 1e-3) && close_to(c.memory, 0.8, 1e-3),
+        "{cal}"
+    );
+    assert!(close_to(c.overhead, 3e-6, 1e-2), "{cal}");
+    // The chip by the plot, in the first screen; one click removes the calibration.
+    b.js("scrollTo(0, 0)").await;
+    let chip = b
+        .js("const e = document.querySelector(\"[data-calibrated] button\"); const r = e.getBoundingClientRect(); return [e.textContent, r.top >= 0 && r.bottom <= innerHeight]")
+        .await;
+    assert_eq!(chip, serde_json::json!(["calibrated ✕", true]));
+    b.click("[data-calibrated] button").await;
+    assert!(!b.settled_search().await.contains("cal="));
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

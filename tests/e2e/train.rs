@@ -140,3 +140,39 @@ async fn the_training_card_folds_what_most_people_leave_alone() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// Issue 38, point 3: a training step refuses a tensor-parallel degree that does not divide the
+/// query heads, as a transformer step does and in its words (one rule for both). Typed into the
+/// form, tp 3 over LLaMA 3-70B's 64 heads leaves the row with the refusal instead of a step (the
+/// fields are checked against each other by the analysis, so a link keeps what it says and
+/// shows why); an llm step says the same; MLP blocks alone (`mlp_only=yes`) have no heads to
+/// split and compute.
+#[tokio::test(flavor = "current_thread")]
+async fn a_tensor_parallel_degree_must_divide_the_heads_in_training_too() {
+    let b = Browser::start().await;
+    let refusal = "tp=3: must divide the 64 query heads";
+    b.open("/?chip=h100&op=train").await;
+    let field = "[data-op='0'] input[name='tp']";
+    b.wait_for(field).await;
+    assert!(num(&b.row_metrics("0", 0).await, "t_lower") > 0.0);
+    b.set_input(field, "3").await;
+    b.wait_for("tr.result-row[data-op='0'] [data-metric='error']")
+        .await;
+    let m = b.row_metrics("0", 0).await;
+    assert!(m["error"].contains(refusal), "{m:?}");
+    assert!(!m.contains_key("t_lower"), "{m:?}");
+    // The same words from an llm step, and from a link.
+    for link in [
+        "/?chip=h100&op=llm:preset=llama3-70b,tp=3",
+        "/?chip=h100&op=train:tp=3",
+    ] {
+        b.open(link).await;
+        let m = b.row_metrics("0", 0).await;
+        assert!(m["error"].contains(refusal), "{link}: {m:?}");
+    }
+    b.open("/?chip=h100&op=train:tp=3,mlp_only=yes").await;
+    let m = b.row_metrics("0", 0).await;
+    assert!(num(&m, "t_lower") > 0.0, "{m:?}");
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

@@ -121,6 +121,8 @@ fn first_load_sweep() -> SweepChart {
         log_y: false,
         x_unit: None,
         y_unit: None,
+        bars: Vec::new(),
+        bars_label: String::new(),
     }
 }
 
@@ -841,41 +843,127 @@ fn log_tick_choices() {
     assert!(t.major.len() >= 2);
 }
 
-/// A compact chart (an embed of 320×240, a phone) puts its legend in a strip above the plot
-/// instead of over the curves: the plot area starts lower by the strip, and both legend labels
-/// are drawn above the plot's top edge.
+/// A compact chart (an embed of 320×240, a phone) puts its legend in a strip under the plot
+/// instead of over the curves (issue 38, point 9: above it, a phone's frontier kept 80 px of
+/// plot): both legend labels are drawn below the plot's bottom edge, and the plot keeps its
+/// top.
 #[test]
-fn a_compact_chart_puts_its_legend_above_the_plot() {
+fn a_compact_chart_puts_its_legend_under_the_plot() {
     let model = first_load_sweep();
     let theme = ChartTheme::light();
     let (_, wide) = sweep::render_svg_with_geometry(&model, &theme, 960, 540).unwrap();
     let (svg, narrow) = sweep::render_svg_with_geometry(&model, &theme, 320, 240).unwrap();
     assert!(
-        narrow.plot.top > wide.plot.top + 8.0,
-        "no strip: {} vs {}",
+        (narrow.plot.top - wide.plot.top).abs() < 1.0,
+        "the plot moved down: {} vs {}",
         narrow.plot.top,
         wide.plot.top
     );
     for label in ["D = F = 4096", "D = F = 1024"] {
-        let at = svg
-            .find(label)
-            .unwrap_or_else(|| panic!("{label} not drawn"));
-        // The text element's y attribute, just before the label.
-        let head = &svg[..at];
-        let y_at = head.rfind(" y=\"").unwrap() + 4;
-        let y: f64 = head[y_at..].split('"').next().unwrap().parse().unwrap();
+        let (_, y) = text_at(&svg, label).unwrap_or_else(|| panic!("{label} not drawn"));
         assert!(
-            y < narrow.plot.top,
-            "{label} at y = {y}, inside the plot (top {})",
-            narrow.plot.top
+            y as f64 > narrow.plot.bottom,
+            "{label} at y = {y}, not under the plot (bottom {})",
+            narrow.plot.bottom
         );
     }
+    assert!(narrow.plot.height() >= 60.0, "{:?}", narrow.plot);
+}
+
+/// Issue 38, point 9: a legend lists at most 8 entries and folds the rest into "+N more": 20
+/// operations on 5 chips (100 curves) no longer draw a legend over the whole plot, on a wide
+/// chart (a box in the plot) or a narrow one (a strip under it, which leaves the plot at least
+/// 60 px).
+#[test]
+fn a_long_legend_folds_past_eight_entries() {
+    let series: Vec<ChartSeries> = (0..100)
+        .map(|i| ChartSeries {
+            label: format!("op {} · chip {}", i % 20, i / 20),
+            points: (1..=32).map(|b| (b as f64, (b * (i + 1)) as f64)).collect(),
+            series_idx: i,
+            scatter: false,
+            oom_from: None,
+        })
+        .collect();
+    let model = SweepChart {
+        title: "a hundred curves".into(),
+        x_label: "B".into(),
+        y_label: "y".into(),
+        series,
+        ..Default::default()
+    };
+    for (w, h) in [(W, H), (390, 260)] {
+        let (svg, g) = sweep::render_svg_with_geometry(&model, &ChartTheme::light(), w, h).unwrap();
+        let legend: Vec<String> = texts(&svg)
+            .into_iter()
+            .filter(|t| t.starts_with("op ") || t.ends_with(" more"))
+            .collect();
+        assert!(legend.len() <= 9, "{w}×{h}: {legend:?}");
+        let more = legend.last().unwrap();
+        let shown = legend.len() - 1;
+        assert_eq!(
+            *more,
+            format!("+{} more", 100 - shown),
+            "{w}×{h}: {legend:?}"
+        );
+        assert_eq!(legend[0], "op 0 · chip 0");
+        assert!(g.plot.height() >= 60.0, "{w}×{h}: {:?}", g.plot);
+    }
+}
+
+/// Issue 38, point 9: on a phone (390×260) the serving frontier's plot keeps most of the
+/// canvas: three curves' legend sits under it, the plot at least 120 px tall (it was 80,
+/// half of it legend) and its x axis in time units.
+#[test]
+fn a_phone_frontier_keeps_its_plot() {
+    use roofline_lab::charts::{FrontierChart, FrontierCurve, FrontierMark};
+    let curve = |k: usize| FrontierCurve {
+        label: format!("Llama 3 8B decode · chip {k}"),
+        series_idx: k,
+        points: (0..10)
+            .map(|i| {
+                let b = 2f64.powi(i);
+                FrontierMark {
+                    batch: b,
+                    tpot: 5e-3 * (1.0 + b / 64.0) * (k + 1) as f64,
+                    tokens_per_s_chip: b / (5e-3 * (1.0 + b / 64.0)),
+                    fits: i < 8,
+                }
+            })
+            .collect(),
+        max_batch: 128.0,
+    };
+    let model = FrontierChart {
+        title: "Serving frontier".into(),
+        x_label: "time per output token".into(),
+        y_label: "output tokens/s per chip".into(),
+        curves: (0..3).map(curve).collect(),
+    };
+    let (svg, g) = roofline_lab::charts::render_svg_with::<roofline_lab::charts::NoBackend, _>(
+        390,
+        260,
+        &ChartTheme::light(),
+        |root, t| roofline_lab::charts::frontier::draw(root, &model, t),
+    )
+    .unwrap();
+    assert!(g.plot.height() >= 120.0, "{:?}", g.plot);
+    // 5 ms per token and more: ticks in ms, not raw seconds.
+    assert!(
+        texts(&svg).iter().any(|t| t.ends_with(" ms")),
+        "{:?}",
+        texts(&svg)
+    );
+    assert!(
+        !texts(&svg).iter().any(|t| t.starts_with("0.0")),
+        "{:?}",
+        texts(&svg)
+    );
 }
 
 /// Issue 24, point 5: 12 series stay apart. The palette's 8 colours come round again dashed, so
 /// no two of 32 series share colour and dash; in the drawing, series 8 repeats series 0's
-/// colour as many short strokes (its dashes) beside series 0's one solid curve, and every
-/// series has its legend entry.
+/// colour as many short strokes (its dashes) beside series 0's one solid curve, and the legend
+/// names the first 8 and counts the rest.
 #[test]
 fn twelve_series_differ_in_colour_or_dash() {
     let theme = ChartTheme::light();
@@ -907,9 +995,11 @@ fn twelve_series_differ_in_colour_or_dash() {
     };
     let svg = sweep::render_svg(&model, &theme, W, H).unwrap();
     assert_sane_svg(&svg);
-    for i in 0..12 {
+    // The legend lists 8 and folds the other 4 (issue 38, point 9).
+    for i in 0..8 {
         assert!(has_text(&svg, &format!("series {i}")), "legend entry {i}");
     }
+    assert!(has_text(&svg, "+4 more"), "{:?}", texts(&svg));
     let c0 = hex(theme.color(0));
     assert!(
         count_stroked(&svg, "polyline", &c0) > 6,

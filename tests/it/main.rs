@@ -19,6 +19,7 @@ mod view_support;
 
 mod charts;
 mod measured_steps;
+mod docs;
 mod screen_props;
 mod view;
 mod view_form;
@@ -26,3 +27,4 @@ mod view_models;
 mod view_plots;
 mod view_spec;
 mod view_train;
+mod view_words;

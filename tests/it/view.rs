@@ -654,6 +654,59 @@ fn llm_parts_matched_to_kernels_by_kind_of_work() {
     assert!(match_llm_parts(&s, &p, &roof, 0.0).unwrap().is_err());
 }
 
+/// Issue 38, point 8: a profile is compared with the model step only when it may be that step.
+/// Llama-3 8B decode at B = 1 on an H100 reads its ≈ 15 GB of weights at 3.35 TB/s: a step of
+/// ≈ 4.5 ms at least. Five GEMMs of a recommender's trace (0.08 ms each, 0.4 ms in all) take
+/// ×0.09 of that bound (the issue's TorchRec trace): no run of this step is that fast, and the
+/// panel says the profile may not be this model. The same step measured at 1.3 × its bound in
+/// every kind of work (its own mix) is compared.
+#[test]
+fn a_profile_is_compared_with_the_step_only_when_it_may_be_that_step() {
+    use roofline_lab::view::measured_parts::{match_llm_parts, MIN_RATIO};
+    let s = roofline::url::decode("?chip=h100&op=llm:preset=llama3-8b,b=1,ctx=2048").scenario;
+    let (roof, _) = roofline_lab::view::measured_roofline(&s).unwrap();
+    let w = roofline::workload::analyze_workload(&s.ops[0], &s.chips[0], &s.options)
+        .unwrap()
+        .unwrap();
+    assert!(w.t_lower > 4.4e-3 && w.t_lower < 5.0e-3, "{}", w.t_lower);
+    let rec = "name,flops,bytes,time\n\
+        volta_sgemm_128x64_nn,4e9,2e7,0.08ms\n\
+        volta_sgemm_128x64_nt,4e9,2e7,0.08ms\n\
+        ampere_sgemm_64x32_tn,4e9,2e7,0.08ms\n\
+        volta_sgemm_32x128_nn,4e9,2e7,0.08ms\n\
+        ampere_sgemm_128x32_nn,4e9,2e7,0.08ms\n";
+    let p = roofline::profile::import(rec.as_bytes()).unwrap();
+    let m = match_llm_parts(&s, &p, &roof, 1.0).unwrap().unwrap();
+    let r = &m.resemblance;
+    let ratio = r.ratio.unwrap();
+    assert!((ratio - 0.4e-3 / w.t_lower).abs() < 1e-9, "{ratio}");
+    assert!(ratio < 0.1 && ratio < MIN_RATIO);
+    assert!(!r.resembles());
+    let msg = r.message(&m.name).unwrap();
+    assert!(msg.starts_with("This profile may not be "), "{msg}");
+    assert!(msg.contains(&format!("×{ratio:.2}")), "{msg}");
+    // The step's own mix, 1.3 × its bound in each kind of work: compared.
+    let by = |c: &str| {
+        m.rows
+            .iter()
+            .find(|r| r.category == c)
+            .map_or(0.0, |r| r.predicted)
+    };
+    let own = format!(
+        "name,flops,bytes,time\nsm90_gemm,1e12,1e9,{}\nflash_fwd_kernel,1e9,1e8,{}\nrms_norm_kernel,1e6,1e7,{}\nembedding_gather,1e3,1e6,{}\n",
+        1.3 * by("gemm"),
+        1.3 * by("attention"),
+        1.3 * by("norm"),
+        1.3 * by("other"),
+    );
+    let p = roofline::profile::import(own.as_bytes()).unwrap();
+    let m = match_llm_parts(&s, &p, &roof, 1.0).unwrap().unwrap();
+    let r = &m.resemblance;
+    assert!((r.ratio.unwrap() - 1.3).abs() < 1e-9, "{r:?}");
+    assert!((r.overlap - 1.0).abs() < 1e-9, "{r:?}");
+    assert!(r.resembles() && r.message(&m.name).is_none(), "{r:?}");
+}
+
 /// The key line kept between edits: an edit of one operation gives the line a fresh
 /// computation gives, and words of the operations it did not touch stay as they were.
 #[test]

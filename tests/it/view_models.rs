@@ -107,7 +107,13 @@ fn only_llm_ops_get_a_serving_row_and_a_batch_that_does_not_fit_is_marked() {
     let fit = cell(serving, "max_batch");
     assert_eq!(fit.value, "42");
     assert_eq!(fit.class, "bound-memory");
-    assert!(fit.text.contains("does not fit"), "{}", fit.text);
+    // A capacity, not a second verdict (issue 38, point 4): marked, and said on hover.
+    assert!(!fit.text.contains("does not fit"), "{}", fit.text);
+    assert!(
+        fit.title.ends_with("B = 43 does not fit at P + G"),
+        "{}",
+        fit.title
+    );
 }
 
 fn llm() -> Op {
@@ -301,13 +307,14 @@ fn a_frontier_without_llm_ops_is_empty_and_says_so() {
 /// H100: 2 bytes · 70.55e9 parameters = 141 GB of weights alone against 80 GB, so the key line
 /// says it does not fit instead of a throughput, and the serving row keeps its time bounds but
 /// shows `none`, with the reason, for tokens/s, cost and the like. On a B200 (192 GB) at B = 64
-/// the op row fits at its ctx 2048 while B = 64 does not at P + G = 2560: both are shown, each
-/// labelled with the context it is judged at, never a ✓ beside "does not fit".
+/// the op row fits at its ctx 2048 while B = 64 does not at P + G = 2560: one verdict, the
+/// row's, at the context it states; the serving row's largest batch states its own and marks B
+/// above it, never a ✓ beside "does not fit".
 #[test]
 fn what_does_not_fit_gets_no_headline_figure() {
     let s = scenario("chip=h100&op=llm:preset=llama3-70b,b=1,ctx=2048");
     let line = view::key_line(&s);
-    assert!(line.contains("does not fit in HBM ("), "{line}");
+    assert!(line.contains("does not fit in HBM at ctx 2048 ("), "{line}");
     assert!(!line.contains("tokens/s"), "{line}");
     let rows = view::result_rows(&s);
     let serving = rows[0].serving.as_deref().unwrap();
@@ -338,11 +345,13 @@ fn what_does_not_fit_gets_no_headline_figure() {
     );
     let serving = rows[0].serving.as_deref().unwrap();
     let max_b = cell(serving, "max_batch");
+    assert!(max_b.text.ends_with("at P + G = 2560"), "{}", max_b.text);
     assert!(
-        max_b.text.contains("at P + G = 2560 (B = 64 does not fit)"),
+        max_b.title.ends_with("B = 64 does not fit at P + G"),
         "{}",
-        max_b.text
+        max_b.title
     );
+    assert_eq!(max_b.class, "bound-memory");
     assert!(!max_b.text.contains('✓'));
     assert_eq!(cell(serving, "tokens_per_s").value, "none");
 }

@@ -57,8 +57,14 @@ fn the_row_shows_the_books_44_days() {
     assert!(crit.text.starts_with("B/N > 311.5"), "{}", crit.text);
     assert!(crit.text.contains("319"), "{}", crit.text);
     assert!(r.derivation().iter().any(|l| l.contains("44.68 days")));
-    // The key line says what binds.
-    assert!(view::key_line(&s).contains("compute-bound for B/N > 311.5"));
+    // The key line says what binds, and where it turned compute-bound, once (issue 38: it
+    // said "compute-bound, compute-bound for B/N > 311.5").
+    let key = view::key_line(&s);
+    assert!(
+        key.contains("above its crossover B/N = 311.5 exactly"),
+        "{key}"
+    );
+    assert_eq!(key.matches("compute-bound").count(), 1, "{key}");
 }
 
 /// With only training steps and the default sweep (`b`), the sweep plot is the training

@@ -85,8 +85,9 @@ pub fn measured_memo(
     })
 }
 
-/// The last fit: its calibration and summary lines, or its message; `None` before a fit.
-type FitShown = Option<Result<(Calibration, Vec<String>), String>>;
+/// The last fit: its calibration, summary lines and why Apply refuses it (issue 38, point 6),
+/// or its message; `None` before a fit.
+type FitShown = Option<Result<(Calibration, Vec<String>, Option<String>), String>>;
 
 /// The panel: import controls, progress, message, fit, and the tables.
 #[component]
@@ -281,13 +282,16 @@ fn MeasuredTables(
                 .with_untracked(|m| m.clone())
                 .ok_or("import a profile first".to_string())??;
             view::fit_profile(p, &t.roof)
-                .map(|f| (f.calibration, view::fit_summary(&f)))
+                .map(|f| {
+                    let refused = view::apply_refusal(&f, &p.kernels);
+                    (f.calibration, view::fit_summary(&f), refused)
+                })
                 .map_err(|e| AppError::from(e).to_string())
         });
         fit.set(Some(r));
     };
     let apply = move |_| {
-        if let Some(Ok((cal, _))) = fit.get_untracked() {
+        if let Some(Ok((cal, _, None))) = fit.get_untracked() {
             c.scenario.maybe_update(|s| {
                 let changed = s.options.cal != cal || s.options.derate != 1.0;
                 s.options.cal = cal;
@@ -298,18 +302,32 @@ fn MeasuredTables(
     };
     let table = move || c.measured.get();
     let fit_ok = move || fit.with(|f| matches!(f, Some(Ok(_))));
+    let refused = move || {
+        fit.with(|f| match f {
+            Some(Ok((_, _, why))) => why.clone(),
+            _ => None,
+        })
+    };
     view! {
         <div class="row">
             <button class="small" data-action="fit-calibration" on:click=do_fit>"Fit calibration"</button>
             <Show when=fit_ok>
-                <button class="small primary" data-action="apply-calibration" on:click=apply>"Apply (cal= and derate=1)"</button>
+                // A fit the kernels do not pin down is shown, not applied: Apply stays off and
+                // says why (issue 38, point 6).
+                <button class="small primary" data-action="apply-calibration"
+                    disabled=move || refused().is_some()
+                    aria-describedby="apply-refused"
+                    on:click=apply>"Apply (cal= and derate=1)"</button>
             </Show>
         </div>
+        <p class="msg" id="apply-refused" data-apply-refused=move || refused().is_some().to_string()>
+            {move || refused().unwrap_or_default()}
+        </p>
         <div data-fit="true">
             {move || match fit.get() {
                 None => ().into_any(),
                 Some(Err(e)) => view! { <p class="msg" role="alert">{e}</p> }.into_any(),
-                Some(Ok((_, lines))) => view! {
+                Some(Ok((_, lines, _))) => view! {
                     <ul class="fit-summary">{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
                 }.into_any(),
             }}
@@ -366,9 +384,17 @@ fn tables(t: &MeasuredTable) -> impl IntoView {
         .map(|r| {
             let name = r.name.clone();
             let count = (r.count > 1).then(|| format!(" ×{}", r.count));
+            // Two lines of a name, the rest on demand (issue 38, point 8: CUTLASS template
+            // names made the page 11,946 px tall).
+            let open = RwSignal::new(false);
             view! {
                 <tr data-measured=r.index.to_string() data-above-roof=r.above_roof().then_some("true")>
-                    <td class="name" title=name.clone() data-metric="name" data-value=name.clone()>{name.clone()}{count}</td>
+                    <td class="name" title=name.clone() data-metric="name" data-value=name.clone()>
+                        <button class=move || if open.get() { "kname open" } else { "kname" }
+                            aria-expanded=move || open.get().to_string()
+                            on:click=move |_| open.update(|o| *o = !*o)>{name.clone()}</button>
+                        {count}
+                    </td>
                     {r.cells().into_iter().map(cell).collect_view()}
                 </tr>
             }
@@ -471,15 +497,23 @@ fn StepParts() -> impl IntoView {
             </label>
             <span class="msg" role="alert">{move || step_error.get().unwrap_or_default()}</span>
             {move || match matched.get() {
-                Some(Ok(view::StepMatch { name, step, rows })) => {
+                Some(Ok(view::StepMatch { name, step, rows, resemblance })) => {
+                    // A profile whose kernel mix is not this step's is listed, not compared
+                    // (issue 38, point 8): the ratios stay empty and the panel says why.
+                    let unlike = resemblance.message(&name);
+                    let compare = unlike.is_none();
                     let body = rows
                         .into_iter()
                         .map(|r| {
                             let parts = r.parts.join(", ");
+                            let cells = r.cells().into_iter().map(|(m, v, t)| {
+                                let (v, t) = if m == "ratio" && !compare { ("none".to_string(), "—".to_string()) } else { (v, t) };
+                                view! { <td data-metric=m data-value=v>{t}</td> }
+                            }).collect_view();
                             view! {
                                 <tr data-part-category=r.category>
                                     <td class="name">{r.category}</td>
-                                    {r.cells().into_iter().map(|(m, v, t)| view! { <td data-metric=m data-value=v>{t}</td> }).collect_view()}
+                                    {cells}
                                     <td class="name" title=parts.clone()>{parts.clone()}</td>
                                 </tr>
                             }
@@ -489,6 +523,7 @@ fn StepParts() -> impl IntoView {
                         <p class="hint" data-step-predicted=format_exact(step)>
                             {format!("{name}: predicted step {} on the first chip, with the options and calibration above", view::pretty(step, roofline::units::Unit::Seconds))}
                         </p>
+                        {unlike.map(|m| view! { <p class="msg" data-step-unlike="true">{m}</p> })}
                         {table("parts-table", "Step parts matched to kernels by kind of work", "work", &PART_HEAD, body)}
                     }
                     .into_any()

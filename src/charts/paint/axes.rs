@@ -11,8 +11,8 @@ pub(crate) struct AxisTitles<'m> {
     pub title: &'m str,
     pub x_label: &'m str,
     pub y_label: &'m str,
-    /// The legend's labels when a compact chart puts its legend in a strip above the plot
-    /// (empty: the legend, if any, goes inside the plot area).
+    /// The legend's labels, which a compact chart puts in a strip under the plot (empty: the
+    /// legend, if any, goes inside the plot area).
     pub legend: &'m [&'m str],
     /// Whether each axis is in seconds: its ticks then carry a time prefix (`20 µs`, `1.5 ms`)
     /// instead of an exponent (`2e-5`).
@@ -30,9 +30,12 @@ pub(crate) struct Axes {
     pub y_tick_labels: Vec<String>,
     /// The plot area is too small to draw anything meaningful.
     pub tiny: bool,
-    /// Where the legend goes on a compact chart: a strip between the title and the plot, so
-    /// that it covers no curve (an embed of 320×240, a phone).
+    /// Where the legend goes on a compact chart: a strip under the plot, so that it covers no
+    /// curve (an embed of 320×240, a phone).
     pub legend_strip: Option<PixelRect>,
+    /// How many entries the legend lists before "+N more" (`None`: up to
+    /// [`super::legend::MAX_LEGEND`]); fewer where a compact chart's strip has no room.
+    pub legend_shown: Option<usize>,
     /// The title gave its place to the legend strip (a chart too short for both).
     pub title_hidden: bool,
 }
@@ -100,30 +103,7 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
         } else {
             title_h + p.px(10.0)
         };
-    // A compact chart keeps its legend out of the plot: a strip of rows above it, when the
-    // plot keeps at least 60 px of height; on a chart too short for both, the strip takes the
-    // title's place (the page or the embed names the plot around it). Failing both, the legend
-    // goes inside, as on wide charts.
-    let mut title_hidden = false;
-    let legend_strip = if p.width < p.px(COMPACT_WIDTH) && !titles.legend.is_empty() {
-        let rows = legend_rows(p, titles.legend, p.width - 2.0 * pad)?;
-        let (_, text_h) = p.measure("Ag", LEGEND_SIZE, Weight::Normal)?;
-        let h = rows as f64 * (text_h + p.px(4.0));
-        let below = pad + xlab_h + p.px(6.0) + tick_h + tick_gap + tick_len;
-        let room = |top: f64| p.height - (top + h + p.px(2.0)) - below >= p.px(60.0);
-        if !room(top) && !titles.title.is_empty() && room(pad + p.px(4.0)) {
-            title_hidden = true;
-            top = pad + p.px(4.0);
-        }
-        room(top).then(|| {
-            let strip = PixelRect::new(pad, top - p.px(4.0), p.width - pad, top - p.px(4.0) + h);
-            top += h + p.px(2.0);
-            strip
-        })
-    } else {
-        None
-    };
-    let bottom_fixed =
+    let mut bottom_fixed =
         pad + if titles.x_label.is_empty() {
             0.0
         } else {
@@ -131,6 +111,49 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
         } + tick_h
             + tick_gap
             + tick_len;
+    // A compact chart keeps its legend out of the plot: a strip of rows under it (issue 38,
+    // point 9: above it, the phone's frontier kept 80 px of plot), folded to the rows that leave
+    // the plot at least 60 px of height; on a chart too short for one row and its title, the
+    // title gives its place (the page or the embed names the plot around it). Failing both,
+    // the legend goes inside, as on wide charts.
+    let mut title_hidden = false;
+    let mut legend_shown = None;
+    let legend_strip = if p.width < p.px(COMPACT_WIDTH) && !titles.legend.is_empty() {
+        let (_, text_h) = p.measure("Ag", LEGEND_SIZE, Weight::Normal)?;
+        let row_h = text_h + p.px(4.0);
+        let width = p.width - 2.0 * pad;
+        let room = |top: f64, h: f64| p.height - top - bottom_fixed - h - p.px(4.0) >= p.px(60.0);
+        // The most entries whose rows (two at most) fit, down to one row of them.
+        let fits = |top: f64| -> DrawResult<Option<(usize, f64)>, DB> {
+            for shown in (1..=titles.legend.len().min(super::legend::MAX_LEGEND)).rev() {
+                let labels = super::legend::folded_labels(titles.legend, shown);
+                let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+                let rows = legend_rows(p, &refs, width)?;
+                let h = rows as f64 * row_h;
+                if rows <= MAX_STRIP_ROWS && room(top, h) {
+                    return Ok(Some((shown, h)));
+                }
+            }
+            Ok(None)
+        };
+        let mut fit = fits(top)?;
+        if fit.is_none() && !titles.title.is_empty() {
+            let short = pad + p.px(4.0);
+            if let Some(f) = fits(short)? {
+                title_hidden = true;
+                top = short;
+                fit = Some(f);
+            }
+        }
+        fit.map(|(shown, h)| {
+            legend_shown = Some(shown);
+            let strip_top = p.height - pad - h;
+            bottom_fixed += h + p.px(4.0);
+            PixelRect::new(pad, strip_top, p.width - pad, strip_top + h)
+        })
+    } else {
+        None
+    };
     let left_fixed =
         pad + if titles.y_label.is_empty() {
             0.0
@@ -215,12 +238,17 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
         y_tick_labels: yl,
         tiny,
         legend_strip,
+        legend_shown,
         title_hidden,
     })
 }
 
-/// Below this width (CSS pixels) a chart is compact: its legend moves to a strip above the plot.
-pub(crate) const COMPACT_WIDTH: f64 = 480.0;
+/// Below this width (CSS pixels) a chart is compact: its legend moves to a strip under the plot.
+pub(crate) const COMPACT_WIDTH: f64 = 500.0;
+
+/// A compact chart's legend strip takes at most this many rows; the entries past them fold into
+/// "+N more" (the page's table and read-out name every series).
+const MAX_STRIP_ROWS: usize = 2;
 
 /// Legend entries flow left to right in rows of `width`: the width of one entry.
 pub(crate) fn legend_entry_width<DB: DrawingBackend>(
@@ -360,9 +388,13 @@ pub(super) fn draw_axes_over<DB: DrawingBackend>(
         HPos::Center,
         VPos::Top,
     )?;
+    // Above a compact chart's legend strip, which sits at the bottom.
+    let x_label_bottom = axes
+        .legend_strip
+        .map_or(p.height - pad, |strip| strip.top - p.px(4.0));
     p.text(
         titles.x_label,
-        (cx, p.height - pad),
+        (cx, x_label_bottom),
         AXIS_TITLE_SIZE,
         Weight::Normal,
         rgba(t.foreground),

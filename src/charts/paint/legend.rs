@@ -19,6 +19,8 @@ pub(crate) enum Swatch {
     Dot { color: RGBAColor },
     /// A hollow square: a measured kernel on the roofline plot.
     Square { color: RGBAColor },
+    /// No sample: the "+N more" line of a folded legend.
+    Blank,
 }
 
 #[derive(Clone, Debug)]
@@ -27,16 +29,43 @@ pub(crate) struct LegendEntry {
     pub swatch: Swatch,
 }
 
-/// Draw a compact legend in the least crowded corner of the plot area.
+/// The most entries a legend lists; past it, the first ones and "+N more" (issue 38, point 9:
+/// 20 operations on 5 chips drew a legend over the whole plot). The page's table, read-out and
+/// exports name every series.
+pub(crate) const MAX_LEGEND: usize = 8;
+
+/// The labels a legend of `labels` shows: the first `shown` (at most [`MAX_LEGEND`]), and
+/// "+N more" for the rest.
+pub(crate) fn folded_labels(labels: &[&str], shown: usize) -> Vec<String> {
+    let shown = shown.min(MAX_LEGEND);
+    let mut out: Vec<String> = labels.iter().take(shown).map(|l| l.to_string()).collect();
+    if labels.len() > shown {
+        out.push(format!("+{} more", labels.len() - shown));
+    }
+    out
+}
+
+/// Draw a compact legend in the least crowded corner of the plot area (a strip under it on a
+/// narrow chart), its entries folded past [`MAX_LEGEND`].
 pub(super) fn draw_legend<DB: DrawingBackend>(
     p: &Painter<DB>,
     axes: &Axes,
     occ: &mut Occupancy,
     entries: &[LegendEntry],
 ) -> DrawResult<(), DB> {
-    let entries: Vec<&LegendEntry> = entries.iter().filter(|e| !e.label.is_empty()).collect();
-    if entries.is_empty() || axes.tiny {
+    let all: Vec<&LegendEntry> = entries.iter().filter(|e| !e.label.is_empty()).collect();
+    if all.is_empty() || axes.tiny {
         return Ok(());
+    }
+    let shown = axes.legend_shown.unwrap_or(MAX_LEGEND).min(MAX_LEGEND);
+    let more = all.len().saturating_sub(shown);
+    let more_entry = LegendEntry {
+        label: format!("+{more} more"),
+        swatch: Swatch::Blank,
+    };
+    let mut entries: Vec<&LegendEntry> = all.into_iter().take(shown).collect();
+    if more > 0 {
+        entries.push(&more_entry);
     }
     if let Some(strip) = axes.legend_strip {
         return draw_legend_strip(p, &strip, &entries);
@@ -90,7 +119,7 @@ pub(super) fn draw_legend<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A compact chart's legend: entries flowing in rows across the strip above the plot.
+/// A compact chart's legend: entries flowing in rows across the strip under the plot.
 fn draw_legend_strip<DB: DrawingBackend>(
     p: &Painter<DB>,
     strip: &PixelRect,
@@ -164,6 +193,7 @@ fn draw_swatch<DB: DrawingBackend>(
                 1.5,
             )?;
         }
+        Swatch::Blank => {}
     }
     Ok(())
 }

@@ -240,6 +240,24 @@ pub(crate) fn check_kv_heads(heads: f64, kv_heads: f64) -> Result<(), Error> {
     ))
 }
 
+/// Tensor parallelism's rule, shared by `llm` and `train` (issue 38, point 3: `train` took
+/// tp 3 with 64 heads, which `llm` refused): each chip computes `heads/tp` whole query heads,
+/// so `tp` divides `heads` (the error names `tp`). A training step of MLP blocks alone
+/// (`mlp_only=yes`) has no attention and is not asked.
+pub(crate) fn check_tp_heads(heads: f64, tp: f64) -> Result<(), Error> {
+    if heads % tp == 0.0 {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "tp",
+        n(tp),
+        format!(
+            "must divide the {} query heads (tensor parallelism gives each chip H/tp whole heads)",
+            n(heads)
+        ),
+    ))
+}
+
 /// The vector unit if the chip has one, else the dtype's peak.
 pub(crate) fn vector_or_peak(chip: &Chip, t: DType) -> Result<(ExecUnit, f64), Error> {
     match chip.vpu {

@@ -4,7 +4,7 @@
 //! purpose: its own 17 fields, each declared once with its help text, and the documentation of
 //! every part's formula on the type.
 
-use super::behavior::{check_kv_heads, n, Composite, OpBehavior, Traits, Workload};
+use super::behavior::{check_kv_heads, check_tp_heads, n, Composite, OpBehavior, Traits, Workload};
 use super::llm_load::{chunk_spec, Chunk, Engine, Load, MAX_CLIENTS, MAX_QPS};
 use super::llm_tails::{cv_spec, disagg_spec, opt, parse_cv, Disagg, MAX_SEED};
 use super::Link;
@@ -735,16 +735,7 @@ impl Llm {
         }
         // Tensor parallelism splits the query heads across the chips (KV heads fewer than the
         // chips are replicated).
-        if self.shape.heads % self.tp != 0.0 {
-            return Err(Error::invalid(
-                "tp",
-                n(self.tp),
-                format!(
-                    "must divide the {} query heads (tensor parallelism gives each chip H/tp whole heads)",
-                    n(self.shape.heads)
-                ),
-            ));
-        }
+        check_tp_heads(self.shape.heads, self.tp)?;
         self.shape.check_mla_window()?;
         Ok(())
     }

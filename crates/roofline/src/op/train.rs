@@ -9,7 +9,7 @@
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
 //! critical batch per chip.
 
-use super::behavior::{n, OpBehavior, Traits, Workload};
+use super::behavior::{check_tp_heads, n, OpBehavior, Traits, Workload};
 use super::llm::PRESET_IDS;
 use super::Model;
 use crate::arch::{arch_presets, Arch, ArchFields};
@@ -315,7 +315,12 @@ impl OpBehavior for Train {
     }
 
     fn check_consistency(&self) -> Result<(), Error> {
-        self.config.validate()
+        self.config.validate()?;
+        let c = &self.config;
+        if c.mlp_only {
+            return Ok(());
+        }
+        check_tp_heads(c.arch.heads, c.mesh.tp)
     }
 
     /// The step's hardware FLOPs per chip at the chip's peak, and its HBM traffic; the
