@@ -420,6 +420,14 @@ fn published(
         } else {
             0.0
         },
+        // An expert-parallel prefill's overlap of dispatch and combine, as `Features::of` has
+        // it; narrow training and a collective op's latency have no feature in a serving step.
+        ep_overlap: if as_phase == "prefill" && kind.get_num("ep").unwrap_or(1.0) > 1.0 {
+            share(b.split[2]).min(1.0 - share(b.split[2]))
+        } else {
+            0.0
+        },
+        ..Features::default()
     };
     let e = expectation_with(&kind, chip, features, t)?;
     Ok(StepExpected {

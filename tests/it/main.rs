@@ -18,8 +18,8 @@ mod common;
 mod view_support;
 
 mod charts;
-mod measured_steps;
 mod docs;
+mod measured_steps;
 mod screen_props;
 mod view;
 mod view_form;
