@@ -93,19 +93,31 @@ pub fn expectation_words(e: &Expectation, bare: f64) -> String {
             "no band: fewer than {MIN_POINTS} held-out points of this kind of work"
         ),
     };
+    // The model's sum, then the family's factor and the kind's bias where the set keeps them.
+    let mut ratio = model_words(e);
+    if e.family_factor.is_some() || e.bias != 1.0 {
+        ratio = format!("({ratio})");
+    }
+    if let Some(g) = e.family_factor {
+        ratio.push_str(&format!(" × {} (its family's factor)", format_sig(g, 3)));
+    }
+    if e.bias != 1.0 {
+        ratio.push_str(&format!(" × {} (its kind's bias)", format_sig(e.bias, 3)));
+    }
     format!(
         "expected {} = {} × T_lower {}, r = {} fitted on {} measurements{}; {}; \
-         validation set {}",
+         rests on {}; validation set {}",
         pretty(e.t, Unit::Seconds),
         format_sig(e.r, 4),
         pretty(bare, Unit::Seconds),
-        model_words(e),
+        ratio,
         e.pooled,
         e.borrowed_from
             .as_deref()
             .map(|b| format!(" ({b})"))
             .unwrap_or_default(),
         band,
+        e.basis.label(),
         e.set_version
     )
 }

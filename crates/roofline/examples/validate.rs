@@ -480,8 +480,6 @@ fn targets_section(r: &Report) {
         pct(o.old_median_abs_error),
         pct(o.old_p90_abs_error)
     );
-    println!();
-    serving_at_load(std::env::args().any(|a| a == "--write"));
 }
 
 /// The serving-at-load set (issue 40): coverage, per engine and generation the held-out error
@@ -601,6 +599,7 @@ fn main() {
     let arg = |a: &str| std::env::args().any(|x| x == a);
     if arg("--write") {
         write_fitted();
+        serving_at_load(true);
         return;
     }
     // --fresh: the report from a fresh run of every fit instead of the stored ones (what
@@ -638,4 +637,79 @@ fn main() {
     tails_section(&r);
     rows_section(&r);
     targets_section(&r);
+    println!();
+    serving_at_load(false);
+    println!();
+    disaggregated();
+}
+
+/// The serving-at-load set's disaggregated rows (issue 42): coverage by the rule's reasons, and
+/// per engine and generation the simulated deployment's TTFT and TPOT against the measured,
+/// each step read by the engines' fits held out by (model, system) group, and by the bound.
+fn disaggregated() {
+    use roofline::validation::load::disagg::{report, TARGETS};
+    let t0 = std::time::Instant::now();
+    let r = report();
+    println!(
+        "Disaggregated rows (issue 42) — each a closed loop of its c clients started at once on its xPyD deployment, simulated; steps read by the aggregated fits without the row's (model, system) group ({:.1} s)",
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "rows: {} disaggregated, {} expressed ({}), of which GB200/GB300 {} of {}; {} distinct measurements, {} simulated",
+        r.total,
+        r.expressed,
+        pct(Some(r.expressed as f64 / r.total.max(1) as f64)),
+        r.expressed_gb,
+        r.total_gb,
+        r.measurements,
+        r.obs.len()
+    );
+    for (why, n) in &r.unexpressed {
+        println!("  not expressed ({n}): {}", why.text());
+    }
+    let mut failed: Vec<(String, usize)> = Vec::new();
+    for (_, e) in &r.failed {
+        let why = e.split(": the").next().unwrap_or(e).to_string();
+        match failed.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, n)) => *n += 1,
+            None => failed.push((why, 1)),
+        }
+    }
+    for (why, n) in failed {
+        println!("  not simulated ({n}): {why}");
+    }
+    let verdict = |got: Option<f64>, t: f64| match got {
+        Some(v) => format!("{} {}", pct(Some(v)), if v <= t { "met" } else { "missed" }),
+        None => "— missed".into(),
+    };
+    println!();
+    println!(
+        "{:<24} {:>5} {:>10} {:>10} {:>16} {:>9} {:>16} {:>9}",
+        "engine",
+        "n",
+        "bare tpot",
+        "bare ttft",
+        "tpot median",
+        "tpot p90",
+        "ttft median",
+        "ttft p90"
+    );
+    for s in &r.summaries {
+        println!(
+            "{:<24} {:>5} {:>10} {:>10} {:>16} {:>9} {:>16} {:>9}",
+            s.label,
+            s.n,
+            pct(s.bare[0]),
+            pct(s.bare[1]),
+            verdict(s.tpot.map(|x| x.0), TARGETS[0]),
+            pct(s.tpot.map(|x| x.1)),
+            verdict(s.ttft.map(|x| x.0), TARGETS[1]),
+            pct(s.ttft.map(|x| x.1)),
+        );
+    }
+    println!(
+        "(targets, held out: TPOT median |err| ≤ {}, TTFT median ≤ {}; bare = every step at its bound)",
+        pct(Some(TARGETS[0])),
+        pct(Some(TARGETS[1]))
+    );
 }

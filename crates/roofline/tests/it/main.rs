@@ -19,6 +19,7 @@ mod collectives;
 mod llm;
 mod llm_ep;
 mod llm_sweep;
+mod load_disagg;
 mod load_rows;
 mod model;
 mod module_deps;

@@ -21,6 +21,8 @@
 //! the engine's ratios ([`ExpectedTiming`]), so the queue, saturation and goodput follow from
 //! the expected steps as the bound's follow from the bound's.
 
+#[cfg(feature = "sources")]
+pub mod disagg;
 pub mod fit;
 mod fitted;
 pub mod page;

@@ -104,6 +104,7 @@
 
 use crate::arch::arch_preset;
 use crate::chip::preset as chip_preset;
+use crate::chip::Chip;
 use crate::dtype::DType;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -502,14 +503,14 @@ fn parse(data: &'static str) -> Result<Vec<Row>, String> {
 }
 
 /// A model of the set: its zoo preset, or the attention form it lacks.
-struct Model {
-    preset: &'static str,
-    lacks: Option<Reason>,
+pub(super) struct Model {
+    pub(super) preset: &'static str,
+    pub(super) lacks: Option<Reason>,
     /// Experts quantised apart from attention in its NVFP4 checkpoints.
     experts_only_fp4: bool,
 }
 
-fn model_of(path: &str) -> Option<Model> {
+pub(super) fn model_of(path: &str) -> Option<Model> {
     let (preset, lacks, experts_only_fp4) = match path {
         "meta-llama/Llama-3.1-70B" => ("llama3.1-70b", None, false),
         "meta-llama/Llama-3.1-8B-Instruct" | "nvidia/Llama-3.1-8B-Instruct-FP8" => {
@@ -536,7 +537,7 @@ fn model_of(path: &str) -> Option<Model> {
 }
 
 /// The chip preset of a system.
-fn chip_of(system: &str) -> Option<&'static str> {
+pub(super) fn chip_of(system: &str) -> Option<&'static str> {
     Some(match system {
         "h100_sxm" => "h100",
         "h200_sxm" => "h200",
@@ -588,6 +589,38 @@ const NOTE_MODELOPT: &str = "an NVIDIA ModelOpt checkpoint, which may carry FP8 
 
 fn out(reason: Reason) -> Result<Expressed, Unexpressed> {
     Err(Unexpressed { reason })
+}
+
+/// Step 7 of the rule, precision: the weight and activation dtypes of a row of `model` on
+/// `chip` and the notes the reading takes; `None` for a mode the rule does not read.
+pub(super) fn dtypes(
+    r: &Row,
+    model: &Model,
+    chip: &Chip,
+) -> Option<(DType, DType, Vec<&'static str>)> {
+    let mut notes = Vec::new();
+    let fp4 = chip.fp4.is_some();
+    let (w, x) = match (r.precision[1], r.precision[2]) {
+        ("", "") => (DType::Bf16, DType::Bf16),
+        ("fp8" | "fp8_block", "fp8" | "fp8_block") => (DType::Fp8E4m3, DType::Fp8E4m3),
+        ("nvfp4", "nvfp4") if fp4 => (DType::Fp4, DType::Fp4),
+        ("nvfp4", "nvfp4") => {
+            notes.push(NOTE_HOPPER_FP4);
+            (DType::Fp4, DType::Bf16)
+        }
+        ("int4_wo", "int4_wo") => (DType::Int4, DType::Bf16),
+        _ => return None,
+    };
+    let experts_only = model.preset == "gpt-oss-120b"
+        || w == DType::Int4
+        || (w == DType::Fp4 && model.experts_only_fp4);
+    if experts_only {
+        notes.push(NOTE_MIXED);
+    }
+    if r.model.starts_with("nvidia/") {
+        notes.push(NOTE_MODELOPT);
+    }
+    Some((w, x, notes))
 }
 
 /// The mapping rule (module docs), one row.
@@ -672,28 +705,9 @@ fn express(r: &Row, run: Option<(u32, u32, LayoutRead)>) -> Result<Expressed, Un
         return out(Reason::ParallelismInconsistent);
     }
     // Step 7: precision.
-    let mut notes = Vec::new();
-    let fp4 = chip.fp4.is_some();
-    let (w, x) = match (r.precision[1], r.precision[2]) {
-        ("", "") => (DType::Bf16, DType::Bf16),
-        ("fp8" | "fp8_block", "fp8" | "fp8_block") => (DType::Fp8E4m3, DType::Fp8E4m3),
-        ("nvfp4", "nvfp4") if fp4 => (DType::Fp4, DType::Fp4),
-        ("nvfp4", "nvfp4") => {
-            notes.push(NOTE_HOPPER_FP4);
-            (DType::Fp4, DType::Bf16)
-        }
-        ("int4_wo", "int4_wo") => (DType::Int4, DType::Bf16),
-        _ => return out(Reason::PrecisionUnknown),
+    let Some((w, x, mut notes)) = dtypes(r, &model, &chip) else {
+        return out(Reason::PrecisionUnknown);
     };
-    let experts_only = model.preset == "gpt-oss-120b"
-        || w == DType::Int4
-        || (w == DType::Fp4 && model.experts_only_fp4);
-    if experts_only {
-        notes.push(NOTE_MIXED);
-    }
-    if r.model.starts_with("nvidia/") {
-        notes.push(NOTE_MODELOPT);
-    }
     if r.version.is_none() {
         notes.push(NOTE_VERSION);
     }
