@@ -180,12 +180,10 @@ fn express(r: &Row, src: Option<&'static Row>) -> Result<Expressed, Why> {
         let (tp, adp, mt, me) = (one(p.tp), one(p.attention_dp), one(p.moe_tp), one(p.moe_ep));
         match arch.arch.moe {
             None if adp != 1 => return Err(Why::DenseDataParallel),
-            None => {}
-            Some(m) => {
-                if mt * me != tp * adp || m.experts % f64::from(adp) != 0.0 {
-                    return Err(Why::Inconsistent);
-                }
+            Some(m) if mt * me != tp * adp || m.experts % f64::from(adp) != 0.0 => {
+                return Err(Why::Inconsistent);
             }
+            None | Some(_) => {}
         }
         if arch.arch.heads % f64::from(tp) != 0.0 {
             return Err(Why::Inconsistent);
