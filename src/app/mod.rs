@@ -1,6 +1,7 @@
 //! The Leptos app (browser only). Components are thin: the logic lives in the core crate and in
 //! [`crate::view`], both tested natively.
 
+mod address;
 mod canvas_backend;
 mod chart_canvas;
 mod chips;

@@ -7,8 +7,8 @@ use super::collapse;
 
 use roofline::scenario::Scenario;
 
+use super::address::load_as_new_entry;
 use super::ctx;
-use super::share::load_as_new_entry;
 use crate::view::recipes;
 
 /// Loads worked example `i` as a new history entry, remembers it as the one whose answer the

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use roofline::scenario::Scenario;
 use wasm_bindgen::JsCast;
 
+use super::address::set_address;
 use super::chart_canvas::ChartCanvas;
 use super::debounce::Debounce;
 use super::field::Field;
@@ -83,42 +84,6 @@ pub fn sync_url_effect() {
         flush.remove();
         back.remove();
     });
-}
-
-/// Loads a whole new scenario (a worked example, starting over) as a step the browser's Back
-/// undoes: the address first takes the scenario as it is now (an edit may not have reached it
-/// yet), then a new history entry holds the loaded one.
-pub fn load_as_new_entry(s: Scenario) {
-    let c = ctx();
-    set_address(&c.scenario.with_untracked(roofline::url::encode), false);
-    c.replace(s);
-    set_address(&c.scenario.with_untracked(roofline::url::encode), true);
-}
-
-/// Writes `?query` to the address bar, as a new history entry when `push`; nothing when the
-/// address already holds it.
-fn set_address(query: &str, push: bool) {
-    let Some(w) = web_sys::window() else {
-        return;
-    };
-    let loc = w.location();
-    let action = "update the address bar";
-    if check(loc.search(), action).as_deref() == Some(&format!("?{query}")) {
-        return;
-    }
-    let Some(path) = check(loc.pathname(), action) else {
-        return;
-    };
-    let Some(h) = check(w.history(), action) else {
-        return;
-    };
-    let url = format!("{path}?{query}");
-    let done = if push {
-        h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-    } else {
-        h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
-    };
-    check(done, action);
 }
 
 /// The notice listing what a malformed link ignored (dismissible).

@@ -128,7 +128,7 @@ pub(super) fn layout_axes<DB: DrawingBackend>(
             for shown in (1..=titles.legend.len().min(super::legend::MAX_LEGEND)).rev() {
                 let labels = super::legend::folded_labels(titles.legend, shown);
                 let refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-                let rows = legend_rows(p, &refs, width)?;
+                let rows = super::legend::legend_rows(p, &refs, width)?;
                 let h = rows as f64 * row_h;
                 if rows <= MAX_STRIP_ROWS && room(top, h) {
                     return Ok(Some((shown, h)));
@@ -249,32 +249,6 @@ pub(crate) const COMPACT_WIDTH: f64 = 500.0;
 /// A compact chart's legend strip takes at most this many rows; the entries past them fold into
 /// "+N more" (the page's table and read-out name every series).
 const MAX_STRIP_ROWS: usize = 2;
-
-/// Legend entries flow left to right in rows of `width`: the width of one entry.
-pub(crate) fn legend_entry_width<DB: DrawingBackend>(
-    p: &Painter<DB>,
-    label: &str,
-) -> DrawResult<f64, DB> {
-    Ok(p.px(18.0) + p.px(5.0) + p.measure(label, LEGEND_SIZE, Weight::Normal)?.0 + p.px(12.0))
-}
-
-/// How many rows the legend entries `labels` take when they flow in rows of `width`.
-fn legend_rows<DB: DrawingBackend>(
-    p: &Painter<DB>,
-    labels: &[&str],
-    width: f64,
-) -> DrawResult<usize, DB> {
-    let (mut rows, mut x) = (1usize, 0.0);
-    for l in labels {
-        let w = legend_entry_width(p, l)?;
-        if x > 0.0 && x + w > width {
-            rows += 1;
-            x = 0.0;
-        }
-        x += w;
-    }
-    Ok(rows)
-}
 
 /// Background, plot-area fill and grid (drawn under the data).
 pub(crate) fn draw_axes_under<DB: DrawingBackend>(

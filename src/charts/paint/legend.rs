@@ -129,7 +129,7 @@ fn draw_legend_strip<DB: DrawingBackend>(
     let row_h = text_h + p.px(4.0);
     let (mut x, mut y) = (strip.left, strip.top + row_h / 2.0);
     for e in entries {
-        let w = super::axes::legend_entry_width(p, &e.label)?;
+        let w = legend_entry_width(p, &e.label)?;
         if x > strip.left && x + w > strip.right {
             x = strip.left;
             y += row_h;
@@ -196,4 +196,30 @@ fn draw_swatch<DB: DrawingBackend>(
         Swatch::Blank => {}
     }
     Ok(())
+}
+
+/// Legend entries flow left to right in rows of `width`: the width of one entry.
+pub(crate) fn legend_entry_width<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    label: &str,
+) -> DrawResult<f64, DB> {
+    Ok(p.px(18.0) + p.px(5.0) + p.measure(label, LEGEND_SIZE, Weight::Normal)?.0 + p.px(12.0))
+}
+
+/// How many rows the legend entries `labels` take when they flow in rows of `width`.
+pub(crate) fn legend_rows<DB: DrawingBackend>(
+    p: &Painter<DB>,
+    labels: &[&str],
+    width: f64,
+) -> DrawResult<usize, DB> {
+    let (mut rows, mut x) = (1usize, 0.0);
+    for l in labels {
+        let w = legend_entry_width(p, l)?;
+        if x > 0.0 && x + w > width {
+            rows += 1;
+            x = 0.0;
+        }
+        x += w;
+    }
+    Ok(rows)
 }
