@@ -338,7 +338,8 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
                     op, chip, &s.options, &v,
                 ));
                 // Under a load the headline figures are the load's (issue 40).
-                lines = super::serving_load::apply(op, chip, &s.options, &mut cells);
+                // The draw program leaves a load's row to the app (`None`).
+                lines = super::serving_load::apply(op, chip, &s.options, &mut cells)?;
                 cells
             },
             None,

@@ -226,3 +226,33 @@ async fn bad_load_fields_are_named_at_the_field_and_keep_the_last_good_plot() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// The draw program (a link's view before the app) never shows the static batch's figures for
+/// a link that asks for a load: it leaves that serving row to the app, which then shows it; a
+/// static batch's row it draws as the app does.
+#[tokio::test(flavor = "current_thread")]
+async fn before_the_app_a_load_link_shows_no_static_serving_figures() {
+    let b = Browser::start().await;
+    let rows = "return document.querySelector('[data-drawn-view] table.results-table') ? document.querySelectorAll('[data-drawn-view] tr.serving-row').length : -1";
+    for (path, serving) in [(WORKED, 0), ("/?chip=h100&op=llm:preset=llama3-8b,b=32", 1)] {
+        b.open_blocking(path, &["*/roofline-lab-*.wasm"]).await;
+        let mut n = serde_json::Value::Null;
+        for _ in 0..250 {
+            n = b.js(rows).await;
+            if n.as_i64().is_some_and(|n| n >= 0) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+        }
+        assert_eq!(n.as_i64(), Some(serving), "{path}: drawn serving rows");
+        b.allow_wasm().await;
+        let _ = b.console_errors().await;
+    }
+    b.open(WORKED).await;
+    let s = b.row_metrics("0.serving", 0).await;
+    assert!(
+        close_to(num(&s, "ttft"), 0.015745957664396792, 1e-9),
+        "{s:?}"
+    );
+    b.close().await;
+}
