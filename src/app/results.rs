@@ -170,11 +170,33 @@ fn Row(
         // A serving row's figures do not line up with the analysis columns: one cell holds
         // them, each a labelled span carrying its `data-metric`.
         None if initial.class == "serving-row" => {
-            let spans = initial
-                .cells
+            // An expected figure's band follows it inline, as the op row's does (issue 40):
+            // `_expected_lo` draws both ends, `_expected_hi` nothing of its own.
+            let cells = &initial.cells;
+            let at = |m: &str| cells.iter().position(|c| c.metric == m);
+            let spans = cells
                 .iter()
                 .enumerate()
-                .map(|(i, cell)| view! { <span class="serving-cell"><LiveCell metric=cell.metric i=i row=row/></span> })
+                .filter(|(_, cell)| !cell.metric.ends_with("_expected_hi"))
+                .map(|(i, cell)| {
+                    let Some(stem) = cell.metric.strip_suffix("_lo").filter(|s| s.ends_with("_expected")) else {
+                        return view! { <span class="serving-cell"><LiveCell metric=cell.metric i=i row=row/></span> }.into_any();
+                    };
+                    let hi_metric = match stem {
+                        "ttft_expected" => "ttft_expected_hi",
+                        _ => "tpot_expected_hi",
+                    };
+                    let Some(hi) = at(hi_metric) else {
+                        return ().into_any();
+                    };
+                    let shown = move || row.with(|r| r.as_ref().and_then(|r| r.cells.get(i)).is_some_and(|c| c.value != "none"));
+                    view! {
+                        <span class=move || if shown() { "band" } else { "band empty" }>
+                            " (" <LiveCell metric=cell.metric i=i row=row/> "–"
+                            <LiveCell metric=hi_metric i=hi row=row/> ")"
+                        </span>
+                    }.into_any()
+                })
                 .collect_view();
             view! { <td class="serving-cells" colspan="13">{spans}</td> }.into_any()
         }

@@ -153,6 +153,26 @@ fn row(out: &mut String, r: &ResultRow, t: Table) {
         None if r.class == "serving-row" => {
             out.push_str(r#"<td class="serving-cells" colspan="13">"#);
             for c in &r.cells {
+                // An expected figure's band follows it inline, as the app's (issue 40).
+                if c.metric.ends_with("_expected_hi") {
+                    continue;
+                }
+                if let Some(stem) = c.metric.strip_suffix("_expected_lo") {
+                    let hi = format!("{stem}_expected_hi");
+                    if let Some(hi) = r.cells.iter().find(|h| h.metric == hi) {
+                        let class = if c.value == "none" {
+                            "band empty"
+                        } else {
+                            "band"
+                        };
+                        write!(out, r#"<span class="{class}"> ("#).unwrap();
+                        span(out, c, t);
+                        out.push('–');
+                        span(out, hi, t);
+                        out.push_str(")</span>");
+                    }
+                    continue;
+                }
                 out.push_str(r#"<span class="serving-cell">"#);
                 span(out, c, t);
                 out.push_str("</span>");

@@ -29,6 +29,9 @@ pub struct ResultRow {
     pub parts: Vec<ResultRow>,
     /// The serving row of an `llm` operation (`view::serving`), shown under this one.
     pub serving: Option<Box<ResultRow>>,
+    /// Derivation lines of a row without an analysis (the serving row's load equations beside
+    /// their numbers, `view::serving_load`), after the analysis's own.
+    pub lines: Vec<String>,
 }
 
 /// One figure of a result row: `data-metric`, raw `data-value` (base units) and display text.

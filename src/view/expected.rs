@@ -260,31 +260,47 @@ pub fn serving_expected_cells(
         let (pre, dec) = features.ok_or_else(|| format!("no {p} step to analyse"))?;
         expectation_with(&o, chip, if p == "decode" { dec } else { pre }, t)
     };
-    let band = |e: &Expectation| match (e.lo, e.hi) {
-        (Some(lo), Some(hi)) => format!(
-            " ({}–{})",
-            pretty(lo, Unit::Seconds),
-            pretty(hi, Unit::Seconds)
-        ),
-        _ => String::new(),
-    };
     let cell =
         |metric: &'static str, label: &str, e: &Result<Expectation, String>, bare: f64| match e {
             Ok(e) => Cell {
                 metric,
                 value: format_exact(e.t),
-                text: format!("{label} ≈ {}{}", pretty(e.t, Unit::Seconds), band(e)),
+                text: format!("{label} ≈ {}", pretty(e.t, Unit::Seconds)),
                 class: "",
                 title: expectation_words(e, bare),
                 basis: Some(e.basis.id()),
             },
             Err(why) => none_cell(metric, why),
         };
+    // The band's ends as cells of their own (`tpot_expected_lo`, named like the op row's
+    // `t_expected_lo`), shown inline after their figure (issue 40).
+    let band = |metric: &'static str, e: &Result<Expectation, String>, lo: bool| match e {
+        Ok(e) => match if lo { e.lo } else { e.hi } {
+            Some(x) => Cell {
+                metric,
+                value: format_exact(x),
+                text: pretty(x, Unit::Seconds),
+                class: "",
+                title: if lo {
+                    "the band's low end (p10 of the held-out residuals)".into()
+                } else {
+                    "the band's high end (p90 of the held-out residuals)".into()
+                },
+                basis: Some(e.basis.id()),
+            },
+            None => none_cell(metric, "the set's residuals give no band here"),
+        },
+        Err(why) => none_cell(metric, why),
+    };
     let tpot = expect("decode", v.tpot);
     let ttft = expect("prefill", v.ttft);
     let mut out = vec![
         cell("tpot_expected", "expected TPOT", &tpot, v.tpot),
+        band("tpot_expected_lo", &tpot, true),
+        band("tpot_expected_hi", &tpot, false),
         cell("ttft_expected", "expected TTFT", &ttft, v.ttft),
+        band("ttft_expected_lo", &ttft, true),
+        band("ttft_expected_hi", &ttft, false),
     ];
     out.push(match (&tpot, v.fits) {
         (Ok(e), true) => Cell {

@@ -294,6 +294,44 @@ fn ours_spec(s: &Scenario) -> String {
     .join("; ")
 }
 
+/// Each engine's serving row of the load example (issue 40): its TTFT and TPOT at the load,
+/// the bound and the expectation with its band, named by the row's engine.
+fn ours_load(s: &Scenario) -> String {
+    let rows = super::rows::result_rows(s);
+    let text = |r: &super::cell::ResultRow, m: &str| {
+        r.cells
+            .iter()
+            .find(|c| c.metric == m)
+            .map(|c| c.text.clone())
+            .unwrap_or_default()
+    };
+    let band = |r: &super::cell::ResultRow, m: &str| {
+        let (lo, hi) = (text(r, &format!("{m}_lo")), text(r, &format!("{m}_hi")));
+        if lo == "—" || lo.is_empty() {
+            String::new()
+        } else {
+            format!(" ({lo}–{hi})")
+        }
+    };
+    rows.iter()
+        .filter_map(|r| r.serving.as_deref())
+        .map(|r| {
+            let engine = text(r, "engine");
+            format!(
+                "{}: {}, {}{}; {}, {}{}",
+                engine.trim_start_matches("engine "),
+                text(r, "ttft"),
+                text(r, "ttft_expected"),
+                band(r, "ttft_expected"),
+                text(r, "tpot").split(" at ").next().unwrap_or_default(),
+                text(r, "tpot_expected"),
+                band(r, "tpot_expected"),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The worked examples the first screen offers under the key line (issue 38, point 11: the
 /// examples started 1,642–2,821 px down): a model step on two chips, a chip's critical batch,
 /// a collective and a training run, one each from the parts a newcomer meets first.
@@ -436,6 +474,17 @@ fn later_parts() -> Vec<Recipe> {
                 "chip=tpu-v5e:hbm_cap=16e9&op=llm:preset=llama3-70b,w=int8,x=int8,kv=int8,tp=8,b=32,prompt=7680,output=512,draft=llama3-8b,spec_k=4,accept=0.8",
             ),
             ours: ours_spec,
+        },
+        Recipe {
+            part: PART7,
+            id: "load-70b-h200",
+            title: "Llama 3.1-70B under load",
+            summary: "serving under load (issue 40): 64 clients of fp8 Llama 3.1-70B on 8 × H200, 1,024 tokens in and out, on vLLM, SGLang and TensorRT-LLM, each row at that load with its expectation",
+            chapter: "Measured (AIConfigurator's silicon sample at 095f58a51, Apache-2.0; fp8, tp 8, 64 clients, 1,024/1,024): vLLM TTFT 194.9 ms, TPOT 12.73 ms; TensorRT-LLM 225.4 ms, 13.51 ms. The sample has no SGLang row on this setup: its row is the fit's alone.",
+            scenario: scenario_from(
+                "chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=vllm&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=sglang&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=trtllm",
+            ),
+            ours: ours_load,
         },
     ]
 }

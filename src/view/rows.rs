@@ -264,6 +264,7 @@ impl ResultRow {
             .as_ref()
             .map(|a| a.derivation())
             .unwrap_or_default();
+        lines.extend(self.lines.iter().cloned());
         // What to expect beside the bound (issue 25): the points and the set it rests on.
         if let Some(c) = self.cells.iter().find(|c| c.metric == "t_expected") {
             lines.push(if c.value == "none" {
@@ -365,6 +366,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
                 error: None,
                 parts: Vec::new(),
                 serving: None,
+                lines: Vec::new(),
             });
         }
     }
@@ -383,6 +385,7 @@ fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
         error,
         parts,
         serving,
+        lines: Vec::new(),
     }
 }
 

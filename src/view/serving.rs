@@ -322,6 +322,7 @@ fn speculative_cells(v: Result<Option<Speculative>, roofline::Error>) -> [Cell; 
 /// analysis succeeded (its error is then on the model's row already).
 pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
     let (op, chip) = (s.ops.get(i)?, s.chips.get(j)?);
+    let mut lines = Vec::new();
     let (cells, error, name) = match serving(op, chip, &s.options) {
         Ok(None) => return None,
         Ok(Some(v)) => (
@@ -336,12 +337,16 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
                 cells.extend(super::expected::serving_expected_cells(
                     op, chip, &s.options, &v,
                 ));
+                // Under a load the headline figures are the load's (issue 40).
+                // The draw program leaves a load's row to the app (`None`).
+                lines = super::serving_load::apply(op, chip, &s.options, &mut cells)?;
                 cells
             },
             None,
             format!(
-                "  serving: B {} · prompt {} · output {} · {} chip{}",
-                format_exact(v.batch),
+                "  serving: {} · prompt {} · output {} · {} chip{}",
+                super::serving_load::load_words(op)
+                    .unwrap_or_else(|| format!("B {}", format_exact(v.batch))),
                 format_exact(v.prompt),
                 format_exact(v.output),
                 format_exact(v.chips),
@@ -361,5 +366,6 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
         error,
         parts: Vec::new(),
         serving: None,
+        lines,
     })
 }

@@ -10,6 +10,7 @@ mod ep;
 mod fields;
 mod first_view;
 mod layout;
+mod load;
 mod models;
 mod page;
 mod profile;

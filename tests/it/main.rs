@@ -23,6 +23,7 @@ mod measured_steps;
 mod screen_props;
 mod view;
 mod view_form;
+mod view_load;
 mod view_models;
 mod view_plots;
 mod view_spec;

@@ -166,7 +166,14 @@ fn json(screen: &Screen, what: &str, key: &str, v: &Value) -> Result<(), String>
 // The page
 
 /// Metrics whose `data-value` is a word, not a number.
-const WORD_METRICS: &[&str] = &["bound", "fits", "parts_bound", "latency_bound", "algorithm"];
+const WORD_METRICS: &[&str] = &[
+    "bound",
+    "fits",
+    "parts_bound",
+    "latency_bound",
+    "algorithm",
+    "engine",
+];
 
 fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
     let what = format!("row {}", r.id);

@@ -174,6 +174,9 @@ fn every_recipe_loads_cleanly_and_answers_like_the_chapter() {
             // test checks the book's own figures give 3).
             "p-3g" => "prefill:decode 2.38 : 1",
             "speculative" => "TPOT spec",
+            // The golden file's bound at 64 vLLM clients (TTFT 15.746 ms, TPOT 3.3959 ms); the
+            // measured 194.9 ms and 12.73 ms lie inside vLLM's bands (docs/serving.md).
+            "load-70b-h200" => "vLLM: TTFT 15.7 ms, expected TTFT ≈",
             _ => "",
         };
         if r.id == "q1-int8" {
