@@ -19,8 +19,11 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_str(&out.stdout).expect("valid JSON")
 }
 
-/// The page's rows flattened as the page lists them: `(data-op, data-chip, cells)`.
-fn page_rows(rows: Vec<ResultRow>) -> Vec<(String, usize, Vec<(String, String)>)> {
+/// A page row: `(data-op, data-chip, [(data-metric, data-value)])`.
+type PageRow = (String, usize, Vec<(String, String)>);
+
+/// The page's rows flattened as the page lists them.
+fn page_rows(rows: Vec<ResultRow>) -> Vec<PageRow> {
     let mut out = Vec::new();
     for mut r in rows {
         let parts = std::mem::take(&mut r.parts);
