@@ -2,9 +2,7 @@
 //! and `roofline validate` prints, from the same code. Each section a function of its report;
 //! no clock here (the core has none): a caller that timed a report passes the seconds.
 
-use super::{
-    binomial_range, load, report, stored_observations, Report, Summary, MIN_POINTS, MIN_SOURCES,
-};
+use super::{binomial_range, load, stored_observations, Report, Summary, MIN_POINTS, MIN_SOURCES};
 use crate::units::{format_quantity, Unit};
 
 /// `println!` into a string.
@@ -23,9 +21,11 @@ fn took(secs: Option<f64>) -> String {
     secs.map(|s| format!(" ({s:.1} s)")).unwrap_or_default()
 }
 
-/// The whole report, as `./dev validate` prints it but for the sections' timings.
+/// The whole report, as `./dev validate` prints it but for the sections' timings. With the
+/// `sources` feature only, as the serving-at-load set's rows.
+#[cfg(feature = "sources")]
 pub fn full_report() -> String {
-    let mut out = report_text(&report());
+    let mut out = report_text(&super::report());
     out.push('\n');
     let load = load::report::report_of(&load::row_inputs());
     out.push_str(&load_text(&load, None));
@@ -517,6 +517,7 @@ pub fn load_text(r: &load::report::LoadReport, secs: Option<f64>) -> String {
 
 /// The disaggregated rows' section for `r` (`secs`: how long its simulation took, when the
 /// caller timed it).
+#[cfg(feature = "sources")]
 pub fn disagg_text(r: &load::disagg::Report, secs: Option<f64>) -> String {
     use load::disagg::TARGETS;
     let mut out = String::new();
