@@ -330,7 +330,7 @@ pub(crate) fn pow2_scale(x: f64) -> f64 {
     } else {
         1.0
     };
-    2f64.powi(x.log2().ceil() as i32)
+    2f64.powi(libm::log2(x).ceil() as i32)
 }
 
 /// Where `T_math = a0 + a·x` overtakes every resource's time `c + k·x` (`lines`: `(c, k,

@@ -35,6 +35,9 @@
 //!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
 //! * [`validation`]: published measurements as scenarios (the top layer), the bare roofline's
 //!   ratio to them and a calibration fitted on them, held out by source ([`validation::report`]).
+//! * [`results`]: the result store above them all ([`results::Results`]): each (operation,
+//!   chip, options) of a scenario computed once per edit, keyed by content, with its analysis,
+//!   workload, serving, load figures, expectations and elasticities as plain data.
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -75,6 +78,7 @@ pub mod op;
 pub mod options;
 pub mod profile;
 pub mod resource;
+pub mod results;
 pub mod scenario;
 pub mod serving;
 pub mod sweep;

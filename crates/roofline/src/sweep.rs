@@ -223,7 +223,7 @@ fn grid(spec: &SweepSpec, integer: bool) -> Vec<f64> {
         } else if i == n - 1 {
             b
         } else if spec.log {
-            a * (b / a).powf(t)
+            a * libm::pow(b / a, t)
         } else {
             a + (b - a) * t
         };

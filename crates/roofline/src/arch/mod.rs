@@ -279,7 +279,7 @@ impl Moe {
             return 0.0;
         }
         let q = 1.0 - self.top_k / self.experts;
-        self.experts * (1.0 - q.max(0.0).powf(tokens))
+        self.experts * (1.0 - libm::pow(q.max(0.0), tokens))
     }
 
     /// `expected_distinct(T)` written out: `E·(1 − (1 − k/E)^T) = 256·(1 − (1 − 8/256)^64)
@@ -346,9 +346,9 @@ impl Moe {
         let k = self.top_k;
         let q = (1.0 - k / self.experts).max(0.0);
         // f(T) = 2kT − c(1 − q^T): f(0) = 0, convex; a positive root exists iff f'(0) < 0.
-        let f = |t: f64| 2.0 * k * t - c * (1.0 - q.powf(t));
+        let f = |t: f64| 2.0 * k * t - c * (1.0 - libm::pow(q, t));
         let slope0 = if q > 0.0 {
-            2.0 * k + c * q.ln()
+            2.0 * k + c * libm::log(q)
         } else {
             f64::NEG_INFINITY
         };

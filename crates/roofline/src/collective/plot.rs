@@ -69,12 +69,12 @@ fn check_range(field: &str, from: f64, to: f64, min: f64, max: f64) -> Result<()
 }
 
 fn log_space(from: f64, to: f64, points: usize) -> impl Iterator<Item = f64> {
-    let r = (to / from).ln();
+    let r = libm::log(to / from);
     (0..points).map(move |i| {
         if i + 1 == points {
             to
         } else {
-            from * (r * i as f64 / (points - 1) as f64).exp()
+            from * libm::exp(r * i as f64 / (points - 1) as f64)
         }
     })
 }

@@ -57,7 +57,7 @@ fn scaled(chip: &Chip, fields: &[ChipField], k: f64) -> Option<Chip> {
 fn elasticity(op: &Op, chip: &Chip, opts: &Options, t: f64, fields: &[ChipField]) -> Option<f64> {
     let k = 1.0 + 1e-3;
     let up = t_lower(op, &scaled(chip, fields, k)?, opts).ok()?;
-    let e = (up.ln() - t.ln()) / k.ln();
+    let e = (libm::log(up) - libm::log(t)) / libm::log(k);
     e.is_finite().then(|| (e * 1e9).round() / 1e9 + 0.0)
 }
 

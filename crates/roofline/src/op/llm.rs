@@ -104,7 +104,7 @@ pub fn expected_tokens(k: f64, accept: f64) -> f64 {
     if accept == 1.0 {
         k + 1.0
     } else {
-        (1.0 - accept.powf(k + 1.0)) / (1.0 - accept)
+        (1.0 - libm::pow(accept, k + 1.0)) / (1.0 - accept)
     }
 }
 

@@ -262,7 +262,7 @@ impl LlmSweep {
         // Sizes per chip stay dyadic (exact in binary) only when the tensor-parallel degree is
         // a power of two; split 3 ways, the parts built directly round at each factor, which
         // a linear form cannot reproduce bit for bit.
-        if llm.tp.log2().fract() != 0.0 {
+        if libm::log2(llm.tp).fract() != 0.0 {
             return Ok(None);
         }
         let arch = llm.arch();

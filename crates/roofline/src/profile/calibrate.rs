@@ -286,9 +286,9 @@ struct Problem {
 impl Problem {
     fn cal(&self, p: Coords) -> Calibration {
         Calibration {
-            compute: p.x.exp().clamp(MIN_EFFICIENCY, 1.0),
-            memory: p.y.exp().clamp(MIN_EFFICIENCY, 1.0),
-            overhead: (self.tau * p.z.exp_m1()).clamp(0.0, MAX_OVERHEAD),
+            compute: libm::exp(p.x).clamp(MIN_EFFICIENCY, 1.0),
+            memory: libm::exp(p.y).clamp(MIN_EFFICIENCY, 1.0),
+            overhead: (self.tau * libm::expm1(p.z)).clamp(0.0, MAX_OVERHEAD),
         }
     }
 
@@ -305,7 +305,7 @@ impl Problem {
         let mut s = 0.0;
         for p in &self.pts {
             let t = (p.a / cal.compute).max(p.b / cal.memory) + cal.overhead;
-            let r = p.ln_t - t.ln();
+            let r = p.ln_t - libm::log(t);
             s += p.w * r * r;
         }
         s / self.weight
@@ -359,7 +359,7 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
         pts.push(Point {
             a: f / n / peak,
             b: b / n / bw,
-            ln_t: t.ln(),
+            ln_t: libm::log(t),
             w: n,
         });
     }
@@ -387,7 +387,7 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
     }
     let used = pts.len();
     let weight: f64 = pts.iter().map(|p| p.w).sum();
-    let mut times: Vec<f64> = pts.iter().map(|p| p.ln_t.exp()).collect();
+    let mut times: Vec<f64> = pts.iter().map(|p| libm::exp(p.ln_t)).collect();
     times.sort_by(f64::total_cmp);
     let tau = times[times.len() / 2].max(1e-12);
     let t_max = times[times.len() - 1].min(MAX_OVERHEAD);
@@ -395,8 +395,8 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
         pts,
         weight,
         tau,
-        x_min: MIN_EFFICIENCY.ln(),
-        z_max: (t_max / tau).ln_1p().max(0.0),
+        x_min: libm::log(MIN_EFFICIENCY),
+        z_max: libm::log1p(t_max / tau).max(0.0),
     };
 
     // Grid: c and m from 1 down to 1e-4, o from 0 up to the longest launch.
@@ -494,7 +494,7 @@ pub fn fit(kernels: &[Kernel], roofline: &Roofline) -> Result<Fit, Error> {
             .map(|p| p.w * ((p.a / c.compute).max(p.b / c.memory) + c.overhead))
             .sum()
     };
-    let measured: f64 = prob.pts.iter().map(|p| p.w * p.ln_t.exp()).sum();
+    let measured: f64 = prob.pts.iter().map(|p| p.w * libm::exp(p.ln_t)).sum();
     let plain = total(&Calibration::NONE);
     let calibrated = total(&cal);
     let gap = measured - plain;

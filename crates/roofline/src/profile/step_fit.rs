@@ -286,8 +286,8 @@ pub fn fit_steps(obs: &[StepObs]) -> Result<StepFit, String> {
         let t_hat = e.time(o.compute, o.memory, o.network);
         let r = 1.0 - t_hat / o.measured;
         ss += r * r / n;
-        before += (o.measured / bound).ln().powi(2) / n;
-        after += (o.measured / t_hat.max(f64::MIN_POSITIVE)).ln().powi(2) / n;
+        before += libm::log(o.measured / bound).powi(2) / n;
+        after += libm::log(o.measured / t_hat.max(f64::MIN_POSITIVE)).powi(2) / n;
     }
     let ns = shapes as f64;
     let s2 = ss * ns / (ns - k as f64);

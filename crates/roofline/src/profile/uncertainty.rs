@@ -60,7 +60,7 @@ pub(super) fn uncertainty(obs: &[Obs], shapes: usize, c: f64, m: f64, o: f64) ->
                 g[k][l] += p.w * gk * gl / weight;
             }
         }
-        let r = p.ln_t - t.ln();
+        let r = p.ln_t - libm::log(t);
         ss += p.w * r * r / weight;
     }
     // Free parameters: away from their bounds and constrained by some kernel.
@@ -159,7 +159,7 @@ mod tests {
             .map(|(&a, r)| Obs {
                 a,
                 b: a / 100.0,
-                ln_t: (a / c).ln() + r,
+                ln_t: libm::log(a / c) + r,
                 w: 1.0,
             })
             .collect();
@@ -172,7 +172,7 @@ mod tests {
         let exact: Vec<Obs> = obs
             .iter()
             .map(|p| Obs {
-                ln_t: (p.a / c).ln(),
+                ln_t: libm::log(p.a / c),
                 ..*p
             })
             .collect();

@@ -112,13 +112,13 @@ pub struct TrainPlot {
 }
 
 fn log_space(from: f64, to: f64, points: usize) -> Vec<f64> {
-    let r = (to / from).ln();
+    let r = libm::log(to / from);
     (0..points)
         .map(|i| {
             if i + 1 == points {
                 to
             } else {
-                from * (r * i as f64 / (points - 1) as f64).exp()
+                from * libm::exp(r * i as f64 / (points - 1) as f64)
             }
         })
         .collect()
@@ -150,7 +150,7 @@ fn round_chips(target: f64, unit: f64, fabric: &Fabric) -> f64 {
         Fabric::Torus(t) => {
             // Whole 4x4x4 cubes (v4p, v5p) or axes of 16 (v5e, v6e) wrap around.
             let g = match t.wrap {
-                crate::collective::WrapRule::FullCube => 4f64.powf(t.dims),
+                crate::collective::WrapRule::FullCube => libm::pow(4.0, t.dims),
                 crate::collective::WrapRule::AxisOf16 => 16.0,
                 _ => 1.0,
             };

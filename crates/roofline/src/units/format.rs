@@ -201,7 +201,7 @@ pub fn format_field(x: f64, unit: Unit) -> String {
     // Binary, for capacities: exact division by a power of two.
     let binary = (unit == Unit::Bytes && x.abs() >= 1024.0)
         .then(|| {
-            let k = ((x.abs().log2() / 10.0).floor() as i32).clamp(1, 6);
+            let k = ((libm::log2(x.abs()) / 10.0).floor() as i32).clamp(1, 6);
             let v = x.abs() / 2f64.powi(10 * k);
             let (d, e) = shortest_digits(v);
             let prefix = BINARY[(k - 1) as usize];
@@ -327,7 +327,7 @@ fn compact(x: f64, sig: usize, from: f64) -> String {
 /// trailing zeros trimmed.
 fn plain(a: f64, sig: usize) -> String {
     // Digits before the decimal point (<= 0 for a < 1).
-    let int_digits = a.log10().floor() as i32 + 1;
+    let int_digits = libm::log10(a).floor() as i32 + 1;
     let decimals = (sig as i32 - int_digits).clamp(0, 17) as usize;
     let s = format!("{a:.decimals$}");
     if s.parse::<f64>().map(|r| r >= 1e4).unwrap_or(false) {
@@ -348,7 +348,7 @@ fn prefixed(a: f64, sig: usize) -> String {
     loop {
         let (_, p, name) = up[i];
         let m = a / p;
-        let int_digits = (m.log10().floor() as i32 + 1).max(1);
+        let int_digits = (libm::log10(m).floor() as i32 + 1).max(1);
         let decimals = (sig as i32 - int_digits).clamp(0, 17) as usize;
         let s = format!("{m:.decimals$}");
         let rounded: f64 = s.parse().unwrap_or(m);

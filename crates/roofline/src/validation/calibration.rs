@@ -692,7 +692,7 @@ fn log_residual(obs: &[Obs], model: Option<&Model>) -> f64 {
     obs.iter()
         .map(|o| {
             let p = model.map_or(1.0, |m| m.ratio(&o.features));
-            (o.ratio / p).ln().abs()
+            libm::log(o.ratio / p).abs()
         })
         .sum()
 }

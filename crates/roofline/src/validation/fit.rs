@@ -181,7 +181,7 @@ impl Features {
             launch: if kernel { per(1e-6) } else { 0.0 },
             step: if step { per(1e-3 * steps) } else { 0.0 },
             multi_chip: if step && group > 1.0 {
-                per(1e-6 * collectives(a) * steps * group.log2())
+                per(1e-6 * collectives(a) * steps * libm::log2(group))
             } else {
                 0.0
             },
@@ -301,7 +301,7 @@ pub fn nccl_latency(op: &crate::op::Op) -> Option<f64> {
                 NVLS
             } else {
                 let tree = TREE_BASE
-                    + 2.0 * ((per_node - 1.0) * NVLINK_STEP + nodes.log2() * TREE_NET_STEP);
+                    + 2.0 * ((per_node - 1.0) * NVLINK_STEP + libm::log2(nodes) * TREE_NET_STEP);
                 ring(2.0 * (n - 1.0), 2.0 * (nodes - 1.0)).min(tree)
             }
         }

@@ -54,6 +54,7 @@ mod serving_points;
 mod stored;
 mod summary;
 mod tails;
+pub mod text;
 mod training;
 
 use crate::analysis::{analyze, Analysis};

@@ -28,6 +28,7 @@ mod profile_real;
 mod profile_steps;
 mod properties;
 mod reference;
+mod results;
 mod serving;
 mod serving_fit;
 mod serving_keys;

@@ -50,6 +50,7 @@ const LAYERS: &[&str] = &[
     "url",
     "compare",
     "validation",
+    "results",
 ];
 
 /// The circles that exist today, as `crate: folder::{members}` (each a strongly connected set

@@ -63,10 +63,14 @@ impl Samples {
         }
         // Bins by value (linear in ln x when every value is > 0, else in x).
         let logs = lo > 0.0;
-        let (a, b) = if logs { (lo.ln(), hi.ln()) } else { (lo, hi) };
+        let (a, b) = if logs {
+            (libm::log(lo), libm::log(hi))
+        } else {
+            (lo, hi)
+        };
         let scale = (BINS as f64) / (b - a);
         let bin = |x: f64| -> usize {
-            let y = if logs { x.ln() } else { x };
+            let y = if logs { libm::log(x) } else { x };
             (((y - a) * scale) as usize).min(BINS - 1)
         };
         // Each sample's bin, computed once.

@@ -124,7 +124,7 @@ pub fn features_of(d: &Decomp, chips: f64, moe: bool, extra: f64) -> Features {
         per(extra),
         per(1e-3 * d.steps),
         if chips > 1.0 {
-            per(1e-6 * d.collectives * chips.log2())
+            per(1e-6 * d.collectives * libm::log2(chips))
         } else {
             0.0
         },

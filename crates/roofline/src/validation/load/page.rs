@@ -377,7 +377,7 @@ pub fn load_curve(
             } else {
                 0.0
             };
-            let mut x = lo * (hi / lo).powf(f);
+            let mut x = lo * libm::pow(hi / lo, f);
             if axis == Axis::Concurrency {
                 x = x.round().max(1.0);
                 if points.last().is_some_and(|p: &LoadPoint| p.x == x) {

@@ -1,0 +1,285 @@
+//! The result store (issue 41): every (operation, chip) pair of a scenario analysed once per
+//! edit, keyed by what it is computed from (the operation, the chip and the options, compared
+//! by content, not by position), with everything a result row reads of the core: the analysis,
+//! a composite's workload, an `llm`'s serving figures (the smallest topology, speculative
+//! decoding, the load figures with their expectations), the expected time and its band, the
+//! serving expectations and the elasticities.
+//!
+//! [`Results::update`] takes the scenario after an edit: a pair whose inputs are unchanged keeps
+//! its figures (the same [`Arc`], so a reader can tell with [`Arc::ptr_eq`] that nothing
+//! changed), a changed pair is computed again, and pairs no longer in the scenario are
+//! forgotten. Moving an operation or a chip to another position re-uses its figures.
+//!
+//! Plain data out: each figure is a field of [`PairResults`], asked by its type, never through a
+//! string key. The top layer of the core: it reads every layer below it and nothing reads it.
+
+use std::sync::Arc;
+
+use crate::analysis::{analyze, Analysis};
+use crate::chip::Chip;
+use crate::compare::{elasticities, Elasticities};
+use crate::error::Error;
+use crate::op::Op;
+use crate::options::Options;
+use crate::scenario::Scenario;
+use crate::serving::{serving, smallest_topology, speculative, Serving, Speculative, Topology};
+use crate::validation::load::page::{load_row, LoadRow};
+use crate::validation::{expectation_for, expectation_with, serving_features, Expectation};
+use crate::workload::{analyze_workload, Workload};
+
+/// Everything the core computes for one (operation, chip) pair under the scenario's options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairResults {
+    /// The roofline analysis: a composite's aggregate (the workload's), else [`analyze`]'s.
+    pub analysis: Result<Analysis, Error>,
+    /// A composite step part by part (`Ok(None)` for a single operation).
+    pub workload: Result<Option<Workload>, Error>,
+    /// The expected time against the bare bound (no derate, no calibration: what the
+    /// validation set was fitted against) with its band, or why there is none.
+    pub expectation: Result<Expectation, String>,
+    /// How `t_lower` moves with each of the chip's resources; `None` when the analysis failed.
+    pub elasticities: Option<Elasticities>,
+    /// The serving figures of an `llm` (`Ok(None)` for any other kind), present only when the
+    /// analysis succeeded (the page shows no serving row under a failed analysis).
+    pub serving: Option<ServingResults>,
+}
+
+/// An `llm`'s serving figures on the chip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingResults {
+    /// TTFT, TPOT, throughput, cost, energy and the largest batch ([`serving`]).
+    pub figures: Result<Option<Serving>, Error>,
+    /// The smallest group of chips that holds the batch, under the op's `tpot_max` if it has
+    /// one ([`smallest_topology`]).
+    pub topology: Result<Option<Topology>, Error>,
+    /// Speculative decoding with the op's draft model, if it names one ([`speculative`]).
+    pub speculative: Result<Option<Speculative>, Error>,
+    /// The load figures (`load=concurrency` or `rate`, or a static batch's expectations by an
+    /// engine's fit) with their expectations and bands ([`load_row`]).
+    pub load: Result<Option<LoadRow>, Error>,
+    /// The expected TPOT and TTFT of the static batch by the validation set, against the bare
+    /// bound; `None` where there are no serving figures to expect.
+    pub expected: Option<ServingExpectation>,
+}
+
+/// The validation set's expectation of a static batch's decode and prefill steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingExpectation {
+    /// The bare serving figures the expectations are applied to.
+    pub bare: Serving,
+    /// Expected time per output token (a decode step at `P + G/2`).
+    pub tpot: Result<Expectation, String>,
+    /// Expected time to first token (a prefill of the batch's prompts).
+    pub ttft: Result<Expectation, String>,
+}
+
+impl ServingExpectation {
+    /// Output tokens per second of the group at the expected TPOT, `B / expected TPOT`; `None`
+    /// without an expected TPOT or for a batch that does not fit.
+    pub fn tokens_per_s(&self) -> Option<f64> {
+        let e = self.tpot.as_ref().ok()?;
+        self.bare.fits.then(|| self.bare.batch / e.t)
+    }
+}
+
+impl PairResults {
+    /// Computes everything for `op` on `chip` under `opts` (what [`Results::update`] calls for a
+    /// changed pair).
+    pub fn compute(op: &Op, chip: &Chip, opts: &Options) -> PairResults {
+        // A composite's aggregate analysis comes with its parts: analyse once.
+        let workload = analyze_workload(op, chip, opts);
+        let analysis = match &workload {
+            Ok(Some(w)) => Ok(w.analysis.clone()),
+            _ => analyze(op, chip, opts),
+        };
+        let bare = bare_options(opts);
+        let expectation = match &analysis {
+            Ok(a) if *opts == bare => expectation_for(op, chip, a),
+            Ok(_) => analyze(op, chip, &bare)
+                .map_err(|_| "no bare bound".to_string())
+                .and_then(|b| expectation_for(op, chip, &b)),
+            Err(_) => Err("no bare bound".to_string()),
+        };
+        let elasticities = analysis.as_ref().ok().map(|a| elasticities(a, chip, opts));
+        let serving = analysis
+            .is_ok()
+            .then(|| ServingResults::compute(op, chip, opts));
+        PairResults {
+            analysis,
+            workload,
+            expectation,
+            elasticities,
+            serving,
+        }
+    }
+
+    /// The serving figures, if the op serves tokens and they were computed.
+    pub fn serving_figures(&self) -> Option<&Serving> {
+        self.serving.as_ref()?.figures.as_ref().ok()?.as_ref()
+    }
+
+    /// The load figures, if the op is an `llm` and they were computed.
+    pub fn load(&self) -> Option<&LoadRow> {
+        self.serving.as_ref()?.load.as_ref().ok()?.as_ref()
+    }
+}
+
+impl ServingResults {
+    fn compute(op: &Op, chip: &Chip, opts: &Options) -> ServingResults {
+        let figures = serving(op, chip, opts);
+        let tpot_max = op.llm().and_then(|l| l.tpot_max).map(|ms| ms / 1e3);
+        let expected = match &figures {
+            Ok(Some(v)) => serving_expectation(op, chip, opts, v),
+            _ => None,
+        };
+        ServingResults {
+            topology: smallest_topology(op, chip, opts, tpot_max),
+            speculative: speculative(op, chip, opts),
+            load: load_row(op, chip, opts),
+            figures,
+            expected,
+        }
+    }
+}
+
+/// The options the validation set's ratios were fitted against: the same FLOP convention, no
+/// derate, no calibration.
+fn bare_options(opts: &Options) -> Options {
+    Options {
+        convention: opts.convention,
+        ..Options::default()
+    }
+}
+
+/// The static batch's expected TPOT and TTFT: the bare serving figures' decode and prefill
+/// steps, each with the features of its step.
+fn serving_expectation(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    figures: &Serving,
+) -> Option<ServingExpectation> {
+    let bare_opts = bare_options(opts);
+    let bare = if *opts == bare_opts {
+        figures.clone()
+    } else {
+        serving(op, chip, &bare_opts).ok().flatten()?
+    };
+    let features = serving_features(op, chip, bare.ttft, bare.tpot);
+    let expect = |phase: &str, t: f64| -> Result<Expectation, String> {
+        let mut o = op.clone();
+        o.set("phase", phase)
+            .map_err(|_| format!("no {phase} phase"))?;
+        let (pre, dec) = features.ok_or_else(|| format!("no {phase} step to analyse"))?;
+        expectation_with(&o, chip, if phase == "decode" { dec } else { pre }, t)
+    };
+    Some(ServingExpectation {
+        tpot: expect("decode", bare.tpot),
+        ttft: expect("prefill", bare.ttft),
+        bare,
+    })
+}
+
+/// One stored pair: what it was computed from and its figures.
+#[derive(Debug, Clone)]
+struct Entry {
+    op: Op,
+    chip: Chip,
+    options: Options,
+    results: Arc<PairResults>,
+}
+
+impl Entry {
+    fn is_for(&self, op: &Op, chip: &Chip, options: &Options) -> bool {
+        self.options == *options && self.op == *op && self.chip == *chip
+    }
+}
+
+/// The results of a scenario's (operation, chip) pairs, kept between edits (see the module
+/// docs).
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// The pairs of the last scenario, operation-major (`ops × chips`).
+    grid: Vec<Arc<PairResults>>,
+    chips: usize,
+    /// The distinct pairs, by content.
+    entries: Vec<Entry>,
+    /// Pairs computed over the store's life.
+    computed: usize,
+}
+
+impl Results {
+    /// An empty store.
+    pub fn new() -> Results {
+        Results::default()
+    }
+
+    /// The store of one scenario.
+    pub fn of(s: &Scenario) -> Results {
+        let mut r = Results::new();
+        r.update(s);
+        r
+    }
+
+    /// Brings the store to scenario `s`: each pair whose (operation, chip, options) the store
+    /// holds keeps its figures, each other pair is computed once (two positions with the same
+    /// operation and chip share one computation), and pairs not in `s` are forgotten.
+    pub fn update(&mut self, s: &Scenario) {
+        let mut old = std::mem::take(&mut self.entries);
+        let mut grid = Vec::with_capacity(s.ops.len() * s.chips.len());
+        for op in &s.ops {
+            for chip in &s.chips {
+                let results = if let Some(e) =
+                    self.entries.iter().find(|e| e.is_for(op, chip, &s.options))
+                {
+                    e.results.clone()
+                } else {
+                    let results = match old.iter().position(|e| e.is_for(op, chip, &s.options)) {
+                        Some(k) => old.swap_remove(k).results,
+                        None => {
+                            self.computed += 1;
+                            Arc::new(PairResults::compute(op, chip, &s.options))
+                        }
+                    };
+                    self.entries.push(Entry {
+                        op: op.clone(),
+                        chip: chip.clone(),
+                        options: s.options,
+                        results: results.clone(),
+                    });
+                    results
+                };
+                grid.push(results);
+            }
+        }
+        self.grid = grid;
+        self.chips = s.chips.len();
+    }
+
+    /// The figures of operation `i` on chip `j` of the last scenario.
+    pub fn get(&self, i: usize, j: usize) -> Option<&Arc<PairResults>> {
+        if j >= self.chips {
+            return None;
+        }
+        self.grid.get(i * self.chips + j)
+    }
+
+    /// Every pair of the last scenario, operation-major: `(i, j, figures)`.
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize, &Arc<PairResults>)> {
+        let chips = self.chips.max(1);
+        self.grid
+            .iter()
+            .enumerate()
+            .map(move |(k, r)| (k / chips, k % chips, r))
+    }
+
+    /// How many pairs the store has computed over its life (an unchanged pair costs nothing).
+    pub fn computed(&self) -> usize {
+        self.computed
+    }
+
+    /// Distinct pairs held (equal operations on the same chip count once).
+    pub fn distinct(&self) -> usize {
+        self.entries.len()
+    }
+}
