@@ -106,6 +106,23 @@ fn loaded(page: Arc<ValidationPage>) -> impl IntoView {
             <ul class="notes" data-validation-summary="true">
                 {page.summaries.iter().map(|l| view! { <li data-group=l.group.clone()>{l.text.clone()}</li> }).collect_view()}
             </ul>
+            // What the nested hold-out held out, and the old figure named for what it is
+            // (issue 39); then band coverage per kind, the factors and biases with the figures
+            // that decided them, and each tail with and without its terms.
+            <p class="hint" data-validation-held-out="true">{page.held_out.clone()}</p>
+            <p class="hint" data-validation-old="true">{page.old.clone()}</p>
+            <p class="hint">"Band coverage: a point is covered when its measurement lies in the p10–p90 band of its own held-out expectation."</p>
+            <ul class="notes" data-validation-coverage="true">
+                {page.coverage.iter().map(|l| view! { <li data-group=l.group.clone()>{l.text.clone()}</li> }).collect_view()}
+            </ul>
+            <p class="hint">"Family factors and kind biases, each kept only where it lowers its points' held-out error:"</p>
+            <ul class="notes" data-validation-factors="true">
+                {page.factors.iter().map(|l| view! { <li data-group=l.group.clone()>{l.text.clone()}</li> }).collect_view()}
+            </ul>
+            <p class="hint">"The tails: classes of work the expectation missed, with and without the terms added for them:"</p>
+            <ul class="notes" data-validation-tails="true">
+                {page.tails.iter().map(|l| view! { <li data-group=l.group.clone()>{l.text.clone()}</li> }).collect_view()}
+            </ul>
             <p class="hint">
                 "Expected time = the bound's compute-, memory- and network-bound shares, each at \
                  the achievable fraction the set shows; the terms, and those the data do not support:"

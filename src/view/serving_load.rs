@@ -13,7 +13,7 @@ use roofline::analysis::Options;
 use roofline::chip::Chip;
 use roofline::op::{Engine, Load, Op};
 use roofline::units::{format_exact, format_sig, Unit};
-#[cfg(feature = "app")]
+#[cfg(feature = "load")]
 use roofline::validation::load::page::load_row;
 use roofline::validation::load::page::{Figure, LoadRow};
 
@@ -99,16 +99,16 @@ pub fn load_words(op: &Op) -> Option<String> {
 }
 
 /// Why a static batch has no saturation or goodput (as the core's `load_row` says it).
-#[cfg(not(feature = "app"))]
+#[cfg(not(feature = "load"))]
 const NO_RATE: &str =
     "load=batch: a static batch has no arrival rate (set load=concurrency or load=rate)";
 
 /// What the row's cells become under `op`'s load, and the derivation's lines; `None` where the
-/// row is left to the app. The draw program (built without the `app` feature, whose size
+/// row is left to the app. The draw program (built without the `load` feature, whose size
 /// budget the load model would overrun) shows only a `generic` static batch's row, whose cells
 /// need no load model, and leaves a load's or an engine's row to the app: it never shows the
 /// static figures for a link that asks for a load.
-#[cfg(not(feature = "app"))]
+#[cfg(not(feature = "load"))]
 pub fn apply(op: &Op, _chip: &Chip, _opts: &Options, cells: &mut Vec<Cell>) -> Option<Vec<String>> {
     let l = op.llm()?;
     if l.load != Load::Batch || l.engine != Engine::Generic {
@@ -121,7 +121,7 @@ pub fn apply(op: &Op, _chip: &Chip, _opts: &Options, cells: &mut Vec<Cell>) -> O
 }
 
 /// A static batch's row without the load model: B running, no rate.
-#[cfg(not(feature = "app"))]
+#[cfg(not(feature = "load"))]
 fn static_row(b: f64, engine: Engine) -> LoadRow {
     LoadRow {
         engine,
@@ -135,7 +135,7 @@ fn static_row(b: f64, engine: Engine) -> LoadRow {
 /// What the row's cells become under `op`'s load, and the derivation's lines. Under
 /// `load=batch` the static cells stay (an engine other than `generic` changes only the
 /// expectations); under a load the headline figures are the load's.
-#[cfg(feature = "app")]
+#[cfg(feature = "load")]
 pub fn apply(op: &Op, chip: &Chip, opts: &Options, cells: &mut Vec<Cell>) -> Option<Vec<String>> {
     let l = op.llm()?;
     let mut row = match load_row(op, chip, opts) {
@@ -163,7 +163,7 @@ pub fn apply(op: &Op, chip: &Chip, opts: &Options, cells: &mut Vec<Cell>) -> Opt
 
 /// A load the core refuses (speculative decoding under load): every figure of the load `none`
 /// with the message.
-#[cfg(feature = "app")]
+#[cfg(feature = "load")]
 fn refuse(cells: &mut Vec<Cell>, load: Load, why: &str) {
     let metrics: &[&'static str] = if load == Load::Batch {
         &["saturation_qps", "goodput_qps"]
@@ -206,7 +206,7 @@ fn refuse(cells: &mut Vec<Cell>, load: Load, why: &str) {
 /// Under a load: the headline figures at that load (the bound), cost and energy per token from
 /// the load's throughput, and the static batch's own figures (`min_chips`, the prefill:decode
 /// ratio, speculative decoding) `none`: they describe a batch this link does not run.
-#[cfg(feature = "app")]
+#[cfg(feature = "load")]
 fn at_load(op: &Op, row: &LoadRow, cells: &mut Vec<Cell>) {
     let load = load_words(op).unwrap_or_default();
     let why = row
@@ -519,7 +519,7 @@ fn engine_cell(engine: Engine, fallback: Option<&str>) -> Cell {
 
 /// The derivation's lines: the load's equations beside their numbers, its notes, and where
 /// the expectation comes from.
-#[cfg(feature = "app")]
+#[cfg(feature = "load")]
 fn lines(row: &LoadRow) -> Vec<String> {
     let mut v = row.derivation.clone();
     v.extend(row.notes.iter().cloned());

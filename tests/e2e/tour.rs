@@ -232,6 +232,31 @@ async fn the_expected_time_reads_inline_and_the_validation_view_opens_with_its_s
             .all(|b| ["chip", "family", "pooled", "none"].contains(&b.as_str().unwrap_or(""))),
         "{expected}"
     );
+    // Issue 39: the view says what the nested hold-out held out, names the old figure, and
+    // lists band coverage per kind (the whole set first) and each tail.
+    let said = b
+        .js("return ['held-out', 'old', 'coverage', 'factors', 'tails'].map(k => { const e = document.querySelector(`[data-validation-${k}]`); return e ? [e.textContent, e.children.length] : null; })")
+        .await;
+    let part = |i: usize| {
+        (
+            said[i][0].as_str().unwrap_or(""),
+            said[i][1].as_u64().unwrap_or(0),
+        )
+    };
+    assert!(part(0).0.contains("source"), "what was held out: {said}");
+    assert!(
+        part(1).0.starts_with("Before the nested hold-out"),
+        "{said}"
+    );
+    let coverage = part(2).0;
+    assert!(
+        part(2).1 >= 8 && coverage.contains("held-out p10–p90 band") && coverage.contains("75–85%"),
+        "coverage: the whole set and seven kinds: {said}"
+    );
+    assert!(
+        part(3).1 >= 1 && part(4).1 == 4,
+        "factors, four tails: {said}"
+    );
     b.screenshot("tour-validation-1400x1000").await;
     no_violations(&b, "validation view").await;
     b.close().await;
