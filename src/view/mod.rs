@@ -29,6 +29,7 @@ pub mod recipes;
 pub mod roofline;
 pub mod rows;
 pub mod serving;
+pub mod serving_tails;
 pub mod sweep;
 pub mod train_plot;
 pub mod validation;

@@ -272,6 +272,7 @@ impl ResultRow {
                 format!("Measured runs: {}.", c.title)
             });
         }
+        lines.extend(super::serving_tails::derivation(&self.cells));
         lines
     }
 }

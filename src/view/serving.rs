@@ -336,6 +336,9 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
                 cells.extend(super::expected::serving_expected_cells(
                     op, chip, &s.options, &v,
                 ));
+                // Under load, the simulated tails (issue 42): pending until the app's worker
+                // answers for this scenario.
+                cells.extend(super::serving_tails::pending_cells(op));
                 cells
             },
             None,

@@ -166,7 +166,16 @@ fn json(screen: &Screen, what: &str, key: &str, v: &Value) -> Result<(), String>
 // The page
 
 /// Metrics whose `data-value` is a word, not a number.
-const WORD_METRICS: &[&str] = &["bound", "fits", "parts_bound", "latency_bound", "algorithm"];
+const WORD_METRICS: &[&str] = &[
+    "bound",
+    "fits",
+    "parts_bound",
+    "latency_bound",
+    "algorithm",
+    "best_disagg",
+    "disagg_wins",
+    "kv_hit_source",
+];
 
 fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
     let what = format!("row {}", r.id);
@@ -183,7 +192,9 @@ fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
         screen.text(&w, &c.text)?;
         screen.text(&w, &c.value)?;
         screen.text(&w, &c.title)?;
-        if !WORD_METRICS.contains(&c.metric) && c.value != "none" {
+        // Serving tails (issue 42) are `pending` until the page's worker answers.
+        let pending = c.value == roofline_lab::view::serving_tails::PENDING;
+        if !WORD_METRICS.contains(&c.metric) && c.value != "none" && !pending {
             let v: f64 = c
                 .value
                 .parse()
