@@ -18,6 +18,7 @@ mod profile;
 mod recipes;
 mod results;
 mod share;
+mod sim;
 mod text_measure;
 mod validation;
 
