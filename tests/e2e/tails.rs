@@ -138,3 +138,33 @@ async fn the_drawn_view_shows_the_tails_pending() {
     b.allow_wasm().await;
     b.close().await;
 }
+
+/// At a phone's width the serving row's tails wrap inside the screen and pass axe-core; at a
+/// desktop's the row shows them beside the static figures (docs/screenshots/tails-*.png).
+#[tokio::test(flavor = "current_thread")]
+async fn the_tails_fit_a_phone() {
+    let b = Browser::start().await;
+    for (w, h, name) in [(390, 844, "tails-390x844"), (1400, 1000, "tails-1400x1000")] {
+        b.client.set_window_size(w, h).await.unwrap();
+        b.open(P99).await;
+        done_row(&b).await;
+        let fits = b
+            .js(r#"const w = document.documentElement.clientWidth;
+            return [...document.querySelectorAll("tr[data-op='0.serving'] [data-metric]")]
+              .map(e => [e.dataset.metric, e.getBoundingClientRect().right, w]);"#)
+            .await;
+        let cells = fits.as_array().unwrap();
+        assert!(cells.len() >= 12, "{fits}");
+        for c in cells {
+            let (right, width) = (c[1].as_f64().unwrap(), c[2].as_f64().unwrap());
+            assert!(right <= width + 0.5, "{} overflows {w} px: {fits}", c[0]);
+        }
+        let v = b.axe().await;
+        assert!(v.is_empty(), "axe found\n{}", v.join("\n"));
+        b.js("document.querySelector(\"tr[data-op='0.serving'] [data-metric='ttft_p99']\").scrollIntoView({block: 'center'})")
+            .await;
+        b.screenshot(name).await;
+    }
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}
