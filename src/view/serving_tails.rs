@@ -554,6 +554,17 @@ pub struct SimCell {
     pub title: String,
 }
 
+impl From<Cell> for SimCell {
+    fn from(c: Cell) -> SimCell {
+        SimCell {
+            metric: c.metric.into(),
+            value: c.value,
+            text: c.text,
+            title: c.title,
+        }
+    }
+}
+
 /// The worker's answer for one scenario.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct SimDone {
@@ -573,15 +584,7 @@ pub fn simulate(key: &str, timing: &dyn StepTiming) -> SimDone {
         }
         for j in 0..s.chips.len() {
             let r = tails(op, &s.chips, j, &s.options, timing);
-            let cells = tails_cells(op, &r)
-                .into_iter()
-                .map(|c| SimCell {
-                    metric: c.metric.into(),
-                    value: c.value,
-                    text: c.text,
-                    title: c.title,
-                })
-                .collect();
+            let cells = tails_cells(op, &r).into_iter().map(SimCell::from).collect();
             rows.push(SimRow {
                 op: i,
                 chip: j,
@@ -641,15 +644,7 @@ impl SimDone {
             for j in 0..s.chips.len() {
                 let cells: Vec<SimCell> = metrics(op)
                     .into_iter()
-                    .map(|m| {
-                        let c = none(m, message);
-                        SimCell {
-                            metric: m.into(),
-                            value: c.value,
-                            text: c.text,
-                            title: c.title,
-                        }
-                    })
+                    .map(|m| SimCell::from(none(m, message)))
                     .collect();
                 if !cells.is_empty() {
                     rows.push(SimRow {
