@@ -19,7 +19,7 @@ use roofline::arch::json::Value;
 use roofline::chip::Chip;
 use roofline::op::{Disagg, Llm, Load, Op};
 use roofline::scenario::Scenario;
-use roofline::serving::sim::{BoundSteps, Pcts, StepTiming};
+use roofline::serving::sim::{BoundSteps, Pcts, StepCoef, StepTiming};
 use roofline::serving::tails::{count, tails, DisaggFigures, Tails};
 use roofline::serving::{disagg, kv_tier};
 use roofline::units::{format_exact, format_sig, Unit};
@@ -598,9 +598,42 @@ pub fn simulate(key: &str, timing: &dyn StepTiming) -> SimDone {
     }
 }
 
-/// The worker's job: [`simulate`] with the engines' stored fits, as JSON.
+/// What the page times each simulated step with: the user's own engine where the link has one
+/// (`engine=own:…`, issue 43: each step's bound split by resource times its factors, plus its
+/// fixed time per step, as the rest of the row reads it), else the published engines' stored
+/// fits.
+pub struct PageSteps(pub FittedSteps);
+
+impl StepTiming for PageSteps {
+    fn coef(&self, l: &Llm, chip: &Chip) -> Result<StepCoef, String> {
+        let Some(o) = l.own else {
+            return self.0.coef(l, chip);
+        };
+        StepCoef::probe(|d, _| {
+            let [c, m, n] = d.by_bound;
+            o.compute * c + o.memory * m + o.network * n + o.step * d.steps
+        })
+        .ok_or_else(|| "your engine's factors are not finite".to_string())
+    }
+
+    fn basis(&self, l: &Llm) -> String {
+        match l.own {
+            Some(o) => format!(
+                "each step read by your own engine: its bound's compute seconds × {}, memory × \
+                 {}, collectives × {}, plus {} per step",
+                format_sig(o.compute, 4),
+                format_sig(o.memory, 4),
+                format_sig(o.network, 4),
+                pretty(o.step, Unit::Seconds)
+            ),
+            None => self.0.basis(l),
+        }
+    }
+}
+
+/// The worker's job: [`simulate`] with [`PageSteps`], as JSON.
 pub fn run(key: &str) -> String {
-    let done = simulate(key, &FittedSteps::stored());
+    let done = simulate(key, &PageSteps(FittedSteps::stored()));
     crate::json::to_string_pretty(&done).unwrap_or_default()
 }
 

@@ -12,6 +12,7 @@ use roofline::scenario::Scenario;
 use roofline::serving::sim::BoundSteps;
 use roofline::serving::tails::tails;
 use roofline::serving::{step_time, PhaseLoad, StepMix};
+use roofline::validation::load::steps::FittedSteps;
 use roofline_lab::view::serving_tails::{
     self, pending_cells, precheck, read, sim_key, sim_state, simulate, tails_cells, SimDone,
     PERCENTILES,
@@ -112,6 +113,35 @@ fn a_lone_client_is_its_steps() {
     assert!(get(&c, "ttft_p99").text.starts_with("TTFT P99 "));
     // No service level: no goodput at it, and why.
     assert_eq!(get(&c, "goodput_qps_slo").value, "none");
+}
+
+/// The user's own engine (issue 43) times the simulated steps as the rest of the row reads it:
+/// factors of 1.5 on every resource and no fixed time make a lone client's every step 1.5 × its
+/// bound, so its TTFT and TPOT are 1.5 × the hand sums above; the title says whose steps.
+#[test]
+fn your_own_engine_times_the_steps() {
+    let link = "?chip=h100&op=llm:prompt=1000,output=50,engine=trtllm,load=concurrency,c=1";
+    let s = scenario(link);
+    let prefill = step(&s, StepMix::prefill(PhaseLoad::prefill(1.0, 1000.0)));
+    let decode: f64 = (1..50)
+        .map(|g| {
+            step(
+                &s,
+                StepMix::decode(PhaseLoad::decode(1.0, 1000.0 + g as f64)),
+            )
+        })
+        .sum();
+    let own = scenario(&format!("{link},engine=own:1.5:1.5:1.5:0"));
+    let timing = serving_tails::PageSteps(FittedSteps::stored());
+    let r = tails(&own.ops[0], &own.chips, 0, &own.options, &timing);
+    let c = tails_cells(&own.ops[0], &r);
+    assert!(close(num(&c, "ttft_p99"), 1.5 * prefill, 1e-9));
+    assert!(close(num(&c, "tpot_p50"), 1.5 * decode / 49.0, 1e-9));
+    assert!(
+        get(&c, "ttft_p99").title.contains("your own engine"),
+        "{}",
+        get(&c, "ttft_p99").title
+    );
 }
 
 /// One request at a time (`max_seqs=1`), outputs of 16, Poisson arrivals at ρ = 0.5: an M/D/1
