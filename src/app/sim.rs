@@ -1,9 +1,10 @@
 //! The serving row's tails in the page (issue 42): the simulation of requests runs in a Web
 //! Worker (`src/bin/sim.rs`, `assets/sim-worker.js`, its URL in `<meta name="sim-worker">`),
 //! never on the page's thread. Each scenario with a serving row under load is asked once by
-//! its key (`view::serving_tails::sim_key`, its link): a new key ends the worker of the one
-//! before (its figures would be stale) and starts another; the answer is kept only while its
-//! key is the scenario's, and the results table lays it over the rows of that scenario
+//! its key (`view::serving_tails::sim_key`, its link). An idle worker takes the next scenario
+//! (no start-up again); a busy one, still simulating an older scenario whose figures would
+//! only be stale, is ended and a fresh one started. An answer is kept only while its key is
+//! the scenario's, and the results table lays it over the rows of that scenario
 //! (`SimDone::overlay`). Until then the tails cells are `pending` and the row says
 //! `data-sim="running"`.
 
@@ -20,8 +21,10 @@ use crate::view::serving_tails::{read, SimDone};
 pub(super) struct Sim {
     /// The last answer (or failure), with the key it is for.
     pub(super) done: RwSignal<Option<Arc<SimDone>>>,
-    /// The key of the simulation asked last; bumped with every new one.
+    /// The key of the simulation asked last; its number bumped with every new one.
     asked: StoredValue<(u64, Option<String>)>,
+    /// Whether the worker is simulating (an answer is due).
+    busy: StoredValue<bool>,
 }
 
 impl Sim {
@@ -29,11 +32,8 @@ impl Sim {
         Sim {
             done: RwSignal::new(None),
             asked: StoredValue::new((0, None)),
+            busy: StoredValue::new(false),
         }
-    }
-
-    fn current(&self, generation: u64) -> bool {
-        self.asked.try_with_value(|a| a.0) == Some(generation)
     }
 
     /// Asks for the tails of the scenario `key` (`None`: no row has tails), unless it was the
@@ -46,58 +46,66 @@ impl Sim {
             a.0 += 1;
             a.1 = key.clone();
         });
-        let generation = self.asked.with_value(|a| a.0);
-        // The worker of an older scenario would only give stale figures: end it.
-        JOB.with(|j| {
-            if let Some((old, _, _)) = j.take() {
-                old.terminate();
-            }
-        });
+        // A worker still simulating an older scenario would only give stale figures: end it.
+        if self.busy.get_value() {
+            end_worker();
+            self.busy.set_value(false);
+        }
         if let Some(key) = key {
-            self.start(generation, key);
+            self.post(key);
         }
     }
 
-    /// Ends a simulation: its answer, or every tails cell `none` with the reason.
-    fn finish(&self, generation: u64, key: &str, answer: Result<SimDone, String>) {
-        if !self.current(generation) {
+    /// Ends a simulation of the scenario asked last: its answer, or every tails cell `none`
+    /// with the reason. An answer for another scenario is dropped.
+    fn finish(&self, answer: Result<SimDone, String>) {
+        self.busy.set_value(false);
+        let Some(key) = self.asked.try_with_value(|a| a.1.clone()).flatten() else {
             return;
-        }
-        let done = answer
-            .and_then(|d| {
-                if d.key == key {
-                    Ok(d)
-                } else {
-                    Err("the simulation answered for another scenario".into())
-                }
-            })
-            .unwrap_or_else(|why| {
-                let s = roofline::url::decode(key).scenario;
-                SimDone::failed(key, &s, &format!("no simulation: {why}"))
-            });
+        };
+        let done = match answer {
+            Ok(d) if d.key == key => d,
+            Ok(_) => return,
+            Err(why) => {
+                // A worker that failed is not asked again.
+                end_worker();
+                let s = roofline::url::decode(&key).scenario;
+                SimDone::failed(&key, &s, &format!("no simulation: {why}"))
+            }
+        };
         self.done.set(Some(Arc::new(done)));
     }
 
-    fn start(&self, generation: u64, key: String) {
+    /// Posts `key` to the idle worker, or to a new one.
+    fn post(&self, key: String) {
         let me = *self;
-        let Some(url) = sim_url() else {
-            return me.finish(
-                generation,
-                &key,
-                Err("the page names no simulation (<meta name=\"sim-worker\">)".into()),
-            );
-        };
+        if JOB.with(|j| j.borrow().is_none()) {
+            if let Err(why) = me.start() {
+                return me.finish(Err(why));
+            }
+        }
+        let msg = js_sys::Object::new();
+        check(
+            js_sys::Reflect::set(&msg, &"key".into(), &key.as_str().into()),
+            "pass the scenario to the simulation",
+        );
+        let posted = JOB.with(|j| j.borrow().as_ref().map(|(w, _, _)| w.post_message(&msg)));
+        match posted {
+            Some(Ok(())) => me.busy.set_value(true),
+            Some(Err(e)) => me.finish(Err(js_detail(&e))),
+            None => me.finish(Err("the simulation's worker is gone".into())),
+        }
+    }
+
+    /// Starts a worker with its handlers.
+    fn start(&self) -> Result<(), String> {
+        let me = *self;
+        let url = sim_url().ok_or("the page names no simulation (<meta name=\"sim-worker\">)")?;
         let opts = web_sys::WorkerOptions::new();
         opts.set_type(web_sys::WorkerType::Module);
-        let worker = match web_sys::Worker::new_with_options(&url, &opts) {
-            Ok(w) => w,
-            Err(e) => return me.finish(generation, &key, Err(js_detail(&e))),
-        };
-        let w = worker.clone();
-        let k = key.clone();
+        let worker = web_sys::Worker::new_with_options(&url, &opts).map_err(|e| js_detail(&e))?;
         let on_message = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
             move |ev: web_sys::MessageEvent| {
-                w.terminate();
                 let data = ev.data();
                 let get = |f: &str| js_sys::Reflect::get(&data, &f.into()).ok();
                 let answer = match (get("ok").and_then(|v| v.as_string()), get("error")) {
@@ -107,10 +115,9 @@ impl Sim {
                         .unwrap_or_else(|| "the simulation failed".into())),
                     (None, None) => Err("the simulation gave no answer".into()),
                 };
-                me.finish(generation, &k, answer);
+                me.finish(answer);
             },
         );
-        let k = key.clone();
         // A script that cannot load fires a plain `Event`, an error inside it an `ErrorEvent`.
         let on_error = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(
             move |ev: web_sys::Event| {
@@ -119,30 +126,36 @@ impl Sim {
                     .map(|e| e.message())
                     .filter(|m| !m.is_empty())
                     .unwrap_or_else(|| "its script did not load".into());
-                me.finish(generation, &k, Err(detail));
+                me.finish(Err(detail));
             },
         );
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let msg = js_sys::Object::new();
-        check(
-            js_sys::Reflect::set(&msg, &"key".into(), &key.as_str().into()),
-            "pass the scenario to the simulation",
-        );
-        if let Err(e) = worker.post_message(&msg) {
-            worker.terminate();
-            return me.finish(generation, &key, Err(js_detail(&e)));
-        }
-        // The worker and its handlers live until the next scenario replaces them.
+        // The worker and its handlers live until a newer scenario ends it.
         JOB.with(|j| {
             if let Some((old, _, _)) = j.replace(Some((worker, on_message, on_error))) {
                 old.terminate();
             }
         });
+        Ok(())
     }
 }
 
-/// The worker and its two handlers of the last simulation.
+/// Ends the worker, if any (its handlers are dropped after it can no longer call them).
+fn end_worker() {
+    let old = JOB.with(|j| j.borrow_mut().take());
+    if let Some((w, on_message, on_error)) = old {
+        w.set_onmessage(None);
+        w.set_onerror(None);
+        w.terminate();
+        // Dropped in a later task: this may run inside one of them.
+        wasm_bindgen_futures::spawn_local(async move {
+            drop((on_message, on_error));
+        });
+    }
+}
+
+/// The worker and its two handlers.
 type Job = (
     web_sys::Worker,
     wasm_bindgen::closure::Closure<dyn Fn(web_sys::MessageEvent)>,

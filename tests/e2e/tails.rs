@@ -83,10 +83,21 @@ async fn a_p99_link_is_simulated_in_its_worker() {
     let d = b.text("[data-derivation='0.serving']").await;
     assert!(d.contains("discarded as warm-up; seed 1)"), "{d}");
 
-    // An edit: the row goes pending, then shows the new scenario's figures only.
+    // An edit: the row goes pending, then shows the new scenario's figures only, from the
+    // same worker (idle, it takes the next scenario without starting again).
     b.set_input("[data-op='0'] input[name='c']", "4").await;
     let page = done_row(&b).await;
     same(&page, &native(&P99.replace("c=16", "c=4")));
+    let again: Vec<String> = b
+        .network_requests()
+        .await
+        .into_iter()
+        .map(|r| r.url)
+        .collect();
+    assert!(
+        !again.iter().any(|u| u.contains("/sim-worker.js")),
+        "{again:#?}"
+    );
     b.close().await;
 }
 
