@@ -134,18 +134,22 @@ async fn disaggregated_and_kv_tier_links() {
     b.close().await;
 }
 
-/// The draw program's view of a link (the app's wasm blocked): the tails pending, no figure.
+/// The draw program's view of a link (the app's wasm blocked): no tails figure, each tails
+/// cell it draws `pending` (a draw program that leaves a load's serving row to the app, as
+/// issue 40's does, draws none at all).
 #[tokio::test(flavor = "current_thread")]
 async fn the_drawn_view_shows_the_tails_pending() {
     let b = Browser::start().await;
     b.open_blocking(P99, &["*/roofline-lab-*.wasm"]).await;
-    let pending = b
-        .js(r#"return [...document.querySelectorAll('[data-static-view] [data-metric^="ttft_p"]')].map(e => e.dataset.value);"#)
+    let drawn = b
+        .js(
+            r#"return [...document.querySelectorAll('[data-static-view] [data-metric]')]
+            .filter(e => /^(ttft_p|itl_p|tpot_p|e2e_|goodput_qps_slo)/.test(e.dataset.metric))
+            .map(e => e.dataset.value);"#,
+        )
         .await;
-    assert_eq!(
-        pending,
-        serde_json::json!(["pending", "pending", "pending"])
-    );
+    let drawn = drawn.as_array().unwrap();
+    assert!(drawn.iter().all(|v| v == "pending"), "{drawn:?}");
     b.allow_wasm().await;
     b.close().await;
 }
