@@ -26,7 +26,8 @@ front page and after the draw program has drawn on a link.
 
 It names the profile importer's files (src/bin/import.rs, a worker program like the draw
 program) by their content and writes the worker's URL with those names into
-<meta name="import-worker">, where the app reads it on a profile's first import.
+<meta name="import-worker">, where the app reads it on a profile's first import; and the
+simulation of serving tails (src/bin/sim.rs) likewise, in <meta name="sim-worker">.
 
 It names the data files the pre_build hook also writes (validation.json, the validation view's
 data; source-notes.json, the catalog's source notes) by their content too, and writes each name
@@ -210,6 +211,19 @@ def name_import_program(page: str, out_dir: str) -> str:
     return end_of_head(page, f'<meta name="import-worker" content="{url}">', "the importer's name")
 
 
+SIM_WORKER = "sim-worker.js"
+
+
+def name_sim_program(page: str, out_dir: str) -> str:
+    """Give the simulation's files (src/bin/sim.rs) content-hashed names and tell the app the
+    worker's URL with them in <meta name="sim-worker">."""
+    if not os.path.isfile(os.path.join(out_dir, SIM_WORKER)):
+        fail(f"{SIM_WORKER} is missing: index.html must copy assets/{SIM_WORKER}")
+    stem = name_program(out_dir, "sim", "the simulation of serving tails")
+    url = f"{SIM_WORKER}?js={stem}.js&amp;wasm={stem}_bg.wasm"
+    return end_of_head(page, f'<meta name="sim-worker" content="{url}">', "the simulation's name")
+
+
 def defer_app_preloads(page: str) -> str:
     """Move the app's preload links into <template id=app-preloads> (first-view.js starts them)."""
     links = PRELOAD.findall(page)
@@ -236,6 +250,7 @@ def main() -> None:
         new = name_draw_program(new, staging)
         new = name_data_files(new, staging)
         new = name_import_program(new, staging)
+        new = name_sim_program(new, staging)
         new = defer_app_preloads(new)
     new = externalise_autoreload(new, os.path.dirname(path))
     check = Check()

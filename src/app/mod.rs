@@ -19,6 +19,7 @@ mod profile;
 mod recipes;
 mod results;
 mod share;
+mod sim;
 mod text_measure;
 mod validation;
 

@@ -165,7 +165,17 @@ fn OpCard(
             });
             let help = spec.help;
             let commit = Callback::new(move |t: String| {
-                c.edit_op(id, |o| o.set(key, &t).map_err(AppError::from))
+                c.edit_op(id, |o| {
+                    o.set(key, &t)?;
+                    // Serving tails' fields judged against the chips (issue 42): a
+                    // disaggregated ratio that does not fit, a host tier with no link.
+                    if view::serving_tails::CHECKED_KEYS.contains(&key) {
+                        c.scenario.with_untracked(|s| {
+                            view::serving_tails::precheck(o, &s.chips, &s.options)
+                        })?;
+                    }
+                    Ok(())
+                })
             });
             // A value the choices do not list (an engine's fitted own:<terms>) is offered as
             // itself, so the select shows what the field holds.

@@ -32,16 +32,26 @@ pub fn ResultsPanel() -> impl IntoView {
     // Rows re-used between edits are the same Arc: comparing them is a pointer check.
     let cache = StoredValue::new(view::RowCache::default());
     let base_cache = StoredValue::new(view::BaseCache::default());
+    // Serving tails (issue 42): simulated in a worker, laid over the rows of their scenario.
+    let sim = super::sim::Sim::new();
+    let sim_key = Memo::new(move |_| c.scenario.with(view::serving_tails::sim_key));
+    Effect::new(move |_| sim.ask(sim_key.get()));
     let rows = Memo::new_with_compare(
         move |_| {
-            c.scenario.with(|s| {
+            let mut rows = c.scenario.with(|s| {
                 let rows = cache
                     .try_update_value(|cache| view::result_rows_cached(s, cache))
                     .unwrap_or_default();
                 base_cache
                     .try_update_value(|b| view::rows_with_base(s, rows.clone(), b))
                     .unwrap_or(rows)
-            })
+            });
+            sim.done.with(|d| {
+                if let Some(d) = d {
+                    sim_key.with(|k| d.overlay(k.as_deref(), &mut rows));
+                }
+            });
+            rows
         },
         |a: Option<&Vec<Arc<ResultRow>>>, b: Option<&Vec<Arc<ResultRow>>>| match (a, b) {
             (Some(a), Some(b)) => {
@@ -313,6 +323,7 @@ fn Row(
         // A click anywhere on the row opens its derivation; for the keyboard and screen readers
         // the name is the disclosure button (a table row cannot be one).
         <tr class=format!("result-row {class}") data-op=initial.op_key.clone() data-chip=initial.chip
+            data-sim=move || row.with(|r| r.as_deref().and_then(view::serving_tails::sim_state))
             on:click=move |_| toggle()>
             <td class="name">
                 {has_parts.then(|| view! {

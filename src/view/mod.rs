@@ -30,6 +30,7 @@ pub mod roofline;
 pub mod rows;
 pub mod serving;
 pub mod serving_load;
+pub mod serving_tails;
 pub mod sweep;
 pub mod train_plot;
 pub mod validation;

@@ -273,6 +273,7 @@ impl ResultRow {
                 format!("Measured runs: {}.", c.title)
             });
         }
+        lines.extend(super::serving_tails::derivation(&self.cells));
         lines
     }
 }

@@ -340,6 +340,9 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
                 // Under a load the headline figures are the load's (issue 40).
                 // The draw program leaves a load's row to the app (`None`).
                 lines = super::serving_load::apply(op, chip, &s.options, &mut cells)?;
+                // Under load, the simulated tails (issue 42): pending until the app's worker
+                // answers for this scenario.
+                cells.extend(super::serving_tails::pending_cells(op));
                 cells
             },
             None,

@@ -19,6 +19,7 @@ mod security;
 mod share;
 mod spec;
 mod steps;
+mod tails;
 mod tour;
 mod train;
 mod trust;

@@ -21,6 +21,7 @@ mod charts;
 mod docs;
 mod measured_steps;
 mod screen_props;
+mod serving_tails;
 mod view;
 mod view_form;
 mod view_load;

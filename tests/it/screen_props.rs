@@ -173,6 +173,9 @@ const WORD_METRICS: &[&str] = &[
     "latency_bound",
     "algorithm",
     "engine",
+    "best_disagg",
+    "disagg_wins",
+    "kv_hit_source",
 ];
 
 fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
@@ -190,7 +193,9 @@ fn row(screen: &Screen, r: &ResultRow) -> Result<(), String> {
         screen.text(&w, &c.text)?;
         screen.text(&w, &c.value)?;
         screen.text(&w, &c.title)?;
-        if !WORD_METRICS.contains(&c.metric) && c.value != "none" {
+        // Serving tails (issue 42) are `pending` until the page's worker answers.
+        let pending = c.value == roofline_lab::view::serving_tails::PENDING;
+        if !WORD_METRICS.contains(&c.metric) && c.value != "none" && !pending {
             let v: f64 = c
                 .value
                 .parse()

@@ -1,0 +1,41 @@
+// Roofline Lab's simulation of serving tails, a module Web Worker (issue 42: the simulation
+// never blocks an edit). The page starts it as
+//   new Worker("sim-worker.js?js=sim-<hash>.js&wasm=sim-<hash>_bg.wasm", {type: "module"})
+// (the names from <meta name="sim-worker">, which scripts/csp_post_build.py writes) when a
+// serving row first runs under load; it loads the simulation's wasm (src/bin/sim.rs) and
+// answers one message per scenario:
+//   in:  {key: string}, the scenario's link (view::serving_tails::sim_key)
+//   out: {ok: string}, the tails cells of its rows as JSON, or
+//        {error: message} (why the worker could not run).
+const params = new URL(self.location.href).searchParams;
+const sibling = (key, ext) => {
+  const name = params.get(key) || "";
+  // Only a plain file name next to this script: never another directory or origin.
+  if (!/^[\w.-]+$/.test(name) || !name.endsWith(ext)) {
+    throw new Error(`bad ${key} parameter ${JSON.stringify(name)}`);
+  }
+  return new URL(name, self.location.href).href;
+};
+// The handler is set at once, so that no message is lost while the wasm loads.
+const ready = (async () => {
+  const bindings = await import(sibling("js", ".js"));
+  await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
+  return bindings;
+})();
+const reason = (e) => (typeof e === "string" ? e : e && e.message ? e.message : String(e));
+
+self.onmessage = async (event) => {
+  let bindings;
+  try {
+    bindings = await ready;
+  } catch (e) {
+    self.postMessage({ error: `the simulation could not start: ${reason(e)}` });
+    return;
+  }
+  try {
+    const { key } = event.data;
+    self.postMessage({ ok: bindings.simulate(String(key)) });
+  } catch (e) {
+    self.postMessage({ error: `the simulation failed: ${reason(e)}` });
+  }
+};
