@@ -11,9 +11,12 @@
 
 use roofline::scenario::Scenario;
 use roofline::url::decode;
+use roofline::validation::load::steps::FittedSteps;
 use roofline_lab::view::columns::header_of;
+use roofline_lab::view::serving_tails;
 use roofline_lab::view::{result_rows, sweep_csv, ResultRow};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// The version of `eval --json`'s shape ([`schema`]); a change of shape is a new version.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -52,11 +55,18 @@ pub struct Evaluated {
     pub notices: Vec<String>,
 }
 
-/// The page's rows of `link` (a whole URL or its query).
+/// The page's rows of `link` (a whole URL or its query), with the simulated tails (issue 42)
+/// the page's worker lays over a serving row under load: computed here, never `pending`.
 pub fn eval(link: &str) -> Evaluated {
     let d = decode(link);
+    let mut top: Vec<Arc<ResultRow>> = result_rows(&d.scenario).into_iter().map(Arc::new).collect();
+    if let Some(key) = serving_tails::sim_key(&d.scenario) {
+        let done = serving_tails::simulate(&key, &serving_tails::PageSteps(FittedSteps::stored()));
+        done.overlay(Some(&key), &mut top);
+    }
     let mut rows = Vec::new();
-    for mut r in result_rows(&d.scenario) {
+    for r in top {
+        let mut r = Arc::unwrap_or_clone(r);
         let parts = std::mem::take(&mut r.parts);
         let serving = r.serving.take();
         rows.push((RowKind::Op, r));

@@ -6,8 +6,9 @@
 use roofline::results::Results;
 use roofline::units::format_exact;
 use roofline_cli::run;
-use roofline_lab::view::{recipes, result_rows, ResultRow};
+use roofline_lab::view::{recipes, result_rows, serving_tails, ResultRow};
 use serde_json::Value;
+use std::sync::Arc;
 
 fn cli(args: &[&str]) -> roofline_cli::Outcome {
     run(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
@@ -57,8 +58,27 @@ fn every_worked_example_matches_the_page_and_the_store() {
         assert_eq!(v["schema_version"], 1);
         assert_eq!(v["set_version"], roofline::validation::SET_VERSION);
         assert_eq!(v["notices"].as_array().unwrap().len(), 0, "{}", recipe.id);
-        // The page's rows of the recipe's own scenario (not of the link decoded again).
-        let page = page_rows(result_rows(&recipe.scenario));
+        // The page's rows of the recipe's own scenario (not of the link decoded again), once
+        // its worker has answered: the simulated tails (issue 42) laid over a serving row under
+        // load, through the worker's own JSON as the page reads it.
+        let mut shown: Vec<Arc<ResultRow>> = result_rows(&recipe.scenario)
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        if let Some(key) = serving_tails::sim_key(&recipe.scenario) {
+            let done = serving_tails::read(&serving_tails::run(&key)).unwrap();
+            done.overlay(Some(&key), &mut shown);
+            let pending = shown
+                .iter()
+                .filter_map(|r| r.serving.as_deref())
+                .any(|r| r.cells.iter().any(|c| c.value == serving_tails::PENDING));
+            assert!(
+                !pending,
+                "{}: the worker's answer leaves no cell pending",
+                recipe.id
+            );
+        }
+        let page = page_rows(shown.into_iter().map(Arc::unwrap_or_clone).collect());
         let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len(), page.len(), "{}: rows", recipe.id);
         for (row, (op_key, chip, cells)) in rows.iter().zip(&page) {
