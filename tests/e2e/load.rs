@@ -184,6 +184,9 @@ async fn bad_load_fields_are_named_at_the_field_and_keep_the_last_good_plot() {
     let b = Browser::start().await;
     b.open(WORKED).await;
     b.wait_for("canvas[data-chart]").await;
+    // The row as it settles: its simulated tails (issue 42) answered by the worker.
+    const DONE: &str = "tr[data-op='0.serving'][data-sim='done']";
+    b.wait_for(DONE).await;
     let before = b.row_metrics("0.serving", 0).await;
     let plot = b.canvas_hash("canvas[data-chart]").await;
     for (field, bad, words) in [
@@ -201,6 +204,7 @@ async fn bad_load_fields_are_named_at_the_field_and_keep_the_last_good_plot() {
         let (msg, invalid) = b.field_message(&css).await;
         assert!(msg.contains(words), "{field}={bad}: {msg:?}");
         assert!(invalid, "{field}={bad}: not marked invalid");
+        b.wait_for(DONE).await;
         assert_eq!(b.row_metrics("0.serving", 0).await, before, "{field}={bad}");
         assert_eq!(
             b.canvas_hash("canvas[data-chart]").await,
