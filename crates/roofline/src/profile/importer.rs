@@ -197,13 +197,17 @@ impl Importer {
             State::Gzip(g) => {
                 let (gz, inner) = &mut **g;
                 let mut failed = None;
-                gz.feed(chunk, &mut |piece| {
+                let fed = gz.feed(chunk, &mut |piece| {
                     inner.feed(piece).map_err(|e| {
                         failed = Some(e);
                         String::new()
                     })
-                })
-                .map_err(|e| failed.take().unwrap_or_else(|| fail(format, e)))
+                });
+                // A gzip error names the format of what was inflated up to it (the inner
+                // importer's, after this slice), so the message is the same however the file
+                // is sliced (profile_fuzz: a whole file said "profile", its slices "PyTorch
+                // profiler trace").
+                fed.map_err(|e| failed.take().unwrap_or_else(|| fail(inner.format(), e)))
             }
             State::Failed(e) => Err(e.clone()),
         }
