@@ -7,7 +7,7 @@
 //! ```
 //!
 //! or one alone, by its module name (`url_fuzz`, `parse_fuzz`, `arch_fuzz`, `profile_fuzz`,
-//! `steps_fuzz`, `train_fuzz`, `load_fuzz`, `tails_fuzz`: a hundredth of the cases):
+//! `steps_fuzz`, `train_fuzz`, `load_fuzz`, `tails_fuzz`: a thousandth of the cases):
 //!
 //! ```text
 //! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture url_fuzz::

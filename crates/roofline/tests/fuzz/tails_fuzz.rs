@@ -7,8 +7,8 @@
 //! level no larger than the deployment's saturation; a run with no figures says why; a
 //! refused op says why in a short message.
 //!
-//! Each case simulates up to ten thousand requests, so the volume run takes a hundredth of
-//! `FUZZ_CASES` cases (`./dev fuzz`); `tails_quick` runs 4 in the normal tests:
+//! Each case simulates up to ten thousand requests (a disaggregated `auto` case many times
+//! over), so the volume run takes a thousandth of `FUZZ_CASES` cases (`./dev fuzz`); `tails_quick` runs 4 in the normal tests:
 //!
 //! ```text
 //! FUZZ_CASES=100000 cargo test -p roofline --release --test fuzz -- --ignored --nocapture tails_fuzz::
@@ -147,5 +147,5 @@ fn tails_quick() {
 #[test]
 #[ignore = "volume: run by ./dev fuzz"]
 fn fuzz_tails_volume() {
-    fuzz_tails((fuzz::volume() / 100).max(10));
+    fuzz_tails((fuzz::volume() / 1000).max(10));
 }
