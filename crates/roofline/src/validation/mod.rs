@@ -50,10 +50,13 @@ mod latency_points;
 pub mod load;
 mod measured;
 mod nested;
+mod report;
 mod serving_points;
+mod solve;
 mod stored;
 mod summary;
 mod tails;
+mod terms;
 pub mod text;
 mod training;
 
@@ -63,17 +66,18 @@ use crate::url::decode;
 use std::sync::OnceLock;
 
 pub use calibration::{
-    calibrate, calibrate_selecting, finish_with, select_terms, select_terms_from, term_reports,
-    Basis, Calibration, Expectation, FamilyFactor, KindBand, Models, Obs, TermReport, MIN_SOURCES,
+    calibrate, calibrate_selecting, finish_with, Basis, Calibration, Expectation, FamilyFactor,
+    KindBand, Models, Obs, MIN_SOURCES,
 };
 pub use fit::{fit_model, nccl_latency, percentile, Features, Model, Split, Term, N_FEATURES};
 pub use nested::{
     binomial_range, fresh_fits, fresh_fold, fresh_fold_model, old_fold, stored_fits, Fits, Tail,
     TailSummary,
 };
+pub use report::{report, report_with, Report, HELD_OUT};
 pub use stored::{FitRecord, StoredFit};
-use summary::summary;
 pub use summary::Summary;
+pub use terms::{select_terms, select_terms_from, term_reports, TermReport};
 
 /// The version of the set and its fit: an expectation names the set it came from.
 pub const SET_VERSION: &str = "2026-11-29.1";
@@ -583,85 +587,4 @@ pub fn serving_features(
         Features::of(op, &a(&pre)?, ttft, 1.0),
         Features::of(op, &a(&dec)?, tpot, 1.0),
     ))
-}
-
-/// The set evaluated: each point's row, and the figures per kind of work, per family and
-/// overall, all of the nested hold-out.
-#[derive(Debug, Clone)]
-pub struct Report {
-    /// [`SET_VERSION`].
-    pub set_version: &'static str,
-    /// One row per point, in set order.
-    pub rows: Vec<Row>,
-    /// Per kind of work, in [`Work::ALL`] order.
-    pub by_work: Vec<Summary>,
-    /// Per family, in [`Family::ALL`] order.
-    pub by_family: Vec<Summary>,
-    /// The whole set.
-    pub overall: Summary,
-    /// What each term of the model does on the whole set ([`term_reports`]).
-    pub terms: Vec<TermReport>,
-    /// The page's family factors: every family with a point, kept or pooled, with the figures
-    /// that decided it.
-    pub families: Vec<FamilyFactor>,
-    /// The page's kind biases and bands.
-    pub kinds: Vec<KindBand>,
-    /// Each tail's nested error with and without the tails' terms.
-    pub tails: Vec<TailSummary>,
-    /// What was held out, in words.
-    pub held_out: &'static str,
-}
-
-/// What the nested hold-out holds out, as the report and the view say it.
-pub const HELD_OUT: &str = "Each point's expectation comes from the whole procedure run on every other source's points: all points sharing its source key (one publication, vendor table or benchmark campaign) are left out, then the terms are selected, the model fitted, the family factors decided and the kind's bias and band taken on what is left. Nothing of a point's own source enters its expectation, its band or the choices behind them.";
-
-impl Report {
-    /// The rows whose predicted lower bound is above the measured time (ratio below 1).
-    pub fn below_bound(&self) -> Vec<&Row> {
-        self.rows
-            .iter()
-            .filter(|r| r.ratio.is_some_and(|x| x < 1.0))
-            .collect()
-    }
-}
-
-/// Evaluates the set: predictions, ratios, each point's expectation held out by source
-/// (nested), from the stored fits ([`stored_fits`]: `tests/it/validation.rs` checks they equal
-/// a fresh run of the procedure), so the report costs the set's analyses, not its fits.
-pub fn report() -> Report {
-    report_with(&stored_fits())
-}
-
-/// [`report`] from the fits given ([`fresh_fits`] for a fresh run).
-pub fn report_with(fits: &Fits) -> Report {
-    let mut rows = evaluate();
-    let obs = observations(&rows);
-    nested::fill(&mut rows, &obs, fits);
-    let group = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> { rows.iter().filter(|r| f(r)).collect() };
-    let by_work = Work::ALL
-        .iter()
-        .map(|w| summary(w.as_str(), &group(&|r| r.point.work == *w)))
-        .collect();
-    let by_family = Family::ALL
-        .iter()
-        .map(|f| summary(f.id(), &group(&|r| r.point.family == *f)))
-        .collect();
-    let overall = summary("all", &group(&|_| true));
-    let tails = Tail::ALL
-        .iter()
-        .map(|t| TailSummary::of(*t, &group(&|r| r.tail == Some(*t))))
-        .collect();
-    let page = fits.page.calibration(&obs);
-    Report {
-        set_version: SET_VERSION,
-        terms: term_reports(&obs, &fits.page.terms),
-        families: page.families.clone(),
-        kinds: page.kinds.clone(),
-        rows,
-        by_work,
-        by_family,
-        overall,
-        tails,
-        held_out: HELD_OUT,
-    }
 }
