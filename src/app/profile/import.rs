@@ -2,7 +2,7 @@
 //! page's thread). The core's importer is a program of its own (`src/bin/import.rs`) that a
 //! module Web Worker runs (`assets/import-worker.js`, its URL in `<meta name="import-worker">`):
 //! each import starts a worker (ending the one before), posts it the file or the pasted text,
-//! follows the bytes it reports, and reads back the profile it posts as JSON bytes, half a MiB
+//! follows the bytes it reports, and reads back the profile it posts as JSON bytes, 64 KiB
 //! per task (`crate::profile_json`). The page's thread never parses a profile.
 
 use std::sync::Arc;
