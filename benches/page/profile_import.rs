@@ -5,7 +5,12 @@
 //! (every 1 MiB slice read, inflated and fed to the core's importer), to the step table drawn
 //! (its first `tr[data-step]` row) and to the next `plot-drawn` mark (the roofline's markers).
 //! While it runs, a `requestAnimationFrame` loop records the gaps between frames: the longest
-//! gap says whether the page stayed responsive. The same bytes are imported natively too.
+//! gap says whether the page stayed responsive. Where the time went is printed too: the
+//! worker's own timing of its phases (posted with its answer: waiting for its wasm, reading
+//! the slices, parsing, finishing and writing the JSON), the page's reading of the answer
+//! (to the `profile-imported` mark), timing the steps (to the `steps-computed` mark) and
+//! drawing the table, when the longest gap began, and the page's long tasks (over 50 ms).
+//! The same bytes are imported natively too.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -103,8 +108,30 @@ pub fn trace(bytes: usize) -> Vec<u8> {
 /// mark and the next draw, then reports.
 const WATCH: &str = r#"
 const done = arguments[arguments.length - 1];
-window.__imp = {t0: null, gaps: [], frames: 0};
+window.__imp = {t0: null, gaps: [], frames: 0, long: []};
 const imp = window.__imp;
+// The importer's answer: when it came, and the worker's own timing of its phases.
+const Base = window.Worker;
+window.Worker = class extends Base {
+  constructor(url, opts) {
+    super(url, opts);
+    this.addEventListener('message', e => {
+      if (e.data && e.data.ok !== undefined && imp.answer === undefined) {
+        imp.answer = performance.now();
+        imp.worker = e.data.timing || null;
+        imp.json_bytes = e.data.ok.byteLength;
+      }
+    });
+  }
+};
+// Tasks over 50 ms on the page's thread: when (from the pick) and how long.
+try {
+  new PerformanceObserver(list => {
+    for (const e of list.getEntries()) {
+      if (imp.t0 !== null && e.startTime >= imp.t0) imp.long.push([e.startTime - imp.t0, e.duration]);
+    }
+  }).observe({type: 'longtask'});
+} catch (_) {}
 document.addEventListener('change', e => {
   if (e.target.matches('input[type=file][name=profile]') && imp.t0 === null) imp.t0 = performance.now();
 }, true);
@@ -117,7 +144,7 @@ new MutationObserver(() => {
 let last = null;
 const loop = (t) => {
   if (imp.t0 !== null) {
-    if (last !== null) { imp.gaps.push(t - last); imp.frames++; }
+    if (last !== null) { imp.gaps.push([t - last, last - imp.t0]); imp.frames++; }
     last = t;
   }
   if (!imp.stop) requestAnimationFrame(loop);
@@ -133,13 +160,22 @@ const mark = performance.getEntriesByName('profile-imported').find(e => e.startT
 if (!mark) return null;
 const drawn = performance.getEntriesByName('plot-drawn').find(e => e.startTime >= mark.startTime);
 const rows = document.querySelectorAll('tr[data-measured]').length;
-const steps = document.querySelectorAll('tr[data-step]').length;
+const steps = Number((document.querySelector('[data-steps-count]') || {dataset: {}}).dataset.stepsCount || 0);
 const err = document.getElementById('profile-msg').textContent;
 if ((!drawn || imp.table === undefined) && !err) return null;
 imp.stop = true;
+const since = (name, after) => {
+  const m = performance.getEntriesByName(name).find(e => e.startTime >= after);
+  return m ? m.startTime - imp.t0 : null;
+};
+const gap = imp.gaps.reduce((a, g) => (g[0] > a[0] ? g : a), [0, 0]);
 return {import_ms: mark.startTime - imp.t0, shown_ms: drawn ? drawn.startTime - imp.t0 : null,
         table_ms: imp.table === undefined ? null : imp.table - imp.t0,
-        max_gap_ms: Math.max(0, ...imp.gaps), frames: imp.frames, rows, steps, error: err,
+        answer_ms: imp.answer === undefined ? null : imp.answer - imp.t0,
+        worker: imp.worker || null, json_bytes: imp.json_bytes || null,
+        steps_ms: since('steps-computed', mark.startTime),
+        max_gap_ms: gap[0], max_gap_at_ms: gap[1], long_tasks: imp.long,
+        frames: imp.frames, rows, steps, error: err,
         summary: (document.querySelector('[data-profile-summary]') || {}).textContent || ''};
 "#;
 
@@ -269,6 +305,7 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
             String::new(),
             true,
         ));
+        out.extend(phases(page));
     }
     out.push((
         format!(
@@ -294,4 +331,63 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
         true,
     ));
     out
+}
+
+/// Where one import's time went: the worker (its wasm, reading the file, parsing, writing the
+/// JSON), the page reading the JSON back, computing the step table, drawing it; the longest
+/// frame gap and when it began; the page's long tasks.
+fn phases(page: &Value) -> Vec<(String, String, String, bool)> {
+    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let w = &page["worker"];
+    let answer = f(&page["answer_ms"]);
+    let inside = ["ready", "read", "feed", "finish"]
+        .iter()
+        .map(|k| f(&w[*k]))
+        .sum::<f64>();
+    let long: Vec<String> = page["long_tasks"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|t| format!("{:.0}+{:.0}", f(&t[0]), f(&t[1])))
+                .collect()
+        })
+        .unwrap_or_default();
+    let row = |what: &str, value: String| (what.to_string(), value, String::new(), true);
+    vec![
+        row(
+            "    worker: start+post / wasm / read / parse / finish",
+            format!(
+                "{:.0} / {:.0} / {:.0} / {:.0} / {:.0} ms",
+                answer - inside,
+                f(&w["ready"]),
+                f(&w["read"]),
+                f(&w["feed"]),
+                f(&w["finish"])
+            ),
+        ),
+        row(
+            &format!(
+                "    page: JSON read ({:.0} KiB) / steps computed / table",
+                f(&page["json_bytes"]) / 1024.0
+            ),
+            format!(
+                "{:.0} / {:.0} / {:.0} ms",
+                f(&page["import_ms"]) - answer,
+                f(&page["steps_ms"]) - f(&page["import_ms"]),
+                f(&page["table_ms"]) - f(&page["steps_ms"]),
+            ),
+        ),
+        row(
+            "    longest gap began at (ms after the pick)",
+            format!("{:.0} ms", f(&page["max_gap_at_ms"])),
+        ),
+        row(
+            "    page tasks over 50 ms (start+duration)",
+            if long.is_empty() {
+                "none".into()
+            } else {
+                long.join(" ")
+            },
+        ),
+    ]
 }

@@ -6,7 +6,7 @@
 
 use roofline::profile::import;
 use roofline::profile::steps::StepPhase;
-use roofline_lab::view::measured_steps::{step_table, Window};
+use roofline_lab::view::measured_steps::{step_table, thousands, StepTableBuilder, Window};
 
 const SGLANG: &[u8] =
     include_bytes!("../../crates/roofline/tests/fixtures/profiles/sglang-steps.json");
@@ -222,4 +222,33 @@ fn my_engine_times_the_load_model() {
     let stepped = own("own:1:1:1:1ms");
     let steps = stepped.state.tpot.steps;
     assert!(close(stepped.tpot, bound.tpot + 1e-3 * steps, 1e-12));
+}
+
+/// The page times a long trace's steps a slice per task: the table built a step at a time is
+/// the table built at once, for each dialect's fixture, and the builder counts what it timed.
+#[test]
+fn a_table_built_a_step_at_a_time_is_the_table_built_at_once() {
+    let s = scenario(LLAMA_H100);
+    for bytes in [SGLANG, VLLM, ATOM] {
+        let p = import(bytes).unwrap();
+        let whole = step_table(&s, &p, None).unwrap();
+        let n = p.steps.len();
+        let mut b = StepTableBuilder::new(&s, &p, None).unwrap();
+        assert_eq!(b.progress(), (0, n));
+        for k in 1..n {
+            assert!(!b.advance(&p, 1));
+            assert_eq!(b.progress(), (k, n));
+        }
+        assert!(b.advance(&p, 1));
+        assert_eq!(b.finish(), whole);
+    }
+}
+
+#[test]
+fn step_counts_have_their_thousands_separated() {
+    assert_eq!(thousands(0), "0");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(1000), "1,000");
+    assert_eq!(thousands(12_000), "12,000");
+    assert_eq!(thousands(1_234_567), "1,234,567");
 }

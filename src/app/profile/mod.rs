@@ -14,6 +14,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 mod import;
+mod step_table;
 mod steps;
 
 use import::Import;
@@ -37,7 +38,8 @@ pub const MAX_MARKERS: usize = 300;
 pub type Measured = Option<Result<Arc<MeasuredTable>, String>>;
 
 /// The memo behind [`Ctx::measured`]: the roofline is recomputed on every scenario change,
-/// the table only when the roofline or the profile changed.
+/// the kernels' table only when the roofline or the profile changed, and a serving engine's
+/// steps are timed a slice per task ([`step_table`]) and joined to it once all are timed.
 pub fn measured_memo(
     scenario: RwSignal<Scenario>,
     profile: RwSignal<Option<Arc<Profile>>>,
@@ -57,30 +59,27 @@ pub fn measured_memo(
             )
         })
     });
-    Memo::new(move |_| {
+    let steps = step_table::timed_steps(profile, step_inputs);
+    let kernels = Memo::new(move |_| {
         let p = profile.get()?;
-        let inputs = step_inputs.get();
         Some(roof.with(|r| {
             r.clone().map(|(roof, caption)| {
                 let mut t = view::measured_table(roof, caption, &p);
                 if let Some(chip) = chip.get() {
                     view::add_expected(&mut t, &chip);
                 }
-                if !p.steps.is_empty() {
-                    let (op, chip, convention) = inputs;
-                    let s = Scenario {
-                        ops: op.into_iter().collect(),
-                        chips: chip.into_iter().collect(),
-                        options: roofline::Options {
-                            convention,
-                            ..Default::default()
-                        },
-                        ..Scenario::default()
-                    };
-                    t.steps = Some(view::step_table(&s, &p, None).map(Arc::new));
-                }
                 Arc::new(t)
             })
+        }))
+    });
+    Memo::new(move |_| {
+        let k = kernels.get()?;
+        Some(k.map(|t| match steps.get() {
+            Some(s) => Arc::new(MeasuredTable {
+                steps: Some(s),
+                ..(*t).clone()
+            }),
+            None => t,
         }))
     })
 }
@@ -101,9 +100,24 @@ pub fn ProfilePanel() -> impl IntoView {
         generation: StoredValue::new(0),
     };
     let fit = RwSignal::new(FitShown::None);
+    // The kernels' side of the table: unchanged when a serving engine's steps join it, so the
+    // kernels' tables are not drawn again then.
+    let kernels = Memo::new(move |_| {
+        c.measured.with(|m| {
+            m.clone().map(|r| {
+                r.map(|t| match t.steps {
+                    Some(_) => Arc::new(MeasuredTable {
+                        steps: None,
+                        ..(*t).clone()
+                    }),
+                    None => t,
+                })
+            })
+        })
+    });
     // A new profile or roofline makes the last fit stale.
     Effect::new(move |_| {
-        c.measured.track();
+        kernels.track();
         fit.set(None);
     });
     let on_file = move |ev: web_sys::Event| {
@@ -208,7 +222,7 @@ pub fn ProfilePanel() -> impl IntoView {
                     {move || c.profile.with(|p| p.as_ref().map(|p| p.notes.clone()).unwrap_or_default()).into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
                 </ul>
                 <steps::StepsSection/>
-                <MeasuredTables fit=fit/>
+                <MeasuredTables fit=fit table=kernels/>
             </Show>
         </section>
     }
@@ -272,6 +286,8 @@ fn ChipOffer() -> impl IntoView {
 fn MeasuredTables(
     /// The last fit (its calibration and summary) or its message.
     fit: RwSignal<FitShown>,
+    /// The kernels' table ([`Ctx::measured`] without the steps).
+    table: Memo<Measured>,
 ) -> impl IntoView {
     let c = ctx();
     let do_fit = move |_| {
@@ -300,7 +316,6 @@ fn MeasuredTables(
             });
         }
     };
-    let table = move || c.measured.get();
     let fit_ok = move || fit.with(|f| matches!(f, Some(Ok(_))));
     let refused = move || {
         fit.with(|f| match f {
@@ -332,7 +347,7 @@ fn MeasuredTables(
                 }.into_any(),
             }}
         </div>
-        {move || match table() {
+        {move || match table.get() {
             None => ().into_any(),
             Some(Err(e)) => view! { <p class="msg" role="alert" data-profile-error="true">{e}</p> }.into_any(),
             Some(Ok(t)) => tables(&t).into_any(),

@@ -4,14 +4,18 @@
 //! refused by the guard of every fitted model, else applied to the scenario's `llm` operation
 //! as `engine=own:<terms>` (in the link), shown as a removable chip.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use roofline::profile::{fit_steps, OwnEngine};
 
 use super::super::ctx;
+use super::step_table::StepsProgress;
 use crate::view::measured_steps;
 
-/// Step rows listed (the rest are counted).
-const MAX_STEPS: usize = 500;
+/// Step rows (and groups) per page of the table: a page is drawn in a few milliseconds, and
+/// a trace of thousands of steps is read a page at a time, with the count of them all.
+const PAGE: usize = 50;
 
 const STEP_HEAD: [&str; 11] = [
     "phase",
@@ -81,6 +85,8 @@ pub(super) fn StepsSection() -> impl IntoView {
         fit.set(None);
     });
     let own = Memo::new(move |_| c.scenario.with(own_text));
+    let progress = use_context::<StepsProgress>().map(|p| p.0);
+    let timing = move || progress.and_then(|p| p.get());
     let do_fit = move |_| {
         let r = table.with_untracked(|t| match t {
             Some(Ok(t)) => fit_steps(&t.fit_obs).map(|f| {
@@ -99,6 +105,11 @@ pub(super) fn StepsSection() -> impl IntoView {
     };
     let can_apply = move || fit.with(|f| matches!(f, Some(Ok((_, _, Ok(()))))));
     view! {
+        <Show when=move || timing().is_some() && table.with(Option::is_none)>
+            <p class="hint" data-steps-pending="true" role="status">{move || timing().map(|(done, all)| {
+                format!("Timing the trace's {} steps against the roofline: {} done", measured_steps::thousands(all), measured_steps::thousands(done))
+            })}</p>
+        </Show>
         <Show when=move || table.with(Option::is_some)>
             <h3 class="small-h" id="steps-h">"Engine steps against the roofline"</h3>
             {move || own.get().map(|text| view! {
@@ -110,7 +121,7 @@ pub(super) fn StepsSection() -> impl IntoView {
                 </p>
             })}
             {move || match table.get() {
-                Some(Ok(t)) => steps_view(&t).into_any(),
+                Some(Ok(t)) => steps_view(t).into_any(),
                 Some(Err(e)) => view! { <p class="msg" role="alert" data-steps-error="true">{e}</p> }.into_any(),
                 None => ().into_any(),
             }}
@@ -142,52 +153,101 @@ fn cell(
     view! { <td data-metric=metric data-value=value data-label=label>{text}</td> }
 }
 
-/// The caption, the window, the steps and the groups.
-fn steps_view(t: &measured_steps::StepTable) -> impl IntoView {
-    let more = t.rows.len().saturating_sub(MAX_STEPS);
-    let rows = t
-        .rows
-        .iter()
-        .take(MAX_STEPS)
-        .map(|r| {
-            let basis = r.expected.as_ref().map_or("none", |e| e.basis);
-            let source = r
-                .expected
-                .as_ref()
-                .map_or_else(|why| why.clone(), |e| e.source.clone());
-            view! {
-                <tr data-step=r.index.to_string() data-window=r.window.id() data-basis=basis title=source>
-                    <td class="name" title=r.name.clone()><strong>{format!("#{}", r.index)}</strong></td>
-                    {STEP_HEAD.into_iter().zip(r.cells()).map(cell).collect_view()}
-                </tr>
-            }
-        })
-        .collect_view();
-    let groups = t
-        .groups
-        .iter()
-        .map(|g| {
-            let key = format!("{}-{}", g.phase.id(), roofline::units::format_exact(g.batch));
-            view! {
-                <tr data-step-group=key>
-                    <td class="name">{g.phase.id()}</td>
-                    <td data-metric="batch" data-value=roofline::units::format_exact(g.batch) data-label="batch">{roofline::units::format_exact(g.batch)}</td>
-                    {GROUP_HEAD[1..].iter().copied().zip(g.cells()).map(cell).collect_view()}
-                </tr>
-            }
-        })
-        .collect_view();
+/// A step's row.
+fn step_row(r: &measured_steps::StepRow) -> impl IntoView {
+    let basis = r.expected.as_ref().map_or("none", |e| e.basis);
+    let source = r
+        .expected
+        .as_ref()
+        .map_or_else(|why| why.clone(), |e| e.source.clone());
+    view! {
+        <tr data-step=r.index.to_string() data-window=r.window.id() data-basis=basis title=source>
+            <td class="name" title=r.name.clone()><strong>{format!("#{}", r.index)}</strong></td>
+            {STEP_HEAD.into_iter().zip(r.cells()).map(cell).collect_view()}
+        </tr>
+    }
+}
+
+/// A group's row.
+fn group_row(g: &measured_steps::StepGroup) -> impl IntoView {
+    let key = format!(
+        "{}-{}",
+        g.phase.id(),
+        roofline::units::format_exact(g.batch)
+    );
+    view! {
+        <tr data-step-group=key>
+            <td class="name">{g.phase.id()}</td>
+            <td data-metric="batch" data-value=roofline::units::format_exact(g.batch) data-label="batch">{roofline::units::format_exact(g.batch)}</td>
+            {GROUP_HEAD[1..].iter().copied().zip(g.cells()).map(cell).collect_view()}
+        </tr>
+    }
+}
+
+/// The rows of page `page` of `total`: `(first, end)`, `end` exclusive.
+fn page_range(page: usize, total: usize) -> (usize, usize) {
+    let first = page.saturating_mul(PAGE).min(total);
+    (first, first.saturating_add(PAGE).min(total))
+}
+
+/// Which rows of `total` are shown (`Steps 101–200 of 12,000`) and buttons for the pages
+/// before and after; nothing when one page holds them all.
+fn pager(what: &'static str, page: RwSignal<usize>, total: usize) -> impl IntoView {
+    let pages = total.div_ceil(PAGE);
+    (pages > 1).then(|| {
+        let shown = move || {
+            let (a, b) = page_range(page.get(), total);
+            format!("{what} {}–{} of {}", measured_steps::thousands(a + 1), measured_steps::thousands(b), measured_steps::thousands(total))
+        };
+        let range = move || {
+            let (a, b) = page_range(page.get(), total);
+            format!("{}-{}", a + 1, b)
+        };
+        view! {
+            <p class="row pager" data-pager=what data-count=total.to_string() data-shown=range>
+                <button class="small" data-action="page-prev" aria-label=format!("previous {PAGE} {what}")
+                    disabled=move || page.get() == 0
+                    on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"◀"</button>
+                <span class="hint" aria-live="polite">{shown}</span>
+                <button class="small" data-action="page-next" aria-label=format!("next {PAGE} {what}")
+                    disabled=move || { page.get() + 1 >= pages }
+                    on:click=move |_| page.update(|p| *p = (*p + 1).min(pages - 1))>"▶"</button>
+            </p>
+        }
+    })
+}
+
+/// The caption, the window, the steps and the groups, each table a page at a time.
+fn steps_view(t: Arc<measured_steps::StepTable>) -> impl IntoView {
+    let step_page = RwSignal::new(0usize);
+    let group_page = RwSignal::new(0usize);
+    let (steps_total, groups_total) = (t.rows.len(), t.groups.len());
+    let rows = {
+        let t = t.clone();
+        move || {
+            let (a, b) = page_range(step_page.get(), steps_total);
+            t.rows[a..b].iter().map(step_row).collect_view()
+        }
+    };
+    let groups = {
+        let t = t.clone();
+        move || {
+            let (a, b) = page_range(group_page.get(), groups_total);
+            t.groups[a..b].iter().map(group_row).collect_view()
+        }
+    };
     let head = |cols: &[&'static str]| {
         cols.iter()
             .map(|h| view! { <th scope="col">{*h}</th> })
             .collect_view()
     };
     view! {
-        <p class="hint" data-steps-caption="true">{t.caption.clone()}</p>
+        <p class="hint" data-steps-caption="true" data-steps-count=steps_total.to_string()>{t.caption.clone()}</p>
         <p class="hint" data-steps-window=t.window.steady.to_string()>{t.window.text()}</p>
         {t.faster_message().map(|m| view! {
             <p class="msg" role="alert" data-steps-faster=t.faster.to_string()>{m}</p>
         })}
+        {pager("steps", step_page, steps_total)}
         <div class="table-scroll">
             <table class="results-table steps-table">
                 <caption>"Each step: measured GPU time against the T_lower of that exact step"</caption>
@@ -195,7 +255,7 @@ fn steps_view(t: &measured_steps::StepTable) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
-        {(more > 0).then(|| view! { <p class="hint" data-more-steps=more.to_string()>{format!("… and {more} more steps (the medians and the fit count them all)")}</p> })}
+        {pager("groups", group_page, groups_total)}
         <div class="table-scroll">
             <table class="results-table step-groups-table">
                 <caption>"Steady-state steps by phase and batch"</caption>

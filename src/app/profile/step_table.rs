@@ -1,0 +1,135 @@
+//! The step table built off the frame's critical path (issue 43: a 50 MiB trace from file pick
+//! to step table with no frame gap over 50 ms). Timing a step runs the mixed step's roofline
+//! and the published expectation; a trace of thousands of steps would hold up one frame for
+//! seconds. So the steps are timed a slice of [`SLICE_MS`] per task
+//! ([`crate::view::measured_steps::StepTableBuilder`]), each in a task after the one that
+//! brought the profile or the edit, while the page paints and takes input, the panel saying
+//! how many are timed. A newer profile, or an edit of what the
+//! steps are timed with (the first `llm` operation, the first chip, the FLOP convention),
+//! drops the table being built and starts anew; a table is only ever shown with the profile
+//! and inputs it was built from.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use roofline::chip::Chip;
+use roofline::op::Op;
+use roofline::profile::Profile;
+use roofline::scenario::Scenario;
+
+use super::super::check;
+use crate::view::measured_steps::{StepTable, StepTableBuilder};
+
+/// Milliseconds of step timing per task: with the page's own work in the same frame, well
+/// inside the 50 ms budget.
+const SLICE_MS: f64 = 8.0;
+/// Steps timed between two looks at the clock.
+const BATCH: usize = 8;
+
+/// What the steps are timed with: the first `llm` operation, the first chip, the convention.
+pub(super) type StepInputs = (Option<Op>, Option<Chip>, roofline::FlopConvention);
+
+/// The step table, or why the steps cannot be timed: `None` without steps, or while being
+/// built.
+pub(super) type Timed = Option<Result<Arc<StepTable>, String>>;
+
+/// Steps timed so far and in all while a table is being built, for the panel.
+#[derive(Clone, Copy)]
+pub(super) struct StepsProgress(pub(super) RwSignal<Option<(usize, usize)>>);
+
+/// A built table and what it was built from.
+struct Built {
+    profile: Arc<Profile>,
+    inputs: StepInputs,
+    table: Result<Arc<StepTable>, String>,
+}
+
+/// The step table of `profile`'s steps timed with `inputs`, built a slice per task (see the
+/// module docs). Provides [`StepsProgress`] to the panel.
+pub(super) fn timed_steps(
+    profile: RwSignal<Option<Arc<Profile>>>,
+    inputs: Memo<StepInputs>,
+) -> Memo<Timed> {
+    let built = RwSignal::new(None::<Arc<Built>>);
+    let progress = RwSignal::new(None);
+    provide_context(StepsProgress(progress));
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let p = profile.get();
+        let inputs = inputs.get();
+        generation.update_value(|g| *g += 1);
+        let current = generation.get_value();
+        let Some(p) = p.filter(|p| !p.steps.is_empty()) else {
+            progress.set(None);
+            return;
+        };
+        let done = move |p: Arc<Profile>, inputs: StepInputs, table| {
+            progress.set(None);
+            built.set(Some(Arc::new(Built {
+                profile: p,
+                inputs,
+                table,
+            })));
+            if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                check(perf.mark("steps-computed"), "mark the steps timed");
+            }
+        };
+        let s = scenario_of(&inputs);
+        let mut b = match StepTableBuilder::new(&s, &p, None) {
+            Ok(b) => b,
+            Err(e) => return done(p, inputs, Err(e)),
+        };
+        progress.set(Some(b.progress()));
+        // Every slice in a task of its own: the one that changed the profile or the inputs
+        // draws the kernels' table and the plot.
+        leptos::task::spawn_local(async move {
+            loop {
+                super::import::next_task().await;
+                if generation.try_get_value() != Some(current) {
+                    return;
+                }
+                if slice(&mut b, &p) {
+                    break;
+                }
+                progress.set(Some(b.progress()));
+            }
+            done(p, inputs, Ok(Arc::new(b.finish())));
+        });
+    });
+    Memo::new(move |_| {
+        let p = profile.get()?;
+        built.with(|b| {
+            let b = b.as_ref()?;
+            let same = Arc::ptr_eq(&b.profile, &p) && inputs.with(|i| *i == b.inputs);
+            same.then(|| b.table.clone())
+        })
+    })
+}
+
+/// The scenario the steps are timed in: the inputs alone.
+fn scenario_of((op, chip, convention): &StepInputs) -> Scenario {
+    Scenario {
+        ops: op.iter().cloned().collect(),
+        chips: chip.iter().cloned().collect(),
+        options: roofline::Options {
+            convention: *convention,
+            ..Default::default()
+        },
+        ..Scenario::default()
+    }
+}
+
+/// Times steps for [`SLICE_MS`]; true once all are timed.
+fn slice(b: &mut StepTableBuilder, p: &Profile) -> bool {
+    let perf = web_sys::window().and_then(|w| w.performance());
+    let now = || perf.as_ref().map_or(0.0, |p| p.now());
+    let start = now();
+    loop {
+        if b.advance(p, BATCH) {
+            return true;
+        }
+        if now() - start >= SLICE_MS {
+            return false;
+        }
+    }
+}
