@@ -43,6 +43,8 @@ const MAX_TERMS: usize = 4;
 const SCALE: f64 = 1024.0;
 /// Entries of the `(B, T)` cache (a power of two).
 const CACHE: usize = 256;
+/// The most attention parts a run of decode steps steps along (else each step is evaluated).
+const RUN_PARTS: usize = 4;
 
 fn totals(v: &StepVars) -> [f64; NV] {
     [
@@ -82,6 +84,16 @@ impl Line {
         let mut s = self.c0;
         for &j in &self.on[..self.n as usize] {
             s += self.k[j as usize] * x[j as usize];
+        }
+        s
+    }
+
+    /// The change of the line for a change `dx` of the totals.
+    #[inline]
+    fn slope(&self, dx: &[f64; NV]) -> f64 {
+        let mut s = 0.0;
+        for &j in &self.on[..self.n as usize] {
+            s += self.k[j as usize] * dx[j as usize];
         }
         s
     }
@@ -129,6 +141,27 @@ fn bound_index(b: Bound) -> usize {
 }
 
 impl LinPart {
+    /// The part along a run whose totals start at `x` and move by `dx` per step.
+    fn along(&self, x: &[f64; NV], dx: &[f64; NV]) -> RunPart {
+        let mut r = RunPart {
+            repeat: self.repeat,
+            math: (
+                self.flops.at(x) / self.peak_eff,
+                self.flops.slope(dx) / self.peak_eff,
+            ),
+            n: self.n,
+            terms: [(0.0, 0.0); MAX_TERMS],
+            bound: self.bound,
+        };
+        for i in 0..self.n {
+            r.terms[i] = (
+                self.bytes[i].at(x) / self.bw[i],
+                self.bytes[i].slope(dx) / self.bw[i],
+            );
+        }
+        r
+    }
+
     /// As `eval_cost` and the composite's sum: `T_lower = max(T_math, T_max) + o`, the bound
     /// compute unless a term takes longer (the first longest term's), `repeat` times; a part
     /// whose bytes cross a link counts `repeat` collectives.
@@ -140,6 +173,55 @@ impl LinPart {
             let b = self.bytes[i].at(x);
             if b > 0.0 {
                 let t = b / self.bw[i];
+                if t > t_max {
+                    t_max = t;
+                    which = i;
+                }
+                net |= self.bound[i] == Bound::Network;
+            }
+        }
+        let bound = if t_math >= t_max {
+            Bound::Compute
+        } else {
+            self.bound[which]
+        };
+        s.by_bound[bound_index(bound)] += self.repeat * (t_math.max(t_max) + overhead);
+        if net {
+            s.collectives += self.repeat;
+        }
+    }
+}
+
+/// An attention part along a run of decode steps: its compute seconds and each term's
+/// seconds at the run's first step and their change per step (the totals move by the same
+/// amount every step), so step `k` of the run reads `value + k·slope`, the part's own
+/// figures at that step up to rounding.
+#[derive(Debug, Clone, Copy)]
+struct RunPart {
+    repeat: f64,
+    math: (f64, f64),
+    n: usize,
+    terms: [(f64, f64); MAX_TERMS],
+    bound: [Bound; MAX_TERMS],
+}
+
+impl RunPart {
+    const NONE: RunPart = RunPart {
+        repeat: 0.0,
+        math: (0.0, 0.0),
+        n: 0,
+        terms: [(0.0, 0.0); MAX_TERMS],
+        bound: [Bound::Memory; MAX_TERMS],
+    };
+
+    /// As [`LinPart::add`] at step `k` of the run (from 0).
+    #[inline]
+    fn add(&self, k: f64, overhead: f64, s: &mut Sums) {
+        let t_math = self.math.0 + k * self.math.1;
+        let (mut t_max, mut which, mut net) = (0.0, 0usize, false);
+        for i in 0..self.n {
+            let t = self.terms[i].0 + k * self.terms[i].1;
+            if t > 0.0 {
                 if t > t_max {
                     t_max = t;
                     which = i;
@@ -328,8 +410,9 @@ impl StepEval {
     /// last: `go` reads each step's split in turn and says whether the run goes on; at most
     /// `k_max` steps. Returns how many ran. Each is timed as [`StepEval::step`] would time it
     /// alone; without windowed layers its totals move by the same amount every step (the
-    /// global layers' pairs and keys are the keys), so they are stepped rather than rebuilt
-    /// (the same values up to rounding in the last bit).
+    /// global layers' pairs and keys are the keys), so each attention part's compute and
+    /// byte seconds are lines in the step's index, read as `value + k·slope` with no division
+    /// (the same values up to rounding: 1e-14 relative over a run of thousands of steps).
     pub fn decode_run(
         &mut self,
         mix: &StepMix,
@@ -341,7 +424,11 @@ impl StepEval {
             m.decode.sk += m.decode.seqs;
             m.decode.sqsk += m.decode.seqs;
         };
-        if self.parts.is_none() || self.arch.window.is_some() || k_max < 3 {
+        let few = self
+            .parts
+            .as_ref()
+            .is_some_and(|(_, a)| a.len() <= RUN_PARTS);
+        if !few || self.arch.window.is_some() || k_max < 3 {
             for k in 1..=k_max {
                 let d = self.step(&m)?;
                 if !go(&d) || k == k_max {
@@ -351,7 +438,7 @@ impl StepEval {
             }
             return Ok(k_max);
         }
-        let mut x = totals(&self.l.mixed_vars_of(&self.arch, &m));
+        let x = totals(&self.l.mixed_vars_of(&self.arch, &m));
         next(&mut m);
         let x1 = totals(&self.l.mixed_vars_of(&self.arch, &m));
         let mut dx = [0.0; NV];
@@ -360,16 +447,32 @@ impl StepEval {
         }
         // (B, T) stay: the parts that read neither pairs nor keys take the same time.
         let s = self.fixed_sums(&x);
+        // The attention parts' seconds, each a line in the step's index along the run.
+        let mut runs = [RunPart::NONE; RUN_PARTS];
+        let mut n = 0;
+        for p in self.parts.iter().flat_map(|(_, a)| a) {
+            runs[n] = p.along(&x, &dx);
+            n += 1;
+        }
+        let runs = &runs[..n];
+        let overhead = self.overhead;
         for k in 1..=k_max {
             // The first step's fixed parts came from the cache or were computed above.
             self.counts.0 += 1;
             self.counts.1 += u64::from(k > 1);
-            let d = self.with_attention(s, &x);
+            let mut sums = s;
+            let at = (k - 1) as f64;
+            for p in runs {
+                p.add(at, overhead, &mut sums);
+            }
+            let d = Decomp {
+                t: sums.by_bound[0] + sums.by_bound[1] + sums.by_bound[2],
+                by_bound: sums.by_bound,
+                steps: 1.0,
+                collectives: sums.collectives,
+            };
             if !go(&d) || k == k_max {
                 return Ok(k);
-            }
-            for j in 0..NV {
-                x[j] += dx[j];
             }
         }
         Ok(k_max)
