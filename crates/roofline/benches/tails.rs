@@ -1,16 +1,16 @@
 //! Benchmarks of the serving row's simulated tails (issue 42): the issue's scenario (10,000
 //! requests of Llama 3.1-70B FP8 on 8 × H200, prompts of 1,024 tokens, outputs of 1,024,
 //! 64 clients under vLLM, each step read by the stored fits), natively, against its budget
-//! (≤ 20 ms; the page's figure, with the worker's start-up, is `benches/page.rs`'s), and its
-//! parts: the deployment's set-up alone, and the event loop alone on a built deployment.
+//! (≤ 20 ms; the page's figure, with the worker's start-up, is `benches/page.rs`'s), and the
+//! deployment's set-up alone.
 //! Before divan's table it prints the budget's figure and whether it is met.
 //!
 //! Run: `cargo bench -p roofline --bench tails`
 
 use divan::{black_box, Bencher};
 use roofline::op::Llm;
-use roofline::serving::sim::{self, Arrivals, SimSpec};
-use roofline::serving::tails::{tails, MAX_STEPS, SIM_REQUESTS};
+use roofline::serving::sim;
+use roofline::serving::tails::{tails, SIM_REQUESTS};
 use roofline::url::decode;
 use roofline::validation::load::steps::FittedSteps;
 use roofline::{Chip, Op, Options};
@@ -73,33 +73,4 @@ fn deployment(bencher: Bencher) {
     let fits = FittedSteps::stored();
     let l = llm(&op);
     bencher.bench(|| black_box(sim::aggregated(&l, &chips[0], &opts, &fits).unwrap()));
-}
-
-/// The event loop alone: 10,000 requests on a deployment built once (each run on a fresh
-/// copy, so no step time is cached from the last).
-#[divan::bench(sample_count = 10)]
-fn event_loop(bencher: Bencher) {
-    let (op, chips, opts) = scenario();
-    let fits = FittedSteps::stored();
-    let l = llm(&op);
-    let dep = sim::aggregated(&l, &chips[0], &opts, &fits).unwrap();
-    // As the row's: one request's latency at c = 64 is about 20 s.
-    let spec = SimSpec {
-        requests: SIM_REQUESTS,
-        arrivals: Arrivals::Closed {
-            clients: 64,
-            starts: sim::Starts::Random { within: 20.0 },
-        },
-        seed: 1,
-        prompt: l.prompt,
-        output: l.output,
-        prompt_cv: 0.0,
-        output_cv: 0.0,
-        max_steps: MAX_STEPS,
-        fast_forward: true,
-        slo: None,
-    };
-    bencher
-        .with_inputs(|| dep.clone())
-        .bench_refs(|d| black_box(sim::run(d, &spec).unwrap()));
 }

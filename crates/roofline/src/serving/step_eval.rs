@@ -26,6 +26,7 @@
 //! it stored: it adds no error.
 
 use super::pattern::Decomp;
+use super::sim::StepCoef;
 use super::step::{step_time_unchecked, StepMix};
 use crate::analysis::{calibrated_chip, Options};
 use crate::arch::Arch;
@@ -206,6 +207,60 @@ struct RunPart {
 }
 
 impl RunPart {
+    /// At step `k` of the run: the slope and bound of the term that sets the part's time,
+    /// and for how many further steps it surely does (`add`'s choice, with every other term
+    /// below it by more than 1e-9 of its value and every term kept or left out as at `k`);
+    /// 0 where that is not sure.
+    fn lead(&self, k: f64) -> (f64, usize, f64) {
+        let t_math = self.math.0 + k * self.math.1;
+        let (mut t_max, mut which) = (0.0, usize::MAX);
+        for i in 0..self.n {
+            let t = self.terms[i].0 + k * self.terms[i].1;
+            if t > t_max {
+                t_max = t;
+                which = i;
+            }
+        }
+        let (v, sw, b) = if t_math >= t_max {
+            (t_math, self.math.1, 0)
+        } else {
+            (t_max, self.terms[which].1, bound_index(self.bound[which]))
+        };
+        let margin = 1e-9 * v.abs();
+        let mut safe = f64::INFINITY;
+        // Steps a term (value `vc`, slope `sc`) surely stays below the lead.
+        let below = |vc: f64, sc: f64| -> f64 {
+            let gap = v - vc;
+            if gap <= margin {
+                0.0
+            } else if sc > sw {
+                (gap - margin) / (sc - sw)
+            } else {
+                f64::INFINITY
+            }
+        };
+        let math_leads = t_math >= t_max;
+        if !math_leads {
+            safe = safe.min(below(t_math, self.math.1));
+        }
+        for i in 0..self.n {
+            let (vi, si) = (self.terms[i].0 + k * self.terms[i].1, self.terms[i].1);
+            if vi > 0.0 {
+                if math_leads || i != which {
+                    safe = safe.min(below(vi, si));
+                }
+                // A term that falls to 0 leaves the part (and its collective with it).
+                if si < 0.0 {
+                    safe = safe.min(vi * (1.0 - 1e-9) / -si);
+                }
+            } else if si > 0.0 {
+                // A term that rises past 0 joins it.
+                safe = 0.0;
+            }
+        }
+        (sw, b, safe.max(0.0))
+    }
+
     const NONE: RunPart = RunPart {
         repeat: 0.0,
         math: (0.0, 0.0),
@@ -407,17 +462,23 @@ impl StepEval {
     }
 
     /// A run of decode steps alike (no prefill), each with one more key per sequence than the
-    /// last: `go` reads each step's split in turn and says whether the run goes on; at most
-    /// `k_max` steps. Returns how many ran. Each is timed as [`StepEval::step`] would time it
-    /// alone; without windowed layers its totals move by the same amount every step (the
-    /// global layers' pairs and keys are the keys), so each attention part's compute and
-    /// byte seconds are lines in the step's index, read as `value + k·slope` with no division
-    /// (the same values up to rounding: 1e-14 relative over a run of thousands of steps).
+    /// last, read by `coef` with `seqs` sequences: `go` takes each step's time in turn and says
+    /// whether the run goes on; at most `k_max` steps. Returns how many ran. Each is timed as
+    /// [`StepEval::step`] would time it alone; without windowed layers its totals move by the
+    /// same amount every step (the global layers' pairs and keys are the keys), so each
+    /// attention part's compute and byte seconds are lines in the step's index, read as
+    /// `value + k·slope` with no division; and while no part's longest term changes (every
+    /// other term below it by more than 1e-9 of its value, far past rounding, so each step
+    /// would choose the same), the step's time is itself a line, `t₀ + j·slope`. The same
+    /// values up to rounding: a simulated figure moves by at most 1e-12 relative (about
+    /// 1e-13 s on times of seconds summed over hundreds of thousands of steps).
     pub fn decode_run(
         &mut self,
         mix: &StepMix,
         k_max: u64,
-        mut go: impl FnMut(&Decomp) -> bool,
+        coef: &StepCoef,
+        seqs: f64,
+        mut go: impl FnMut(f64) -> bool,
     ) -> Result<u64, Error> {
         let mut m = *mix;
         let next = |m: &mut StepMix| {
@@ -431,7 +492,7 @@ impl StepEval {
         if !few || self.arch.window.is_some() || k_max < 3 {
             for k in 1..=k_max {
                 let d = self.step(&m)?;
-                if !go(&d) || k == k_max {
+                if !go(coef.time(&d, seqs)) || k == k_max {
                     return Ok(k);
                 }
                 next(&mut m);
@@ -456,14 +517,18 @@ impl StepEval {
         }
         let runs = &runs[..n];
         let overhead = self.overhead;
-        for k in 1..=k_max {
-            // The first step's fixed parts came from the cache or were computed above.
-            self.counts.0 += 1;
-            self.counts.1 += u64::from(k > 1);
+        let mut k = 0u64;
+        while k < k_max {
+            // Step `k` evaluated part by part, then as many steps as surely keep each part's
+            // longest term, as a line from it.
+            let at = k as f64;
             let mut sums = s;
-            let at = (k - 1) as f64;
+            let (mut slope, mut safe) = (0.0, f64::INFINITY);
             for p in runs {
                 p.add(at, overhead, &mut sums);
+                let (sw, b, sf) = p.lead(at);
+                slope += p.repeat * sw * coef.by_bound[b];
+                safe = safe.min(sf);
             }
             let d = Decomp {
                 t: sums.by_bound[0] + sums.by_bound[1] + sums.by_bound[2],
@@ -471,8 +536,17 @@ impl StepEval {
                 steps: 1.0,
                 collectives: sums.collectives,
             };
-            if !go(&d) || k == k_max {
-                return Ok(k);
+            let t0 = coef.time(&d, seqs);
+            let len = 1 + (safe.floor().min((k_max - k - 1) as f64)) as u64;
+            for j in 0..len {
+                // The first step's fixed parts came from the cache or were computed above.
+                self.counts.0 += 1;
+                self.counts.1 += u64::from(k > 0);
+                k += 1;
+                let t = if j == 0 { t0 } else { t0 + j as f64 * slope };
+                if !go(t) {
+                    return Ok(k);
+                }
             }
         }
         Ok(k_max)

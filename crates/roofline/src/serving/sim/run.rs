@@ -592,8 +592,8 @@ impl Sim<'_> {
         let coef = worker.coef;
         let seqs = mix.seqs();
         if k_max > 1 {
-            worker.eval.decode_run(&mix, k_max, |d| {
-                t += coef.time(d, seqs);
+            worker.eval.decode_run(&mix, k_max, &coef, seqs, |dt| {
+                t += dt;
                 ends.push(t);
                 t < t_ev
             })?;
