@@ -93,7 +93,8 @@ impl Samples {
         }
         // Bins by value: by bit pattern when every value is > 0, else linear in the value.
         let bits = lo > 0.0;
-        let (a, span) = (lo.to_bits(), hi.to_bits() - lo.to_bits());
+        let a = lo.to_bits();
+        let span = if bits { hi.to_bits() - a } else { 0 };
         let shift = (u64::BITS - span.leading_zeros()).saturating_sub(BINS.trailing_zeros());
         let scale = (BINS as f64) / (hi - lo);
         let bin = |x: f64| -> usize {
@@ -179,9 +180,16 @@ mod tests {
         assert_eq!(Samples::new().quantiles([0.5]), None);
     }
 
-    /// Against a sort, on values spread over decades with uneven weights.
+    /// Against a sort, on values spread over decades with uneven weights, all > 0 (binned by
+    /// their bits) or some ≤ 0 (binned by value).
     #[test]
     fn matches_a_sort() {
+        for shift in [0.0, -0.3] {
+            matches_a_sort_from(shift);
+        }
+    }
+
+    fn matches_a_sort_from(shift: f64) {
         let mut s = Samples::new();
         let mut all = Vec::new();
         let mut x = 12345u64;
@@ -189,7 +197,7 @@ mod tests {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let v = 1e-4 * (1.0 + (x >> 40) as f64 / 1e3);
+            let v = 1e-4 * (1.0 + (x >> 40) as f64 / 1e3) + shift;
             let w = 1.0 + ((x >> 20) & 7) as f64;
             s.push(v, w);
             all.push((v, w));
@@ -206,7 +214,7 @@ mod tests {
                 })
                 .unwrap()
                 .0;
-            assert_eq!(s.quantiles([q]).unwrap()[0], want, "q {q}");
+            assert_eq!(s.quantiles([q]).unwrap()[0], want, "q {q}, shift {shift}");
         }
     }
 }
