@@ -26,7 +26,6 @@
 //! it stored: it adds no error.
 
 use super::pattern::Decomp;
-use super::sim::StepCoef;
 use super::step::{step_time_unchecked, StepMix};
 use crate::analysis::{calibrated_chip, Options};
 use crate::arch::Arch;
@@ -462,7 +461,8 @@ impl StepEval {
     }
 
     /// A run of decode steps alike (no prefill), each with one more key per sequence than the
-    /// last, read by `coef` with `seqs` sequences: `go` takes each step's time in turn and says
+    /// last, read by `time` (linear in the split, seconds per second of each bound `by_bound`,
+    /// as the simulation's `StepCoef::time` is): `go` takes each step's time in turn and says
     /// whether the run goes on; at most `k_max` steps. Returns how many ran. Each is timed as
     /// [`StepEval::step`] would time it alone; without windowed layers its totals move by the
     /// same amount every step (the global layers' pairs and keys are the keys), so each
@@ -476,8 +476,8 @@ impl StepEval {
         &mut self,
         mix: &StepMix,
         k_max: u64,
-        coef: &StepCoef,
-        seqs: f64,
+        by_bound: [f64; 3],
+        time: impl Fn(&Decomp) -> f64,
         mut go: impl FnMut(f64) -> bool,
     ) -> Result<u64, Error> {
         let mut m = *mix;
@@ -492,7 +492,7 @@ impl StepEval {
         if !few || self.arch.window.is_some() || k_max < 3 {
             for k in 1..=k_max {
                 let d = self.step(&m)?;
-                if !go(coef.time(&d, seqs)) || k == k_max {
+                if !go(time(&d)) || k == k_max {
                     return Ok(k);
                 }
                 next(&mut m);
@@ -527,7 +527,7 @@ impl StepEval {
             for p in runs {
                 p.add(at, overhead, &mut sums);
                 let (sw, b, sf) = p.lead(at);
-                slope += p.repeat * sw * coef.by_bound[b];
+                slope += p.repeat * sw * by_bound[b];
                 safe = safe.min(sf);
             }
             let d = Decomp {
@@ -536,7 +536,7 @@ impl StepEval {
                 steps: 1.0,
                 collectives: sums.collectives,
             };
-            let t0 = coef.time(&d, seqs);
+            let t0 = time(&d);
             let len = 1 + (safe.floor().min((k_max - k - 1) as f64)) as u64;
             for j in 0..len {
                 // The first step's fixed parts came from the cache or were computed above.
