@@ -10,7 +10,10 @@
 //! Step times: every step is the mixed step read by the engine's fitted TPOT terms,
 //! evaluated exactly (`roofline::serving::StepEval`: each part linear in the step's totals,
 //! the parts that read no pairs or keys cached by (B, T), runs of like decode steps timed in
-//! one go, equal to `step_time` to 1e-12 over the zoo): caching adds no error.
+//! one go, each attention part's seconds and then the step's as lines along the run while no
+//! part changes its longest term, equal to `step_time` to 1e-12 over the zoo): the cache adds
+//! no error, the lines only rounding (figures within 1e-12 relative of step-by-step reading).
+//! The core's `cargo bench -p roofline --bench tails` times the same row without the app.
 
 use std::time::Instant;
 

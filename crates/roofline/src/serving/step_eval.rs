@@ -43,6 +43,8 @@ const MAX_TERMS: usize = 4;
 const SCALE: f64 = 1024.0;
 /// Entries of the `(B, T)` cache (a power of two).
 const CACHE: usize = 256;
+/// The most attention parts a run of decode steps steps along (else each step is evaluated).
+const RUN_PARTS: usize = 4;
 
 fn totals(v: &StepVars) -> [f64; NV] {
     [
@@ -82,6 +84,16 @@ impl Line {
         let mut s = self.c0;
         for &j in &self.on[..self.n as usize] {
             s += self.k[j as usize] * x[j as usize];
+        }
+        s
+    }
+
+    /// The change of the line for a change `dx` of the totals.
+    #[inline]
+    fn slope(&self, dx: &[f64; NV]) -> f64 {
+        let mut s = 0.0;
+        for &j in &self.on[..self.n as usize] {
+            s += self.k[j as usize] * dx[j as usize];
         }
         s
     }
@@ -129,6 +141,27 @@ fn bound_index(b: Bound) -> usize {
 }
 
 impl LinPart {
+    /// The part along a run whose totals start at `x` and move by `dx` per step.
+    fn along(&self, x: &[f64; NV], dx: &[f64; NV]) -> RunPart {
+        let mut r = RunPart {
+            repeat: self.repeat,
+            math: (
+                self.flops.at(x) / self.peak_eff,
+                self.flops.slope(dx) / self.peak_eff,
+            ),
+            n: self.n,
+            terms: [(0.0, 0.0); MAX_TERMS],
+            bound: self.bound,
+        };
+        for i in 0..self.n {
+            r.terms[i] = (
+                self.bytes[i].at(x) / self.bw[i],
+                self.bytes[i].slope(dx) / self.bw[i],
+            );
+        }
+        r
+    }
+
     /// As `eval_cost` and the composite's sum: `T_lower = max(T_math, T_max) + o`, the bound
     /// compute unless a term takes longer (the first longest term's), `repeat` times; a part
     /// whose bytes cross a link counts `repeat` collectives.
@@ -140,6 +173,109 @@ impl LinPart {
             let b = self.bytes[i].at(x);
             if b > 0.0 {
                 let t = b / self.bw[i];
+                if t > t_max {
+                    t_max = t;
+                    which = i;
+                }
+                net |= self.bound[i] == Bound::Network;
+            }
+        }
+        let bound = if t_math >= t_max {
+            Bound::Compute
+        } else {
+            self.bound[which]
+        };
+        s.by_bound[bound_index(bound)] += self.repeat * (t_math.max(t_max) + overhead);
+        if net {
+            s.collectives += self.repeat;
+        }
+    }
+}
+
+/// An attention part along a run of decode steps: its compute seconds and each term's
+/// seconds at the run's first step and their change per step (the totals move by the same
+/// amount every step), so step `k` of the run reads `value + k·slope`, the part's own
+/// figures at that step up to rounding.
+#[derive(Debug, Clone, Copy)]
+struct RunPart {
+    repeat: f64,
+    math: (f64, f64),
+    n: usize,
+    terms: [(f64, f64); MAX_TERMS],
+    bound: [Bound; MAX_TERMS],
+}
+
+impl RunPart {
+    /// At step `k` of the run: the slope and bound of the term that sets the part's time,
+    /// and for how many further steps it surely does (`add`'s choice, with every other term
+    /// below it by more than 1e-9 of its value and every term kept or left out as at `k`);
+    /// 0 where that is not sure.
+    fn lead(&self, k: f64) -> (f64, usize, f64) {
+        let t_math = self.math.0 + k * self.math.1;
+        let (mut t_max, mut which) = (0.0, usize::MAX);
+        for i in 0..self.n {
+            let t = self.terms[i].0 + k * self.terms[i].1;
+            if t > t_max {
+                t_max = t;
+                which = i;
+            }
+        }
+        let (v, sw, b) = if t_math >= t_max {
+            (t_math, self.math.1, 0)
+        } else {
+            (t_max, self.terms[which].1, bound_index(self.bound[which]))
+        };
+        let margin = 1e-9 * v.abs();
+        let mut safe = f64::INFINITY;
+        // Steps a term (value `vc`, slope `sc`) surely stays below the lead.
+        let below = |vc: f64, sc: f64| -> f64 {
+            let gap = v - vc;
+            if gap <= margin {
+                0.0
+            } else if sc > sw {
+                (gap - margin) / (sc - sw)
+            } else {
+                f64::INFINITY
+            }
+        };
+        let math_leads = t_math >= t_max;
+        if !math_leads {
+            safe = safe.min(below(t_math, self.math.1));
+        }
+        for i in 0..self.n {
+            let (vi, si) = (self.terms[i].0 + k * self.terms[i].1, self.terms[i].1);
+            if vi > 0.0 {
+                if math_leads || i != which {
+                    safe = safe.min(below(vi, si));
+                }
+                // A term that falls to 0 leaves the part (and its collective with it).
+                if si < 0.0 {
+                    safe = safe.min(vi * (1.0 - 1e-9) / -si);
+                }
+            } else if si > 0.0 {
+                // A term that rises past 0 joins it.
+                safe = 0.0;
+            }
+        }
+        (sw, b, safe.max(0.0))
+    }
+
+    const NONE: RunPart = RunPart {
+        repeat: 0.0,
+        math: (0.0, 0.0),
+        n: 0,
+        terms: [(0.0, 0.0); MAX_TERMS],
+        bound: [Bound::Memory; MAX_TERMS],
+    };
+
+    /// As [`LinPart::add`] at step `k` of the run (from 0).
+    #[inline]
+    fn add(&self, k: f64, overhead: f64, s: &mut Sums) {
+        let t_math = self.math.0 + k * self.math.1;
+        let (mut t_max, mut which, mut net) = (0.0, 0usize, false);
+        for i in 0..self.n {
+            let t = self.terms[i].0 + k * self.terms[i].1;
+            if t > 0.0 {
                 if t > t_max {
                     t_max = t;
                     which = i;
@@ -325,33 +461,45 @@ impl StepEval {
     }
 
     /// A run of decode steps alike (no prefill), each with one more key per sequence than the
-    /// last: `go` reads each step's split in turn and says whether the run goes on; at most
-    /// `k_max` steps. Returns how many ran. Each is timed as [`StepEval::step`] would time it
-    /// alone; without windowed layers its totals move by the same amount every step (the
-    /// global layers' pairs and keys are the keys), so they are stepped rather than rebuilt
-    /// (the same values up to rounding in the last bit).
+    /// last, read by `time` (linear in the split, seconds per second of each bound `by_bound`,
+    /// as the simulation's `StepCoef::time` is): `go` takes each step's time in turn and says
+    /// whether the run goes on; at most `k_max` steps. Returns how many ran. Each is timed as
+    /// [`StepEval::step`] would time it alone; without windowed layers its totals move by the
+    /// same amount every step (the global layers' pairs and keys are the keys), so each
+    /// attention part's compute and byte seconds are lines in the step's index, read as
+    /// `value + k·slope` with no division; and while no part's longest term changes (every
+    /// other term below it by more than 1e-9 of its value, far past rounding, so each step
+    /// would choose the same), the step's time is itself a line, `t₀ + j·slope`. The same
+    /// values up to rounding: a simulated figure moves by at most 1e-12 relative (about
+    /// 1e-13 s on times of seconds summed over hundreds of thousands of steps).
     pub fn decode_run(
         &mut self,
         mix: &StepMix,
         k_max: u64,
-        mut go: impl FnMut(&Decomp) -> bool,
+        by_bound: [f64; 3],
+        time: impl Fn(&Decomp) -> f64,
+        mut go: impl FnMut(f64) -> bool,
     ) -> Result<u64, Error> {
         let mut m = *mix;
         let next = |m: &mut StepMix| {
             m.decode.sk += m.decode.seqs;
             m.decode.sqsk += m.decode.seqs;
         };
-        if self.parts.is_none() || self.arch.window.is_some() || k_max < 3 {
+        let few = self
+            .parts
+            .as_ref()
+            .is_some_and(|(_, a)| a.len() <= RUN_PARTS);
+        if !few || self.arch.window.is_some() || k_max < 3 {
             for k in 1..=k_max {
                 let d = self.step(&m)?;
-                if !go(&d) || k == k_max {
+                if !go(time(&d)) || k == k_max {
                     return Ok(k);
                 }
                 next(&mut m);
             }
             return Ok(k_max);
         }
-        let mut x = totals(&self.l.mixed_vars_of(&self.arch, &m));
+        let x = totals(&self.l.mixed_vars_of(&self.arch, &m));
         next(&mut m);
         let x1 = totals(&self.l.mixed_vars_of(&self.arch, &m));
         let mut dx = [0.0; NV];
@@ -360,16 +508,45 @@ impl StepEval {
         }
         // (B, T) stay: the parts that read neither pairs nor keys take the same time.
         let s = self.fixed_sums(&x);
-        for k in 1..=k_max {
-            // The first step's fixed parts came from the cache or were computed above.
-            self.counts.0 += 1;
-            self.counts.1 += u64::from(k > 1);
-            let d = self.with_attention(s, &x);
-            if !go(&d) || k == k_max {
-                return Ok(k);
+        // The attention parts' seconds, each a line in the step's index along the run.
+        let mut runs = [RunPart::NONE; RUN_PARTS];
+        let mut n = 0;
+        for p in self.parts.iter().flat_map(|(_, a)| a) {
+            runs[n] = p.along(&x, &dx);
+            n += 1;
+        }
+        let runs = &runs[..n];
+        let overhead = self.overhead;
+        let mut k = 0u64;
+        while k < k_max {
+            // Step `k` evaluated part by part, then as many steps as surely keep each part's
+            // longest term, as a line from it.
+            let at = k as f64;
+            let mut sums = s;
+            let (mut slope, mut safe) = (0.0, f64::INFINITY);
+            for p in runs {
+                p.add(at, overhead, &mut sums);
+                let (sw, b, sf) = p.lead(at);
+                slope += p.repeat * sw * by_bound[b];
+                safe = safe.min(sf);
             }
-            for j in 0..NV {
-                x[j] += dx[j];
+            let d = Decomp {
+                t: sums.by_bound[0] + sums.by_bound[1] + sums.by_bound[2],
+                by_bound: sums.by_bound,
+                steps: 1.0,
+                collectives: sums.collectives,
+            };
+            let t0 = time(&d);
+            let len = 1 + (safe.floor().min((k_max - k - 1) as f64)) as u64;
+            for j in 0..len {
+                // The first step's fixed parts came from the cache or were computed above.
+                self.counts.0 += 1;
+                self.counts.1 += u64::from(k > 0);
+                k += 1;
+                let t = if j == 0 { t0 } else { t0 + j as f64 * slope };
+                if !go(t) {
+                    return Ok(k);
+                }
             }
         }
         Ok(k_max)

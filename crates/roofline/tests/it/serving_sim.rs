@@ -208,35 +208,72 @@ fn closed_loop_against_the_steady_state() {
     }
 }
 
-/// A run of decode steps timed in one go gives the figures of one event per step, to
-/// rounding (an open loop with lognormal lengths, so runs end at arrivals as well as at
-/// completions, and a mixed closed loop).
+/// Steps read by coefficients that differ by bound, with costs per step, collective and
+/// sequence (as an engine's fitted terms are): a part read with the wrong bound would change
+/// a step's time by far more than rounding.
+struct Uneven;
+
+impl sim::StepTiming for Uneven {
+    fn coef(&self, _: &Llm, _: &Chip) -> Result<StepCoef, String> {
+        Ok(StepCoef {
+            by_bound: [1.9, 1.2, 1.6],
+            per_step: 3e-4,
+            per_collective: 4e-6,
+            per_sequence: 2e-6,
+        })
+    }
+    fn basis(&self, _: &Llm) -> String {
+        String::new()
+    }
+}
+
+/// A run of decode steps timed in one go (each attention part's seconds, then the step's, as
+/// lines along the run while no part changes its longest term) gives the figures of one
+/// event per step, to rounding: an open loop with lognormal lengths, so runs end at arrivals
+/// as well as at completions, and a mixed closed loop, each read by the bound and by
+/// coefficients that differ by bound; and long contexts and outputs (runs of hundreds of
+/// steps, where rounding would grow along a run).
 #[test]
 fn runs_of_decode_steps_change_nothing() {
     let h100 = preset("h100").unwrap();
     let opts = Options::default();
-    let (_, l) = llm(&[("prompt", "700"), ("output", "90"), ("engine", "vllm")]);
-    for arrivals in [
-        Arrivals::Open { qps: 30.0 },
-        Arrivals::Closed {
-            clients: 24,
-            starts: Starts::Random { within: 0.5 },
-        },
+    let (_, short) = llm(&[("prompt", "700"), ("output", "90"), ("engine", "vllm")]);
+    let (_, long) = llm(&[("prompt", "30000"), ("output", "3000"), ("engine", "vllm")]);
+    let timings: [&dyn sim::StepTiming; 2] = [&BoundSteps, &Uneven];
+    for (l, arrivals, timing) in [
+        (short, Arrivals::Open { qps: 30.0 }, timings[0]),
+        (short, Arrivals::Open { qps: 30.0 }, timings[1]),
+        (
+            short,
+            Arrivals::Closed {
+                clients: 24,
+                starts: Starts::Random { within: 0.5 },
+            },
+            timings[0],
+        ),
+        (
+            short,
+            Arrivals::Closed {
+                clients: 24,
+                starts: Starts::Random { within: 0.5 },
+            },
+            timings[1],
+        ),
+        (
+            long,
+            Arrivals::Closed {
+                clients: 6,
+                starts: Starts::Random { within: 5.0 },
+            },
+            timings[1],
+        ),
     ] {
-        let mut s = spec(600, arrivals, &l);
+        let mut s = spec(if l.output > 1000.0 { 40 } else { 600 }, arrivals, &l);
         s.prompt_cv = 0.5;
         s.output_cv = 0.8;
-        let a = sim::run(
-            &mut sim::aggregated(&l, &h100, &opts, &BoundSteps).unwrap(),
-            &s,
-        )
-        .unwrap();
+        let a = sim::run(&mut sim::aggregated(&l, &h100, &opts, timing).unwrap(), &s).unwrap();
         s.fast_forward = false;
-        let b = sim::run(
-            &mut sim::aggregated(&l, &h100, &opts, &BoundSteps).unwrap(),
-            &s,
-        )
-        .unwrap();
+        let b = sim::run(&mut sim::aggregated(&l, &h100, &opts, timing).unwrap(), &s).unwrap();
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs();
         assert_eq!(a.steps, b.steps);
         for (x, y) in [

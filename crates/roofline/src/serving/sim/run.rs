@@ -9,7 +9,7 @@ use super::rng::Rng;
 use super::{Arrivals, Pcts, Samples, SimResult, SimSpec, Starts, StepCoef, QUEUE_POINTS, WARMUP};
 use crate::error::Error;
 use crate::op::{PhaseLoad, Role, StepMix};
-use crate::serving::{Pages, Pattern, StepEval};
+use crate::serving::{Decomp, Pages, Pattern, StepEval};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -592,11 +592,14 @@ impl Sim<'_> {
         let coef = worker.coef;
         let seqs = mix.seqs();
         if k_max > 1 {
-            worker.eval.decode_run(&mix, k_max, |d| {
-                t += coef.time(d, seqs);
-                ends.push(t);
-                t < t_ev
-            })?;
+            let time = |d: &Decomp| coef.time(d, seqs);
+            worker
+                .eval
+                .decode_run(&mix, k_max, coef.by_bound, time, |dt| {
+                    t += dt;
+                    ends.push(t);
+                    t < t_ev
+                })?;
         } else {
             t += coef.time(&worker.eval.step(&mix)?, seqs);
             ends.push(t);
