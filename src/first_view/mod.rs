@@ -118,7 +118,8 @@ impl Drawn {
         // A link's load plot is the app's to draw (the draw program leaves the load model out,
         // its size budget): its view keeps a frame that says so, never another plot. An embed
         // of it is left to the app whole (a drawn embed never loads the app).
-        if charts.is_empty() && !(s.plot.shows_load() && !s.embed) {
+        let load_frame = s.plot.shows_load() && !s.embed;
+        if charts.is_empty() && !load_frame {
             return None;
         }
         Some(Drawn {
