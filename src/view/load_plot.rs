@@ -107,28 +107,28 @@ fn words(d: &LoadData, panel: LoadPanel) -> (String, String, String, Option<Unit
     };
     let (what, xl, yl, xu, yu) = match panel {
         LoadPanel::Ttft => (
-            "expected TTFT",
+            "Expected TTFT",
             x,
             "time to first token",
             None,
             Some(Unit::Seconds),
         ),
         LoadPanel::Tpot => (
-            "expected TPOT",
+            "Expected TPOT",
             x,
             "time per output token",
             None,
             Some(Unit::Seconds),
         ),
         LoadPanel::Frontier => (
-            "throughput against interactivity",
+            "Throughput against interactivity",
             "output tokens/s per user",
             "output tokens/s per chip",
             None,
             None,
         ),
     };
-    let title = format!("Load plot: {}: {what}, per engine", d.name);
+    let title = format!("{what} per engine (load plot): {}", d.name);
     (title, xl.into(), yl.into(), xu, yu)
 }
 

@@ -96,6 +96,14 @@ async fn a_load_link_draws_the_load_plot_with_its_engines_and_measured_rows() {
         );
         let v = b.axe().await;
         assert!(v.is_empty(), "{size:?}: {v:?}");
+        // A look (target/e2e/): the plots at the top of the screen.
+        b.js(&format!(
+            "document.querySelector(\"{}\").scrollIntoView()",
+            panel("ttft")
+        ))
+        .await;
+        let w = size.map_or(1280, |(w, _)| w);
+        b.screenshot(&format!("load-plot-{w}")).await;
     }
     b.viewport(None).await;
     let errors = b.console_errors().await;
