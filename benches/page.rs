@@ -35,6 +35,9 @@
 //! - **Serving tails (issue 42):** 10,000 simulated requests of Llama 3.1-70B FP8 on 8 × H200
 //!   (c = 64), natively and in the page's simulation worker, start to answer, beside a worker's
 //!   start-up alone (`page/sim_tails.rs`). `BENCH_ONLY=tails` runs this part alone.
+//! - **Load plot (issue 40):** the load plot's model in the page (three engines' 64-point
+//!   concurrency sweeps), median over edits of `c` (`page/load_plot.rs`).
+//!   `BENCH_ONLY=load-plot` runs this part alone.
 //!
 //! With `BENCH_PROFILE=1` the edits run under the DevTools CPU profiler and the profiles land in
 //! `target/bench/<scenario>.cpuprofile` (open them in Chromium's DevTools; build with
@@ -62,6 +65,10 @@ mod slow_load;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "page/sim_tails.rs"]
 mod sim_tails;
+
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "page/load_plot.rs"]
+mod load_plot;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
@@ -692,6 +699,18 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             println!("{out}");
             return;
         }
+        if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "load-plot") {
+            let b = Browser::start().await;
+            let v = crate::load_plot::run(&b).await;
+            b.close().await;
+            let mut out = String::new();
+            for (what, value, budget, ok) in crate::load_plot::rows(&v) {
+                let st = if budget.is_empty() { "" } else { status(ok) };
+                writeln!(out, "{what:<56} {value:>14}  {budget:>12}  {st}").unwrap();
+            }
+            println!("{out}");
+            return;
+        }
         if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "load") {
             let b = Browser::start().await;
             let v = crate::slow_load::run(&b).await;
@@ -756,6 +775,7 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             .await;
         let slow = crate::slow_load::run(&b).await;
         let tails = crate::sim_tails::run(&b).await;
+        let load_plot = crate::load_plot::run(&b).await;
         let mut edits = Vec::new();
         for sc in scenarios() {
             edits.push((interaction(&b, &sc).await, sc));
@@ -892,6 +912,10 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             let st = if budget.is_empty() { "" } else { status(ok) };
             row(&mut out, &what, value, &budget, st);
         }
+        for (what, value, budget, ok) in crate::load_plot::rows(&load_plot) {
+            let st = if budget.is_empty() { "" } else { status(ok) };
+            row(&mut out, &what, value, &budget, st);
+        }
         for (name, ns) in &core {
             row(
                 &mut out,
@@ -930,6 +954,7 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             "profile_import": import,
             "slow_load": slow,
             "serving_tails": tails,
+            "load_plot": load_plot,
             "core_ns": core.iter().map(|(n, v)| json!({"what": n, "median_ns": v})).collect::<Vec<_>>(),
             "core_sweeps_ns": core_sweeps.iter().map(|(n, v, b)| json!({"what": n, "median_ns": v, "budget_ns": b})).collect::<Vec<_>>(),
             "budgets": {

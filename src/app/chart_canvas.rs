@@ -72,6 +72,7 @@ pub fn draw_scaled(
         ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme),
         ChartModel::Roofline(m) => charts::roofline::draw(root, m, &theme),
         ChartModel::Frontier(m) => charts::frontier::draw(root, m, &theme),
+        ChartModel::Load(m) => charts::load::draw(root, m, &theme),
     }
     .map_err(|e| AppError::Draw(e.to_string()))
 }
@@ -209,6 +210,7 @@ pub fn ChartCanvas(
             <canvas
                 node_ref=canvas_ref
                 data-chart=move || model.with(|m| m.as_ref().map(ChartModel::kind))
+                data-panel=move || model.with(|m| m.as_ref().and_then(ChartModel::panel))
                 role="img"
                 aria-label=move || model.with(|m| m.as_ref().map(ChartModel::aria_label))
                 on:mousemove=on_move

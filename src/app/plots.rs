@@ -1,4 +1,4 @@
-//! The plots panel: sweep / roofline / both / serving frontier tabs, axis toggles, the live canvases, the key result
+//! The plots panel: sweep / roofline / both / serving frontier / load tabs, axis toggles, the live canvases, the key result
 //! line and a visually hidden data table per plot for screen readers.
 
 use leptos::prelude::*;
@@ -21,6 +21,8 @@ pub struct Charts {
     pub roofline: Memo<Option<ChartModel>>,
     /// The serving frontier's model, `None` while it is hidden.
     pub frontier: Memo<Option<ChartModel>>,
+    /// The load plot's panels (TTFT, TPOT, frontier), `None` while it is hidden.
+    pub load: [Memo<Option<ChartModel>>; 3],
 }
 
 impl Charts {
@@ -66,6 +68,7 @@ impl Charts {
             sweep,
             roofline,
             frontier,
+            load: load_panels(scenario),
         }
     }
 
@@ -83,7 +86,62 @@ impl Charts {
             self.frontier
                 .with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
         })
+        .or_else(|| {
+            self.load[0].with_untracked(|m| m.as_ref().and_then(|m| f.take().map(|f| f(m))))
+        })
     }
+}
+
+/// The load plot's three panels: the curves are computed once per scenario while the plot is
+/// shown (timed on the page's performance timeline as `load-plot-model`, which `./dev bench`
+/// reads), the measured rows laid on once the validation data (fetched when the plot first
+/// shows) has arrived.
+fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
+    use crate::charts::LoadPanel;
+    use crate::view::load_plot::{load_chart, load_data, Rows};
+    let validation = super::validation::data();
+    let data = Memo::new(move |_| {
+        scenario.with(|s| {
+            s.plot.shows_load().then(|| {
+                let perf = web_sys::window().and_then(|w| w.performance());
+                if let Some(p) = &perf {
+                    p.clear_marks_with_mark_name("load-plot-start");
+                    super::check(p.mark("load-plot-start"), "mark the load plot's start");
+                }
+                let d = load_data(s);
+                if let Some(p) = &perf {
+                    // The latest only (the timeline keeps no history of edits).
+                    p.clear_measures_with_measure_name("load-plot-model");
+                    super::check(
+                        p.measure_with_start_mark("load-plot-model", "load-plot-start"),
+                        "measure the load plot's model",
+                    );
+                }
+                d
+            })
+        })
+    });
+    Effect::new(move |_| {
+        if data.with(Option::is_some) {
+            super::validation::fetch();
+        }
+    });
+    LoadPanel::ALL.map(|panel| {
+        Memo::new(move |_| {
+            data.with(|d| {
+                let d = d.as_ref()?;
+                let chart = validation.with(|v| {
+                    let rows = match v {
+                        None => Rows::Loading,
+                        Some(Err(why)) => Rows::Failed(why),
+                        Some(Ok(page)) => Rows::Loaded(&page.load_rows),
+                    };
+                    load_chart(d.as_ref(), panel, rows)
+                });
+                Some(ChartModel::Load(chart))
+            })
+        })
+    })
 }
 
 /// Tabs + canvases + key line + hidden tables.
@@ -115,13 +173,20 @@ pub fn PlotsPanel() -> impl IntoView {
     // Tabs (the ARIA pattern): one tab stop, the selected one; arrows, Home and End select and
     // focus the neighbour.
     let has_llm = Memo::new(move |_| c.scenario.with(|s| s.ops.iter().any(|o| o.traits().serves)));
+    // The load plot's tab: with an llm operation under load=concurrency|rate.
+    let has_load = Memo::new(move |_| {
+        c.scenario
+            .with(|s| view::serving_load::load_pair(s).is_some())
+    });
     let tab_key = move |ev: leptos::ev::KeyboardEvent| {
         // The frontier's tab is shown only with an llm operation (or when it is selected).
         let all: Vec<PlotKind> = PlotKind::ALL
             .iter()
             .copied()
             .filter(|&p| {
-                !p.shows_frontier() || has_llm.get_untracked() || plot.get_untracked() == p
+                (!p.shows_frontier() || has_llm.get_untracked())
+                    && (!p.shows_load() || has_load.get_untracked())
+                    || plot.get_untracked() == p
             })
             .collect();
         let now = all
@@ -166,6 +231,7 @@ pub fn PlotsPanel() -> impl IntoView {
     let sweep = c.charts.sweep;
     let roofline = c.charts.roofline;
     let frontier = c.charts.frontier;
+    let load = c.charts.load;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs">
@@ -175,6 +241,9 @@ pub fn PlotsPanel() -> impl IntoView {
                     {tab(PlotKind::Both, "Both")}
                     <Show when=move || has_llm.get() || plot.get().shows_frontier()>
                         {tab(PlotKind::Frontier, "Serving frontier")}
+                    </Show>
+                    <Show when=move || has_load.get() || plot.get().shows_load()>
+                        {tab(PlotKind::Load, "Load")}
                     </Show>
                     {tab(PlotKind::Validation, "Validation")}
                 </div>
@@ -211,6 +280,12 @@ pub fn PlotsPanel() -> impl IntoView {
             <Show when=move || plot.get().shows_frontier()>
                 <ChartCanvas model=frontier dark=c.dark/>
                 <DataTable model=frontier/>
+            </Show>
+            <Show when=move || plot.get().shows_load()>
+                {load.map(|m| view! {
+                    <ChartCanvas model=m dark=c.dark/>
+                    <DataTable model=m/>
+                })}
             </Show>
             <Show when=move || plot.get().shows_validation()>
                 <super::validation::ValidationView/>

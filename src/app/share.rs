@@ -412,6 +412,9 @@ pub fn EmbedView() -> impl IntoView {
         c.charts.sweep
     } else if plot.shows_frontier() {
         c.charts.frontier
+    } else if plot.shows_load() {
+        // The load plot's first panel (expected TTFT against the load).
+        c.charts.load[0]
     } else {
         c.charts.roofline
     };

@@ -17,25 +17,55 @@ use super::ctx;
 use crate::view::validation::ValidationPage;
 use crate::view::{self, ChartModel};
 
+/// The validation data as far as it has come: `None` while it is fetched.
+pub type Data = RwSignal<Option<Result<Arc<ValidationPage>, String>>>;
+
 thread_local! {
-    /// The page, once fetched: reopening the view reads it again from here.
-    static LOADED: std::cell::RefCell<Option<Arc<ValidationPage>>> = const { std::cell::RefCell::new(None) };
+    /// The data's state, shared by the validation view and the load plot (whose measured rows
+    /// travel in it), and whether its fetch has started.
+    static DATA: std::cell::Cell<Option<Data>> = const { std::cell::Cell::new(None) };
+    static FETCHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The validation data's state (created by the first caller, the app's root: `Charts::new`).
+pub fn data() -> Data {
+    DATA.with(|d| {
+        d.get().unwrap_or_else(|| {
+            let s = RwSignal::new(None);
+            d.set(Some(s));
+            s
+        })
+    })
+}
+
+/// [`data`], its fetch started by the first call (when the validation view or the load plot
+/// first shows): `<html data-validation-data="loaded">` (or `"failed"`) once it has ended.
+pub fn fetch() -> Data {
+    let state = data();
+    if FETCHED.with(|f| f.replace(true)) {
+        return state;
+    }
+    leptos::task::spawn_local(async move {
+        let got = load().await.map(Arc::new);
+        let word = if got.is_ok() { "loaded" } else { "failed" };
+        state.set(Some(got));
+        if let Some(root) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+        {
+            super::check(
+                root.set_attribute("data-validation-data", word),
+                "mark the validation data loaded",
+            );
+        }
+    });
+    state
 }
 
 /// The view: a line while the set loads, then summaries, plot and table (or why it failed).
 #[component]
 pub fn ValidationView() -> impl IntoView {
-    let state: RwSignal<Option<Result<Arc<ValidationPage>, String>>> =
-        RwSignal::new(LOADED.with(|l| l.borrow().clone()).map(Ok));
-    if state.get_untracked().is_none() {
-        leptos::task::spawn_local(async move {
-            let got = load().await.map(Arc::new);
-            if let Ok(p) = &got {
-                LOADED.with(|l| *l.borrow_mut() = Some(p.clone()));
-            }
-            state.set(Some(got));
-        });
-    }
+    let state = fetch();
     move || {
         match state.get() {
         None => view! {

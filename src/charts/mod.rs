@@ -22,6 +22,8 @@ mod either;
 pub mod format;
 pub mod frontier;
 pub mod geometry;
+#[cfg(feature = "load")]
+pub mod load;
 pub mod model;
 mod paint;
 pub mod roofline;
@@ -35,6 +37,8 @@ pub use either::{BackendError, EitherBackend, NoBackend};
 pub use format::{format_ticks, format_time_ticks, linear_ticks, log_ticks, Ticks};
 pub use frontier::{FrontierChart, FrontierCurve, FrontierMark};
 pub use geometry::{nearest_point, AxisScale, ChartGeometry, Nearest, PixelRect};
+#[cfg(feature = "load")]
+pub use load::{LoadChart, LoadMark, LoadPanel, LoadSeries};
 pub use model::{
     Ceiling, ChartSeries, ErrorBar, HLine, Marker, MeasuredMark, PointMark, RooflineChart, Slope,
     SweepChart, VLine,

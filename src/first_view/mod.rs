@@ -115,7 +115,11 @@ impl Drawn {
         } else {
             plot::charts(&s)
         };
-        if charts.is_empty() {
+        // A link's load plot is the app's to draw (the draw program leaves the load model out,
+        // its size budget): its view keeps a frame that says so, never another plot. An embed
+        // of it is left to the app whole (a drawn embed never loads the app).
+        let load_frame = s.plot.shows_load() && !s.embed;
+        if charts.is_empty() && !load_frame {
             return None;
         }
         Some(Drawn {
@@ -195,6 +199,9 @@ impl Drawn {
     }
 
     fn frames(&self, out: &mut String) {
+        if self.charts.is_empty() && self.scenario.plot.shows_load() {
+            out.push_str(LOAD_SKELETON);
+        }
         for (i, m) in self.charts.iter().enumerate() {
             // An embed's plot says its kind, as the app's canvas does (`data-chart`).
             let kind = if self.scenario.embed {
@@ -234,6 +241,9 @@ impl Drawn {
         self.charts.get(i)?.readout(&g, x, y, READOUT_PX)
     }
 }
+
+/// The load plot's frame until the app draws it: a note, no figure.
+const LOAD_SKELETON: &str = r#"<div class="chart"><div class="sv-plot sv-load" role="img" aria-label="Load plot: drawn when the app has loaded" data-load-skeleton="true"><p class="sv-load-note">The load plot (expected TTFT and TPOT per engine against the load, and the throughput–interactivity frontier) is drawn when the app has loaded…</p></div></div>"#;
 
 /// How near a point the pointer must be for the read-out to name it, in CSS px (the app's
 /// canvas reads 24 px at its device pixel ratio).

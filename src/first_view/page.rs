@@ -28,15 +28,20 @@ pub fn header(out: &mut String, s: &Scenario) {
 /// the app's own replace them (inert: nothing to click before the app runs).
 pub fn tabs(out: &mut String, s: &Scenario) {
     let has_llm = s.ops.iter().any(|o| o.traits().serves);
+    let has_load = crate::view::serving_load::load_pair(s).is_some();
     out.push_str(r#"<div class="plot-tabs" inert><div class="tabs">"#);
     for (p, text) in [
         (PlotKind::Sweep, "Sweep"),
         (PlotKind::Roofline, "Roofline"),
         (PlotKind::Both, "Both"),
         (PlotKind::Frontier, "Serving frontier"),
+        (PlotKind::Load, "Load"),
         (PlotKind::Validation, "Validation"),
     ] {
         if p == PlotKind::Frontier && !(has_llm || s.plot == p) {
+            continue;
+        }
+        if p == PlotKind::Load && !(has_load || s.plot == p) {
             continue;
         }
         let sel = if s.plot == p { " sv-selected" } else { "" };

@@ -15,6 +15,10 @@ pub enum ChartModel {
     Roofline(RooflineChart),
     /// Serving frontier: tokens/s per chip against time per output token, log-log.
     Frontier(FrontierChart),
+    /// A panel of the load plot (issue 40): an expected figure against the load per engine, or
+    /// the throughput–interactivity frontier. Not in the draw program (its size budget).
+    #[cfg(feature = "load")]
+    Load(charts::LoadChart),
 }
 
 impl ChartModel {
@@ -24,6 +28,18 @@ impl ChartModel {
             ChartModel::Sweep(_) => "sweep",
             ChartModel::Roofline(_) => "roofline",
             ChartModel::Frontier(_) => "frontier",
+            #[cfg(feature = "load")]
+            ChartModel::Load(_) => "load",
+        }
+    }
+
+    /// The load plot's panel (`ttft`, `tpot`, `frontier`: the canvas's `data-panel`); `None`
+    /// for another chart.
+    pub fn panel(&self) -> Option<&'static str> {
+        match self {
+            #[cfg(feature = "load")]
+            ChartModel::Load(m) => Some(m.panel.as_str()),
+            _ => None,
         }
     }
 
@@ -50,6 +66,18 @@ impl ChartModel {
                 m.ceilings.len()
             ),
             ChartModel::Frontier(m) => format!("{}: {} curves", m.title, m.curves.len()),
+            #[cfg(feature = "load")]
+            ChartModel::Load(m) => {
+                let (curves, measured): (Vec<_>, Vec<_>) =
+                    m.series.iter().partition(|s| !s.measured);
+                let engines: Vec<&str> = curves.iter().map(|s| s.label.as_str()).collect();
+                format!(
+                    "{}: {}; {} measured rows",
+                    m.title,
+                    engines.join(", "),
+                    measured.iter().map(|s| s.points.len()).sum::<usize>()
+                )
+            }
         }
     }
 
@@ -126,6 +154,8 @@ impl ChartModel {
                     .collect();
                 (head, rows)
             }
+            #[cfg(feature = "load")]
+            ChartModel::Load(m) => m.table(),
         }
     }
 
@@ -198,6 +228,26 @@ impl ChartModel {
                     at,
                 ))
             }
+            #[cfg(feature = "load")]
+            ChartModel::Load(m) => {
+                let (n, at) = hit(&m.hit_points())?;
+                let (s, p) = m.point(n.index)?;
+                let show = charts::LoadChart::show;
+                let band = p.band.map_or(String::new(), |(lo, hi)| {
+                    format!(" ({}–{})", show(lo, m.y_unit), show(hi, m.y_unit))
+                });
+                Some((
+                    format!(
+                        "{} — {} = {}: {} = {}{band}",
+                        s.label,
+                        m.x_label,
+                        show(p.x, m.x_unit),
+                        m.y_label,
+                        show(p.y, m.y_unit)
+                    ),
+                    at,
+                ))
+            }
         }
     }
 
@@ -245,6 +295,8 @@ impl ChartModel {
             ChartModel::Sweep(m) => charts::sweep::draw(root, m, theme),
             ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),
             ChartModel::Frontier(m) => charts::frontier::draw(root, m, theme),
+            #[cfg(feature = "load")]
+            ChartModel::Load(m) => charts::load::draw(root, m, theme),
         })
     }
 }

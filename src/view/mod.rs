@@ -21,6 +21,8 @@ pub mod field_edit;
 pub mod form;
 pub mod frontier;
 pub mod import;
+#[cfg(feature = "load")]
+pub mod load_plot;
 pub mod measured;
 pub mod measured_parts;
 pub mod measured_steps;

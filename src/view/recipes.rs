@@ -332,6 +332,62 @@ fn ours_load(s: &Scenario) -> String {
         .join("; ")
 }
 
+/// The concurrencies the load examples compare at (where the sample measured both engines, and
+/// TensorRT-LLM's 128).
+#[cfg(feature = "load")]
+const SWEEP_C: [f64; 4] = [4.0, 16.0, 64.0, 128.0];
+
+/// The load examples (issue 40): each engine's row at the link's load ([`ours_load`]), then its
+/// expected TTFT and TPOT at [`SWEEP_C`] clients, each the serving row's at that load (the load
+/// plot's curves pass through them).
+#[cfg(feature = "load")]
+fn ours_load_sweep(s: &Scenario) -> String {
+    use roofline::op::{Engine, Load};
+    use roofline::validation::load::page::load_row;
+    let rows = ours_load(s);
+    let (Some(op), Some(chip)) = (s.ops.first(), s.chips.first()) else {
+        return rows;
+    };
+    if op.llm().is_none_or(|l| l.load != Load::Concurrency) {
+        return rows;
+    }
+    let sweep: Vec<String> = [Engine::Vllm, Engine::Sglang, Engine::Trtllm]
+        .into_iter()
+        .map(|e| {
+            let at: Vec<String> = SWEEP_C
+                .iter()
+                .filter_map(|&c| {
+                    let mut op = op.clone();
+                    op.set("engine", e.as_str()).ok()?;
+                    op.set("c", &format_sig(c, 6)).ok()?;
+                    let r = load_row(&op, chip, &s.options).ok()??;
+                    Some(format!(
+                        "{} / {}",
+                        pretty(r.ttft.expected?, Unit::Seconds),
+                        pretty(r.tpot.expected?, Unit::Seconds)
+                    ))
+                })
+                .collect();
+            let name = super::serving_load::engine_name(e);
+            if at.len() == SWEEP_C.len() {
+                format!("{name} {}", at.join(", "))
+            } else {
+                format!("{name}: no expectation here")
+            }
+        })
+        .collect();
+    format!(
+        "{rows}. Expected TTFT / TPOT at c = 4, 16, 64, 128: {}",
+        sweep.join("; ")
+    )
+}
+
+/// Without the load model (the draw program), the rows alone.
+#[cfg(not(feature = "load"))]
+fn ours_load_sweep(s: &Scenario) -> String {
+    ours_load(s)
+}
+
 /// The worked examples the first screen offers under the key line (issue 38, point 11: the
 /// examples started 1,642–2,821 px down): a model step on two chips, a chip's critical batch,
 /// a collective and a training run, one each from the parts a newcomer meets first.
@@ -479,12 +535,34 @@ fn later_parts() -> Vec<Recipe> {
             part: PART7,
             id: "load-70b-h200",
             title: "Llama 3.1-70B under load",
-            summary: "serving under load (issue 40): 64 clients of fp8 Llama 3.1-70B on 8 × H200, 1,024 tokens in and out, on vLLM, SGLang and TensorRT-LLM, each row at that load with its expectation",
-            chapter: "Measured (AIConfigurator's silicon sample at 095f58a51, Apache-2.0; fp8, tp 8, 64 clients, 1,024/1,024): vLLM TTFT 194.9 ms, TPOT 12.73 ms; TensorRT-LLM 225.4 ms, 13.51 ms. The sample has no SGLang row on this setup: its row is the fit's alone.",
+            summary: "serving under load (issue 40): a concurrency sweep of fp8 Llama 3.1-70B on 8 × H200, 1,024 tokens in and out, on vLLM, SGLang and TensorRT-LLM, on the load plot beside the sample's measured rows; the rows at 64 clients",
+            chapter: "Measured (AIConfigurator's silicon sample at 095f58a51, Apache-2.0; fp8, tp 8, 1,024/1,024): vLLM at c = 4, 16, 64: TTFT 73.0, 109.3, 194.9 ms, TPOT 7.93, 9.71, 12.73 ms; TensorRT-LLM at c = 4, 16, 64, 128: TTFT 68.7, 103.2, 225.4, 323.5 ms, TPOT 6.26, 7.69, 13.51, 21.64 ms. The sample has no SGLang row on this setup: its curve is the fit's alone, and its legend says so.",
             scenario: scenario_from(
-                "chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=vllm&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=sglang&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=trtllm",
+                "chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=vllm&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=sglang&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=trtllm&plot=load",
             ),
-            ours: ours_load,
+            ours: ours_load_sweep,
+        },
+        Recipe {
+            part: PART7,
+            id: "load-70b-h200-long-prompt",
+            title: "Llama 3.1-70B under load, 8,192 in",
+            summary: "the load example with 8,192-token prompts and 1,024-token outputs: the concurrency sweep on each engine beside the measured rows",
+            chapter: "Measured (AIConfigurator's silicon sample at 095f58a51, Apache-2.0; fp8, tp 8, 8,192/1,024): vLLM at c = 4, 16, 64: TTFT 303.2, 479.5, 1,141.1 ms, TPOT 8.76, 13.36, 29.17 ms; TensorRT-LLM at c = 4, 16, 64, 128: TTFT 302.0, 511.7, 1,132.4, 1,899.3 ms, TPOT 7.15, 11.26, 27.98, 50.03 ms. No SGLang row.",
+            scenario: scenario_from(
+                "chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=8192,output=1024,load=concurrency,c=64,engine=vllm&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=8192,output=1024,load=concurrency,c=64,engine=sglang&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=8192,output=1024,load=concurrency,c=64,engine=trtllm&plot=load",
+            ),
+            ours: ours_load_sweep,
+        },
+        Recipe {
+            part: PART7,
+            id: "load-70b-h200-long-output",
+            title: "Llama 3.1-70B under load, 8,192 out",
+            summary: "the load example with 1,024-token prompts and 8,192-token outputs: the concurrency sweep on each engine beside the measured rows",
+            chapter: "Measured (AIConfigurator's silicon sample at 095f58a51, Apache-2.0; fp8, tp 8, 1,024/8,192): vLLM at c = 4, 16, 64: TTFT 75.6, 101.4, 180.4 ms, TPOT 7.93, 9.75, 13.58 ms; TensorRT-LLM at c = 4, 16, 64, 128: TTFT 91.3, 126.0, 208.4, 322.2 ms, TPOT 6.45, 7.72, 13.22, 20.74 ms. No SGLang row.",
+            scenario: scenario_from(
+                "chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=8192,load=concurrency,c=64,engine=vllm&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=8192,load=concurrency,c=64,engine=sglang&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=8192,load=concurrency,c=64,engine=trtllm&plot=load",
+            ),
+            ours: ours_load_sweep,
         },
     ]
 }

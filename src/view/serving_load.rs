@@ -31,6 +31,16 @@ pub fn engine_name(e: Engine) -> &'static str {
     }
 }
 
+/// The operation and chip the load plot (`plot=load`) shows: the first `llm` operation under
+/// `load=concurrency|rate`, on the first chip; `None` without one (no load tab).
+pub fn load_pair(s: &roofline::scenario::Scenario) -> Option<(&Op, &Chip)> {
+    let op = s
+        .ops
+        .iter()
+        .find(|o| o.llm().is_some_and(|l| l.load != Load::Batch))?;
+    Some((op, s.chips.first()?))
+}
+
 /// A figure's cell: its value, or `none` with the reason.
 fn cell(
     metric: &'static str,

@@ -13,6 +13,7 @@
 
 use roofline::arch::json::Value;
 use roofline::units::{format_exact, Unit};
+use roofline::validation::load::page::MeasuredRow;
 use roofline::validation::{report, Report, Row, Summary, Work};
 use serde::Serialize;
 
@@ -55,6 +56,9 @@ pub struct ValidationPage {
     pub tails: Vec<Line>,
     /// The old (not nested) figure over the whole set, named for what it is ([`old_text`]).
     pub old: String,
+    /// The serving-at-load set's expressed rows (issue 40): the load plot places those of its
+    /// model, chip, lengths and layout on it, so the rows travel here and never in the wasm.
+    pub load_rows: Vec<MeasuredRow>,
 }
 
 /// A summary line and its group (`data-group`).
@@ -190,6 +194,11 @@ impl ValidationPage {
                 })
                 .collect(),
             rows: r.rows.iter().map(PageRow::of).collect(),
+            // Natively (the build) the core has its rows; a wasm build carries none.
+            #[cfg(not(target_arch = "wasm32"))]
+            load_rows: roofline::validation::load::page::measured_set(),
+            #[cfg(target_arch = "wasm32")]
+            load_rows: Vec::new(),
         }
     }
 
@@ -252,8 +261,35 @@ impl ValidationPage {
             factors: lines("factors")?,
             tails: lines("tails")?,
             old: DOC.text(&v, "old")?,
+            load_rows: DOC
+                .list(&v, "load_rows")?
+                .iter()
+                .map(load_row_of)
+                .collect::<Result<_, String>>()?,
         })
     }
+}
+
+/// A serving-at-load row of the validation data.
+fn load_row_of(r: &Value) -> Result<MeasuredRow, String> {
+    let n = |k: &str| -> Result<f64, String> {
+        DOC.number(r, k)?
+            .ok_or_else(|| format!("a load row of the validation data has no {k}"))
+    };
+    Ok(MeasuredRow {
+        id: DOC.text(r, "id")?,
+        preset: DOC.text(r, "preset")?,
+        chip: DOC.text(r, "chip")?,
+        tp: n("tp")?,
+        ep: n("ep")?,
+        moe_ep: n("moe_ep")?,
+        engine: DOC.text(r, "engine")?,
+        c: n("c")?,
+        isl: n("isl")?,
+        osl: n("osl")?,
+        ttft: n("ttft")?,
+        tpot: n("tpot")?,
+    })
 }
 
 /// The messages' name of the text.

@@ -11,6 +11,7 @@ mod fields;
 mod first_view;
 mod layout;
 mod load;
+mod load_plot;
 mod models;
 mod page;
 mod profile;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 id_enum! {
     /// Which plot the app draws (`plot=` in links; ids `sweep`, `roofline`, `both`,
-    /// `frontier`, `validation`).
+    /// `frontier`, `load`, `validation`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
     pub enum PlotKind {
         /// Achieved FLOPs/s against the swept field (the book's question 3 plot).
@@ -24,6 +24,11 @@ id_enum! {
         /// The serving frontier of `llm` operations: tokens/s per chip against time per output
         /// token over the batch (issue 13; added to version 1, absent from older links).
         Frontier = "frontier",
+        /// The load plot of an `llm` operation under `load=concurrency|rate`: expected TTFT and
+        /// TPOT with their bands against concurrency or request rate per engine, and the
+        /// throughput–interactivity frontier (issue 40; added to version 1, absent from older
+        /// links).
+        Load = "load",
         /// The validation set: published measurements against the roofline's predictions of
         /// their scenarios (issue 25; added to version 1, absent from older links).
         Validation = "validation",
@@ -44,6 +49,11 @@ impl PlotKind {
     /// Whether the serving frontier is shown.
     pub fn shows_frontier(self) -> bool {
         self == PlotKind::Frontier
+    }
+
+    /// Whether the load plot is shown.
+    pub fn shows_load(self) -> bool {
+        self == PlotKind::Load
     }
 
     /// Whether the validation view is shown.

@@ -566,7 +566,7 @@ pub fn decode(query: &str) -> Decoded {
             "plot" => match PlotKind::from_id(&v()) {
                 Some(p) => s.plot = p,
                 None => notes.push(format!(
-                    "plot={}: must be sweep, roofline, both or frontier",
+                    "plot={}: must be sweep, roofline, both or frontier; or load or validation",
                     show(&v())
                 )),
             },

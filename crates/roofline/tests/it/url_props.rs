@@ -230,7 +230,8 @@ fn scenario(seed: u64) -> Scenario {
             PlotKind::Roofline,
             PlotKind::Both,
             PlotKind::Frontier,
-        ][r.below(4)],
+            PlotKind::Load,
+        ][r.below(5)],
         axes: SweepAxes {
             y: r.pick(&SweepMetric::ALL),
             log_x: r.chance(2),

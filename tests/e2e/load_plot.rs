@@ -1,0 +1,171 @@
+//! End-to-end: the load plot (issue 40, `plot=load`), in headless Chromium against `dist/`. A
+//! `plot=load` link shows the tab selected and three drawn panels (expected TTFT, expected TPOT,
+//! the throughput–interactivity frontier) whose legends name the three engines and the link's
+//! own; the sample's measured rows appear once the lazily fetched validation data has loaded
+//! (11 rows of fp8 Llama 3.1-70B on 8 × H200 at 1,024/1,024: vLLM at c = 4, 8, 16, 32, 64 and
+//! TensorRT-LLM at c = 4, 8, 16, 32, 64, 128; none of SGLang's, and its legend says so), at a
+//! desktop's and a phone's width, axe clean. An engine switch redraws it; a bad `c` keeps the
+//! last good plot. Before the app, the draw program shows the load plot's frame, never another
+//! plot.
+#![cfg(not(target_arch = "wasm32"))]
+
+use e2e_harness::Browser;
+
+/// The worked example on the load plot: Llama 3.1-70B, fp8, tp 8 on H200, vLLM, 64 clients.
+const LINK: &str = "/?chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=vllm&plot=load";
+
+fn panel(p: &str) -> String {
+    format!("canvas[data-chart='load'][data-panel='{p}']")
+}
+
+fn card(name: &str) -> String {
+    format!(".card[data-op='0'] [name='{name}']")
+}
+
+async fn label(b: &Browser, p: &str) -> String {
+    b.js(&format!(
+        "const e = document.querySelector(\"{}\"); return e ? e.getAttribute('aria-label') : ''",
+        panel(p)
+    ))
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+/// Waits (at most 10 s) until the TTFT panel's label counts the measured rows.
+async fn measured_label(b: &Browser) -> String {
+    let mut l = String::new();
+    for _ in 0..100 {
+        l = label(b, "ttft").await;
+        if l.ends_with("; 11 measured rows") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    l
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_load_link_draws_the_load_plot_with_its_engines_and_measured_rows() {
+    let b = Browser::start().await;
+    for size in [None, Some((390, 844))] {
+        b.viewport(size).await;
+        b.open(LINK).await;
+        let sel = b
+            .js("const t = document.querySelector(\"[role=tab][data-plot='load']\"); return t ? t.getAttribute('aria-selected') : 'missing'")
+            .await;
+        assert_eq!(sel.as_str(), Some("true"), "{size:?}");
+        for p in ["ttft", "tpot", "frontier"] {
+            b.wait_for(&panel(p)).await;
+            assert!(b.canvas_ink(&panel(p)).await > 0, "{p} {size:?}: blank");
+        }
+        let l = measured_label(&b).await;
+        for name in ["vLLM (this link's engine)", "SGLang", "TensorRT-LLM"] {
+            assert!(l.contains(name), "{size:?}: {l}");
+        }
+        assert!(l.ends_with("; 11 measured rows"), "{size:?}: {l}");
+        // The table for screen readers: SGLang says it has no row there; vLLM's row at 64
+        // clients is the sample's TTFT of 194.9 ms.
+        let rows = b
+            .js("return [...document.querySelectorAll(\"table[data-chart-table='load'] tbody tr\")].map(r => [...r.cells].map(c => c.textContent).join('\\t'))")
+            .await;
+        let rows: Vec<&str> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.as_str())
+            .collect();
+        assert!(
+            rows.iter()
+                .any(|r| r.starts_with("SGLang") && r.contains("no measured row")),
+            "{rows:?}"
+        );
+        assert!(
+            rows.iter().any(|r| r.starts_with("vLLM measured")
+                && r.contains("\t64\t")
+                && r.contains("194.9 ms")),
+            "{rows:?}"
+        );
+        let wide = b
+            .js("return document.scrollingElement.scrollWidth - window.innerWidth")
+            .await;
+        assert!(
+            wide.as_i64().unwrap_or(1) <= 0,
+            "{size:?}: scrolls sideways"
+        );
+        let v = b.axe().await;
+        assert!(v.is_empty(), "{size:?}: {v:?}");
+        // A look (target/e2e/): the plots at the top of the screen.
+        b.js(&format!(
+            "document.querySelector(\"{}\").scrollIntoView()",
+            panel("ttft")
+        ))
+        .await;
+        let w = size.map_or(1280, |(w, _)| w);
+        b.screenshot(&format!("load-plot-{w}")).await;
+    }
+    b.viewport(None).await;
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_engine_switch_redraws_and_bad_c_keeps_the_last_good_plot() {
+    let b = Browser::start().await;
+    b.open(LINK).await;
+    b.wait_for(&panel("ttft")).await;
+    measured_label(&b).await;
+    let before = b.canvas_hash(&panel("ttft")).await;
+    b.js(&format!(
+        "const s = document.querySelector(\"{}\"); s.value = 'trtllm'; s.dispatchEvent(new Event('change', {{bubbles: true}}));",
+        card("engine")
+    ))
+    .await;
+    let search = b.settled_search().await;
+    assert!(
+        search.contains("engine=trtllm") && search.contains("plot=load"),
+        "{search}"
+    );
+    assert!(label(&b, "ttft")
+        .await
+        .contains("TensorRT-LLM (this link's engine)"));
+    let trt = b.canvas_hash(&panel("ttft")).await;
+    assert_ne!(trt, before, "the marked engine and its point moved");
+    for bad in ["0", "2.5", "1e8"] {
+        b.set_input(&card("c"), bad).await;
+        let (msg, invalid) = b.field_message(&card("c")).await;
+        assert!(msg.contains(&format!("c={bad}")) && invalid, "{bad}: {msg}");
+        assert_eq!(b.canvas_hash(&panel("ttft")).await, trt, "c={bad}");
+    }
+    b.set_input(&card("c"), "16").await;
+    let search = b.settled_search().await;
+    assert!(search.contains("c=16"), "{search}");
+    assert_ne!(
+        b.canvas_hash(&panel("ttft")).await,
+        trt,
+        "c=16 moves the link's point"
+    );
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    b.close().await;
+}
+
+/// Before the app, a `plot=load` link's view (the draw program's) has the load tab selected and
+/// the load plot's frame with its note, and no drawn plot; the app then draws the panels.
+#[tokio::test(flavor = "current_thread")]
+async fn before_the_app_a_load_link_shows_the_load_plots_frame() {
+    let b = Browser::start().await;
+    b.open_blocking(LINK, &["*/roofline-lab-*.wasm"]).await;
+    b.wait_for("[data-drawn-view] [data-load-skeleton]").await;
+    let v = b
+        .js("return [document.querySelectorAll('[data-drawn-view] svg.sv-drawn-svg').length, document.querySelector('[data-drawn-view] .sv-tab.sv-selected').textContent]")
+        .await;
+    assert_eq!(v, serde_json::json!([0, "Load"]));
+    b.allow_wasm().await;
+    b.open(LINK).await;
+    b.wait_for(&panel("frontier")).await;
+    let _ = b.console_errors().await;
+    b.close().await;
+}
