@@ -46,6 +46,30 @@ async fn measured_label(b: &Browser) -> String {
     l
 }
 
+/// The screen readers' table of the load plot once the measured rows are in it (or after
+/// 10 s, as it stands then).
+async fn measured_table(b: &Browser) -> Vec<String> {
+    let mut rows = Vec::new();
+    for _ in 0..100 {
+        let v = b
+            .js("return [...document.querySelectorAll(\"table[data-chart-table='load'] tbody tr\")].map(r => [...r.cells].map(c => c.textContent).join('\\t'))")
+            .await;
+        rows = v
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| r.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if rows.iter().any(|r| r.starts_with("vLLM measured")) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    rows
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_load_link_draws_the_load_plot_with_its_engines_and_measured_rows() {
     let b = Browser::start().await;
@@ -67,15 +91,10 @@ async fn a_load_link_draws_the_load_plot_with_its_engines_and_measured_rows() {
         assert!(l.ends_with("; 11 measured rows"), "{size:?}: {l}");
         // The table for screen readers: SGLang says it has no row there; vLLM's row at 64
         // clients is the sample's TTFT of 194.9 ms.
-        let rows = b
-            .js("return [...document.querySelectorAll(\"table[data-chart-table='load'] tbody tr\")].map(r => [...r.cells].map(c => c.textContent).join('\\t'))")
-            .await;
-        let rows: Vec<&str> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|r| r.as_str())
-            .collect();
+        // The table is its own view of the model: it may take a frame after the label to show
+        // the rows that arrived with the lazy data.
+        let rows = measured_table(&b).await;
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         assert!(
             rows.iter()
                 .any(|r| r.starts_with("SGLang") && r.contains("no measured row")),

@@ -37,9 +37,9 @@ use super::pattern::{state_at, EngineState, Shape};
 use crate::analysis::{check_inputs, Options};
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::op::{Chunk, Llm, Op};
+use crate::op::{Chunk, Engine, Llm, Load, Op};
 use crate::units::format_exact;
-pub use figures::{figures, load_figures, LoadFigures};
+pub use figures::{figures, load_figures};
 use serde::{Deserialize, Serialize};
 use words::{describe_pool, fmt_bytes};
 
@@ -515,4 +515,40 @@ fn solve_increasing(
         }
     }
     Ok(0.5 * (lo + hi))
+}
+
+/// The serving figures of an `llm` op under load (`load=concurrency` or `rate`) on a chip, as
+/// the serving row shows them; `Ok(None)` for another kind or `load=batch`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadFigures {
+    /// How requests arrive.
+    pub load: Load,
+    /// The engine.
+    pub engine: Engine,
+    /// Chips serving one copy of the model, `tp·ep`.
+    pub chips: f64,
+    /// Clients `c` (closed loop) or rate `qps` (open loop).
+    pub offered: f64,
+    /// The inputs as the engine takes them.
+    pub resolved: Resolved,
+    /// The operating point; `None` with `why_none`.
+    pub at: Option<Operating>,
+    /// Output tokens per second, `X·G`.
+    pub tokens_per_s: Option<f64>,
+    /// `tokens_per_s / chips`.
+    pub tokens_per_s_chip: Option<f64>,
+    /// What one request sees, `1 / TPOT`.
+    pub tokens_per_s_seq: Option<f64>,
+    /// The largest sustainable rate.
+    pub saturation_qps: Option<f64>,
+    /// The goodput at `ttft_max` and `tpot_max`; `None` with `goodput_none`.
+    pub goodput_qps: Option<f64>,
+    /// Why there is no goodput.
+    pub goodput_none: Option<String>,
+    /// Why the latency and throughput figures are `none`.
+    pub why_none: Option<String>,
+    /// What the row says about how the figures were obtained.
+    pub notes: Vec<String>,
+    /// The derivation: each equation of the figures beside its numbers.
+    pub derivation: Vec<String>,
 }

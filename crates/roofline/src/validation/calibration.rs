@@ -24,27 +24,9 @@
 //!    residuals' ([`KindBand`]).
 
 use super::fit::{fit_model, median, percentile, Features, Model, Term};
+use super::obs::{data, sources_of, stats, Obs};
 use super::terms::select_terms_from;
 use super::{Family, Work, MIN_POINTS, SET_VERSION};
-
-/// One point as the fit sees it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Obs {
-    /// The point's id.
-    pub id: &'static str,
-    /// Its source key (holding out drops every point of one key).
-    pub source: &'static str,
-    /// Its chip preset id (`h100`).
-    pub chip: &'static str,
-    /// Its kind of work.
-    pub work: Work,
-    /// Its chip family.
-    pub family: Family,
-    /// `measured / predicted`.
-    pub ratio: f64,
-    /// What the model reads of its compared figure.
-    pub features: Features,
-}
 
 /// Which points an expectation rests on, from the closest to the farthest: the chip's own
 /// points, its family's (generation's), or every family's pooled. Shown in each expected cell
@@ -186,26 +168,10 @@ pub struct Calibration {
     pub kinds: Vec<KindBand>,
 }
 
-pub(super) fn data(obs: &[&Obs]) -> Vec<(Features, f64)> {
-    obs.iter().map(|o| (o.features, o.ratio)).collect()
-}
-
-pub(super) fn sources_of(obs: &[Obs]) -> Vec<&'static str> {
-    let mut s: Vec<&'static str> = obs.iter().map(|o| o.source).collect();
-    s.sort_unstable();
-    s.dedup();
-    s
-}
-
 /// Whether `with` lowers both the median and the p90 of `without`, each by more than
 /// rounding (1e-9): a factor that changes nothing is not kept.
 fn lowers_both(without: Option<(f64, f64)>, with: Option<(f64, f64)>) -> bool {
     matches!((without, with), (Some(a), Some(b)) if b.0 < a.0 - 1e-9 && b.1 < a.1 - 1e-9)
-}
-
-/// `(median, p90)` of `|e|`.
-pub(super) fn stats(e: &[f64]) -> Option<(f64, f64)> {
-    Some((median(e)?, percentile(e, 0.9)?))
 }
 
 /// Fits `terms` on `obs` without the points of `exclude_source`, with each kept point's

@@ -50,6 +50,7 @@ mod latency_points;
 pub mod load;
 mod measured;
 mod nested;
+mod obs;
 mod report;
 mod serving_points;
 mod solve;
@@ -67,13 +68,14 @@ use std::sync::OnceLock;
 
 pub use calibration::{
     calibrate, calibrate_selecting, finish_with, Basis, Calibration, Expectation, FamilyFactor,
-    KindBand, Models, Obs, MIN_SOURCES,
+    KindBand, Models, MIN_SOURCES,
 };
 pub use fit::{fit_model, nccl_latency, percentile, Features, Model, Split, Term, N_FEATURES};
 pub use nested::{
     binomial_range, fresh_fits, fresh_fold, fresh_fold_model, old_fold, stored_fits, Fits, Tail,
     TailSummary,
 };
+pub use obs::Obs;
 pub use report::{report, report_with, Report, HELD_OUT};
 pub use stored::{FitRecord, StoredFit};
 pub use summary::Summary;

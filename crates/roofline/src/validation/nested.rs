@@ -4,8 +4,9 @@
 //! them; the tails issue 39 names as classes of points; the binomial range a band's coverage
 //! is judged by.
 
-use super::calibration::{Calibration, Models, Obs};
+use super::calibration::{Calibration, Models};
 use super::fit::{fit_model, median, percentile, Model, Term};
+use super::obs::Obs;
 use super::stored::{FitRecord, StoredFit};
 use super::{fitted, Family, Point, Row, Work};
 

@@ -89,3 +89,27 @@ pub fn report_with(fits: &Fits) -> Report {
         held_out: HELD_OUT,
     }
 }
+
+impl Report {
+    /// Per source (a point's `source_key`), in the order the set first cites each: where the
+    /// held-out error comes from. Holding out is by source, so a source whose engine runs
+    /// farther from the bound than every other source's shows here as one group.
+    pub fn by_source(&self) -> Vec<Summary> {
+        let mut keys: Vec<&str> = Vec::new();
+        for r in &self.rows {
+            if !keys.contains(&r.point.source_key) {
+                keys.push(r.point.source_key);
+            }
+        }
+        keys.iter()
+            .map(|k| {
+                let rows: Vec<&Row> = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.point.source_key == *k)
+                    .collect();
+                summary(k, &rows)
+            })
+            .collect()
+    }
+}

@@ -1,8 +1,9 @@
 //! The procedure's fits as `fitted.rs` stores them (plain data, read without fitting) and as
 //! a fresh run records them.
 
-use super::calibration::{Calibration, FamilyFactor, KindBand, Obs};
+use super::calibration::{Calibration, FamilyFactor, KindBand};
 use super::fit::{Model, Term};
+use super::obs::Obs;
 
 /// A fit of the procedure as `fitted.rs` stores it.
 #[derive(Debug, Clone, Copy)]

@@ -3,7 +3,7 @@
 //! coverage, and the old (not nested) figure beside them.
 
 use super::fit::{median, percentile};
-use super::{Report, Row};
+use super::Row;
 
 /// Figures over a group of points.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,29 +61,5 @@ pub(super) fn summary(label: &str, rows: &[&Row]) -> Summary {
         covered: rows.iter().filter(|r| r.covered == Some(true)).count(),
         old_median_abs_error: median(&old),
         old_p90_abs_error: percentile(&old, 0.9),
-    }
-}
-
-impl Report {
-    /// Per source (a point's `source_key`), in the order the set first cites each: where the
-    /// held-out error comes from. Holding out is by source, so a source whose engine runs
-    /// farther from the bound than every other source's shows here as one group.
-    pub fn by_source(&self) -> Vec<Summary> {
-        let mut keys: Vec<&str> = Vec::new();
-        for r in &self.rows {
-            if !keys.contains(&r.point.source_key) {
-                keys.push(r.point.source_key);
-            }
-        }
-        keys.iter()
-            .map(|k| {
-                let rows: Vec<&Row> = self
-                    .rows
-                    .iter()
-                    .filter(|r| r.point.source_key == *k)
-                    .collect();
-                summary(k, &rows)
-            })
-            .collect()
     }
 }

@@ -2,8 +2,8 @@
 //! candidates tried best first, each kept only where it lowers both the held-out median and p90
 //! |error|; and what each term does on the whole set, for the report ([`TermReport`]).
 
-use super::calibration::{data, sources_of, stats, Obs};
 use super::fit::{fit_model, Model, Term};
+use super::obs::{data, sources_of, stats, Obs};
 use super::MIN_POINTS;
 
 /// What one term does in the fit on the whole set.

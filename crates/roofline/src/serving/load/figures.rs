@@ -2,49 +2,12 @@
 //! load, with the row's notes and derivation.
 
 use super::words::{cap_words, derivation, engine_notes};
-use super::{BoundTiming, LoadModel, Operating, Resolved, Timing};
+use super::{BoundTiming, LoadFigures, LoadModel, Timing};
 use crate::analysis::Options;
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::op::{Engine, Load, Op};
+use crate::op::{Load, Op};
 use crate::units::{format_exact, format_sig};
-use serde::Serialize;
-
-/// The serving figures of an `llm` op under load (`load=concurrency` or `rate`) on a chip, as
-/// the serving row shows them; `Ok(None)` for another kind or `load=batch`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LoadFigures {
-    /// How requests arrive.
-    pub load: Load,
-    /// The engine.
-    pub engine: Engine,
-    /// Chips serving one copy of the model, `tp·ep`.
-    pub chips: f64,
-    /// Clients `c` (closed loop) or rate `qps` (open loop).
-    pub offered: f64,
-    /// The inputs as the engine takes them.
-    pub resolved: Resolved,
-    /// The operating point; `None` with `why_none`.
-    pub at: Option<Operating>,
-    /// Output tokens per second, `X·G`.
-    pub tokens_per_s: Option<f64>,
-    /// `tokens_per_s / chips`.
-    pub tokens_per_s_chip: Option<f64>,
-    /// What one request sees, `1 / TPOT`.
-    pub tokens_per_s_seq: Option<f64>,
-    /// The largest sustainable rate.
-    pub saturation_qps: Option<f64>,
-    /// The goodput at `ttft_max` and `tpot_max`; `None` with `goodput_none`.
-    pub goodput_qps: Option<f64>,
-    /// Why there is no goodput.
-    pub goodput_none: Option<String>,
-    /// Why the latency and throughput figures are `none`.
-    pub why_none: Option<String>,
-    /// What the row says about how the figures were obtained.
-    pub notes: Vec<String>,
-    /// The derivation: each equation of the figures beside its numbers.
-    pub derivation: Vec<String>,
-}
 
 /// The load figures of `op` on `chip` (see the module docs); `Ok(None)` for another kind or
 /// `load=batch`. Errors like [`LoadModel::new`].
