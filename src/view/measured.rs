@@ -60,13 +60,13 @@ pub fn measured_roofline(s: &Scenario) -> Result<(Roofline, String), Error> {
 /// and attention kernels as such, communication as collectives, every other group (norms,
 /// softmax, copies, elementwise) as memory-bound kernels; kernels no group matches are not
 /// guessed at.
-fn workload_of_group(group: &str) -> Option<roofline::op::Workload> {
-    use roofline::op::Workload;
+fn workload_of_group(group: &str) -> Option<roofline::op::MeasureKind> {
+    use roofline::op::MeasureKind;
     Some(match group {
-        "gemm" => Workload::Gemm,
-        "attention" => Workload::Attention,
-        "communication" => Workload::Collective,
-        "norm" | "softmax" | "reduce" | "copy" | "elementwise" => Workload::Memory,
+        "gemm" => MeasureKind::Gemm,
+        "attention" => MeasureKind::Attention,
+        "communication" => MeasureKind::Collective,
+        "norm" | "softmax" | "reduce" | "copy" | "elementwise" => MeasureKind::Memory,
         _ => return None,
     })
 }

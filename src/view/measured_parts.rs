@@ -6,7 +6,7 @@
 //! rest. Pure, tested natively.
 
 use roofline::error::Error;
-use roofline::op::Work;
+use roofline::op::PartKind;
 use roofline::profile::{default_groups, group_totals, GroupTotal, Profile, Roofline};
 use roofline::scenario::Scenario;
 use roofline::units::{format_exact, Unit};
@@ -180,13 +180,13 @@ impl Resemblance {
 /// The category of a step's part: its kind of work, as the core set it where the part was
 /// built (the experts' matmuls are GEMMs, the embedding gather is `other`, every all-reduce
 /// and AllToAll is communication).
-pub fn part_category(work: Work) -> &'static str {
+pub fn part_category(work: PartKind) -> &'static str {
     match work {
-        Work::WeightMatmul => "gemm",
-        Work::Attention => "attention",
-        Work::Norm => "norm",
-        Work::Communication => "communication",
-        Work::Elementwise => "other",
+        PartKind::WeightMatmul => "gemm",
+        PartKind::Attention => "attention",
+        PartKind::Norm => "norm",
+        PartKind::Communication => "communication",
+        PartKind::Elementwise => "other",
     }
 }
 

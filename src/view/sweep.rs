@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use roofline::analysis::{analyze, memory_fit, Analysis};
-use roofline::op::{Op, Work};
+use roofline::op::{Op, PartKind};
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
 use roofline::units::{format_exact, format_sig, Unit};
@@ -363,12 +363,12 @@ fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
 /// The group a model part belongs to on the sweep plot, by its kind of work; `None` for
 /// communication, which does no FLOPs: it has no % of peak, and counting its time in another
 /// group would lower that group's curve.
-fn part_group(work: Work) -> Option<usize> {
+fn part_group(work: PartKind) -> Option<usize> {
     match work {
-        Work::WeightMatmul => Some(0),
-        Work::Attention => Some(1),
-        Work::Norm | Work::Elementwise => Some(2),
-        Work::Communication => None,
+        PartKind::WeightMatmul => Some(0),
+        PartKind::Attention => Some(1),
+        PartKind::Norm | PartKind::Elementwise => Some(2),
+        PartKind::Communication => None,
     }
 }
 

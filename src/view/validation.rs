@@ -14,7 +14,7 @@
 use roofline::arch::json::Value;
 use roofline::units::{format_exact, Unit};
 use roofline::validation::load::page::MeasuredRow;
-use roofline::validation::{report, Report, Row, Summary, Work};
+use roofline::validation::{report, MeasureKind, Report, Row, Summary};
 use serde::Serialize;
 
 mod text;
@@ -397,7 +397,7 @@ fn row_title(p: &roofline::validation::Point) -> String {
 
 /// Measured against predicted, log-log: one scatter series per kind of work, and y = x.
 pub fn validation_chart(r: &ValidationPage) -> SweepChart {
-    let mut series: Vec<ChartSeries> = Work::ALL
+    let mut series: Vec<ChartSeries> = MeasureKind::ALL
         .iter()
         .enumerate()
         .filter_map(|(k, w)| {

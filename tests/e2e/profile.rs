@@ -566,7 +566,7 @@ async fn the_sample_profile_loads_in_one_click() {
     let features =
         roofline::validation::Features::kernel(roofline::resource::Bound::Memory, bound, 32.0);
     let want = roofline::validation::expected(
-        roofline::op::Workload::Attention,
+        roofline::op::MeasureKind::Attention,
         roofline::validation::Family::Hopper,
         features,
         bound,

@@ -646,11 +646,11 @@ fn llm_parts_matched_to_kernels_by_kind_of_work() {
     assert!(get("gemm").predicted > 0.0 && get("attention").predicted > 0.0);
     close(get("gemm").ratio().unwrap(), 1.5e-3 / get("gemm").predicted);
     // The kind of work set where each part is built decides, never the part's name.
-    use roofline::op::Work;
-    assert_eq!(part_category(Work::Norm), "norm");
-    assert_eq!(part_category(Work::WeightMatmul), "gemm");
-    assert_eq!(part_category(Work::Elementwise), "other");
-    assert_eq!(part_category(Work::Communication), "communication");
+    use roofline::op::PartKind;
+    assert_eq!(part_category(PartKind::Norm), "norm");
+    assert_eq!(part_category(PartKind::WeightMatmul), "gemm");
+    assert_eq!(part_category(PartKind::Elementwise), "other");
+    assert_eq!(part_category(PartKind::Communication), "communication");
     // No llm op: nothing; a bad step count: a message.
     let plain = roofline::url::decode("?chip=h100").scenario;
     assert!(match_llm_parts(&plain, &p, &roof, 1.0).is_none());
@@ -1156,7 +1156,7 @@ fn measured_kernels_carry_their_expected_time() {
     let gemm = t.rows.iter().find(|r| r.name == "gemm_a").unwrap();
     let bound = 1e12 / 9.89e14;
     let e = roofline::validation::expected(
-        roofline::op::Workload::Gemm,
+        roofline::op::MeasureKind::Gemm,
         roofline::validation::Family::Hopper,
         roofline::validation::Features::kernel(roofline::resource::Bound::Compute, bound, 1.0),
         bound,

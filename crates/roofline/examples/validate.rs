@@ -48,7 +48,7 @@ fn fit_source(name: &str, f: &FitRecord) -> String {
         .iter()
         .map(|k| {
             format!(
-                "KindBand {{ work: Work::{:?}, n: {}, sources: {}, bias: {}, without: ({}, {}), with: ({}, {}), kept: {}, pooled_band: {}, lo: {}, hi: {} }}",
+                "KindBand {{ work: MeasureKind::{:?}, n: {}, sources: {}, bias: {}, without: ({}, {}), with: ({}, {}), kept: {}, pooled_band: {}, lo: {}, hi: {} }}",
                 k.work,
                 k.n,
                 k.sources,
@@ -103,7 +103,7 @@ fn write_fitted() {
          //! Written by `./dev validate --write`; `tests/it/validation.rs` checks they equal a\n\
          //! fresh evaluation, bit for bit. Thousands of lines on purpose: generated data, as\n\
          //! rustfmt lays it out.\n\n\
-         use super::{Family, FamilyFactor, KindBand, StoredFit, StoredPoint, Term, Work};\n\n\
+         use super::{Family, FamilyFactor, KindBand, StoredFit, StoredPoint, Term, MeasureKind};\n\n\
          /// `(point id, source key, chip, kind of work, family, measured / predicted, [compute,\n\
          /// memory, network, launch, step, multi-chip, moe, narrow training, EP overlap,\n\
          /// collective latency])`.\n\
@@ -112,7 +112,7 @@ fn write_fitted() {
     for (id, source, chip, work, family, r, f) in points {
         let f: Vec<String> = f.iter().map(|x| lit(*x)).collect();
         out.push_str(&format!(
-            "    ({id:?}, {source:?}, {chip:?}, Work::{work:?}, Family::{family:?}, {}, [{}]),\n",
+            "    ({id:?}, {source:?}, {chip:?}, MeasureKind::{work:?}, Family::{family:?}, {}, [{}]),\n",
             lit(r),
             f.join(", ")
         ));

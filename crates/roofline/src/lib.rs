@@ -98,8 +98,8 @@ pub use eval::{Critical, Tiled};
 pub use field::{FieldSpec, FieldType};
 pub use op::{
     aggregate_presets, llm_presets, Aggregate, AggregatePreset, AllReduceTopology, AxisSpec, Bmm,
-    Collective, Custom, Dot, Elementwise, KindInfo, LevelSpec, Link, Llm, LlmPreset, Matmul, Op,
-    OpKind, Part, Phase, Split, Train, WeightSource,
+    Collective, Custom, Dot, Elementwise, InferenceStep, KindInfo, LevelSpec, Link, Llm, LlmPreset,
+    Matmul, Op, OpKind, Part, Split, Train, WeightSource,
 };
 pub use options::{Calibration, FlopConvention, Options};
 pub use resource::{Bound, ExecUnit, Resource};

@@ -16,7 +16,7 @@ use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{pow2_scale, Affine, Eff, Eval};
 use crate::field::{find_spec, FieldType};
-use crate::op::{LlmSweep, Model, Op, OpKind};
+use crate::op::{Evaluation, LlmSweep, Op, OpKind};
 use crate::options::Options;
 use crate::resource::Bound;
 use crate::units::format_exact;
@@ -158,7 +158,7 @@ impl<'a> Evaluator<'a> {
             }
         }
         let span = from.abs().max(to.abs());
-        let composite = matches!(kind.behavior().model(), Model::Composite(_));
+        let composite = matches!(kind.behavior().model(), Evaluation::Composite(_));
         if fast && !composite && kind.behavior().is_affine(field) {
             let s = pow2_scale(span);
             let (c0, c1) = costs_at_0_and(kind, field, s, chip)?;

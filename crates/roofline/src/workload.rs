@@ -42,7 +42,7 @@ use crate::analysis::{
 };
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::op::{Model, Op};
+use crate::op::{Evaluation, Op};
 use serde::{Deserialize, Serialize};
 
 /// The tensor-parallel all-reduces of a step (per chip). They are part of the output and
@@ -115,7 +115,7 @@ pub struct Workload {
 /// plain kind.
 pub fn parts(op: &Op) -> Option<Vec<Part>> {
     match op.kind.behavior().model() {
-        Model::Composite(c) => Some(c.parts),
+        Evaluation::Composite(c) => Some(c.parts),
         _ => None,
     }
 }
@@ -124,7 +124,7 @@ pub fn parts(op: &Op) -> Option<Vec<Part>> {
 /// [`crate::analyze`]; errors on a missing peak or link of any part.
 pub fn analyze_workload(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Workload>, Error> {
     check_inputs(&op.kind, chip, opts)?;
-    let Model::Composite(c) = op.kind.behavior().model() else {
+    let Evaluation::Composite(c) = op.kind.behavior().model() else {
         return Ok(None);
     };
     let analysis = analyze_unchecked(op, chip, opts)?;

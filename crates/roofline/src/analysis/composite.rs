@@ -8,7 +8,7 @@ use super::{assemble, Analysis, Bound, ExecUnit, Options, PartTime, Report, Reso
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::eval::{eval_cost, max_time, Cost, Eff, Eval, RawTerm, Sample};
-use crate::op::{Composite, Model, Op, OpKind};
+use crate::op::{Composite, Evaluation, Op, OpKind};
 use crate::units::{format_exact, format_quantity, format_sig, num3, Unit};
 
 /// The sums over the parts.
@@ -94,9 +94,9 @@ pub(crate) fn sample(c: &Composite, chip: &Chip, eff: Eff) -> Result<Sample, Err
 pub(crate) fn eval_op(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Eval, Error> {
     let m = kind.behavior();
     match m.model() {
-        Model::Train(t) => Ok(super::train::step_eval(&t.config_on(chip)?, eff)?.0),
-        Model::Composite(c) => Ok(aggregate(&c, chip, eff)?.ev),
-        Model::Kernel | Model::Collective(_) => Ok(eval_cost(&m.cost(chip)?, eff)),
+        Evaluation::Train(t) => Ok(super::train::step_eval(&t.config_on(chip)?, eff)?.0),
+        Evaluation::Composite(c) => Ok(aggregate(&c, chip, eff)?.ev),
+        Evaluation::Kernel | Evaluation::Collective(_) => Ok(eval_cost(&m.cost(chip)?, eff)),
     }
 }
 
@@ -309,7 +309,7 @@ pub(crate) fn derivation(a: &Analysis) -> Vec<String> {
         let ridge = a.compute.effective_peak / conv / hbm.bandwidth;
         out.extend(m.ridge_notes(ridge));
     }
-    if let Model::Composite(c) = m.model() {
+    if let Evaluation::Composite(c) = m.model() {
         out.push(format!(
             "Throughput = tokens / T_lower = {} / {} = {} {}s/s; {} s per {}",
             num3(c.tokens),

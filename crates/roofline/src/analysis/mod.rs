@@ -29,7 +29,7 @@ mod train_figures;
 pub(crate) use self::composite::composite_times;
 pub(crate) use self::composite::{bound_order, eval_op};
 pub use self::report::PartTime;
-pub use self::report::{Figure, Mark, NotApplicable, Phase, Report, Tone};
+pub use self::report::{Figure, Mark, NotApplicable, Report, TimePart, Tone};
 pub use crate::eval::{Critical, Tiled};
 pub use crate::options::{parse_derate, Calibration, FlopConvention, Options};
 pub use crate::resource::{Bound, ExecUnit, Resource};
@@ -38,7 +38,7 @@ use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::eval::{eval_cost, pow2_scale, solve_critical, Cost, Eff, Eval, RawTerm, Sample};
-use crate::op::{Model, Op, OpKind};
+use crate::op::{Evaluation, Op, OpKind};
 use serde::{Deserialize, Serialize};
 
 /// Traffic on one resource.
@@ -233,7 +233,7 @@ fn sample_at(kind: &OpKind, dim: &str, x: f64, chip: &Chip, eff: Eff) -> Result<
     k.set_num_raw(dim, x);
     let b = k.behavior();
     Ok(match b.model() {
-        Model::Composite(c) => composite::sample(&c, chip, eff)?,
+        Evaluation::Composite(c) => composite::sample(&c, chip, eff)?,
         _ => Sample::of_cost(&b.cost(chip)?, eff),
     })
 }
@@ -248,7 +248,7 @@ fn critical(kind: &OpKind, chip: &Chip, eff: Eff) -> Result<Option<Critical>, Er
         return Ok(None);
     };
     let s = pow2_scale(kind.get_num(dim).unwrap_or(1.0));
-    if matches!(b.model(), Model::Composite(c) if !c.affine) {
+    if matches!(b.model(), Evaluation::Composite(c) if !c.affine) {
         return critical_bisected(kind, dim, s, chip, eff);
     }
     let at0 = sample_at(kind, dim, 0.0, chip, eff)?;
@@ -331,7 +331,7 @@ fn critical_bisected(
 /// fitting, where a full analysis of an MoE bisects its critical batch each time).
 pub fn memory_fit(op: &Op, chip: &Chip, opts: &Options) -> Result<(f64, f64), Error> {
     match op.kind.behavior().model() {
-        Model::Composite(c) => {
+        Evaluation::Composite(c) => {
             check_inputs(&op.kind, chip, opts)?;
             let chip = &*calibrated_chip(chip, opts);
             // The parts' costs: the errors (a missing peak or link) the analysis meets.
@@ -377,10 +377,10 @@ pub(crate) fn analyze_unchecked(op: &Op, chip: &Chip, opts: &Options) -> Result<
     let chip = &*cal_chip;
     let b = op.kind.behavior();
     let collective = match b.model() {
-        Model::Train(t) => return train::analyze_step(op, &t.config_on(chip)?, chip, opts),
-        Model::Composite(c) => return composite::analyze_composite(op, &c, chip, opts),
-        Model::Collective(c) => Some(c),
-        Model::Kernel => None,
+        Evaluation::Train(t) => return train::analyze_step(op, &t.config_on(chip)?, chip, opts),
+        Evaluation::Composite(c) => return composite::analyze_composite(op, &c, chip, opts),
+        Evaluation::Collective(c) => Some(c),
+        Evaluation::Kernel => None,
     };
     let cost = b.cost(chip)?;
     let ev = eval_cost(&cost, Eff::of(opts));

@@ -107,7 +107,7 @@ pub struct NotApplicable {
 /// One part of a result's time, for comparisons: the parts of a kind add up to its
 /// `t_lower` (what they leave is the comparison's `other`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Phase {
+pub struct TimePart {
     /// `MLP ×32`, `pipeline bubble`, `bandwidth term`.
     pub name: String,
     /// Seconds per step.
@@ -150,7 +150,7 @@ pub struct Report {
     /// The parts of its time that are not `parts` (a training step's, a collective's terms);
     /// read them through [`Report::phases`], which derives a composite's from its parts.
     #[serde(skip)]
-    pub phases: Vec<Phase>,
+    pub phases: Vec<TimePart>,
     /// Marks on a sweep of one of its fields.
     #[serde(skip)]
     pub marks: Vec<Mark>,
@@ -171,7 +171,7 @@ impl Report {
     /// The parts of its time, adding up to `t_lower` (empty for a plain operation): a
     /// composite's parts (derived when asked, not on every analysis), else the phases the kind
     /// reported.
-    pub fn phases(&self) -> Vec<Phase> {
+    pub fn phases(&self) -> Vec<TimePart> {
         if self.parts.is_empty() {
             self.phases.clone()
         } else {
@@ -191,10 +191,10 @@ pub fn binding_words(bound: Bound, resource: Resource) -> String {
 }
 
 /// A composite's parts as phases: each part's `repeat·T_lower`.
-pub(crate) fn part_phases(parts: &[PartTime]) -> Vec<Phase> {
+pub(crate) fn part_phases(parts: &[PartTime]) -> Vec<TimePart> {
     parts
         .iter()
-        .map(|p| Phase {
+        .map(|p| TimePart {
             name: format!("{} ×{}", p.name, format_exact(p.repeat)),
             time: p.repeat * p.t_lower,
             binding: binding_words(p.bound, p.binding),
@@ -283,12 +283,12 @@ pub(crate) fn collective_report(
             why: "a collective only moves data: no FLOPs, nothing held in HBM",
         }),
         phases: vec![
-            Phase {
+            TimePart {
                 name: "bandwidth term".into(),
                 time: c.t_bandwidth,
                 binding: binding_words(Bound::Network, binding),
             },
-            Phase {
+            TimePart {
                 name: "latency term".into(),
                 time: c.t_latency,
                 binding: "latency".into(),

@@ -3,7 +3,7 @@
 //! (the step's training tokens per second), `days` (the token budget at `t_lower`),
 //! `days_at_mfu` (the book's estimate at an assumed MFU), `memory` (per chip) and `cost`.
 
-use super::report::{pretty, Figure, Phase, Report, Tone};
+use super::report::{pretty, Figure, Report, TimePart, Tone};
 use crate::train::TrainAnalysis;
 use crate::units::{format_exact, format_sig, Unit};
 
@@ -107,9 +107,9 @@ fn train_figures(t: &TrainAnalysis) -> Vec<Figure> {
 }
 
 /// The parts of a step's time: compute, the traffic compute does not hide, the bubble.
-fn train_phases(t: &TrainAnalysis) -> Vec<Phase> {
+fn train_phases(t: &TrainAnalysis) -> Vec<TimePart> {
     let exposed = (t.t_lower - t.t_bubble - t.t_math).max(0.0);
-    let phase = |name: &str, time: f64, binding: String| Phase {
+    let phase = |name: &str, time: f64, binding: String| TimePart {
         name: name.into(),
         time,
         binding,

@@ -1,4 +1,4 @@
-use super::behavior::{check_kv_heads, n, OpBehavior, Workload};
+use super::behavior::{check_kv_heads, n, MeasureKind, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -187,8 +187,8 @@ impl OpBehavior for Attention {
         }
         Ok(())
     }
-    fn workload(&self) -> Option<Workload> {
-        Some(Workload::Attention)
+    fn workload(&self) -> Option<MeasureKind> {
+        Some(MeasureKind::Attention)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let mut c = Cost::at_peak(self.flops(), self.x, chip)?;

@@ -1,7 +1,7 @@
 //! What every operation kind implements ([`OpBehavior`]), the parts a composite kind
 //! decomposes into ([`Part`], [`Composite`]), and the small formula helpers kinds share.
 
-use super::{Model, Op};
+use super::{Evaluation, Op};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -84,12 +84,12 @@ pub(crate) trait OpBehavior {
     /// How the analysis evaluates the kind: one kernel by its cost (the default), a sum of
     /// parts, a collective's terms, a training step. The analysis layer above `op/` does the
     /// evaluating; the kind says which it is, once.
-    fn model(&self) -> Model<'_> {
-        Model::Kernel
+    fn model(&self) -> Evaluation<'_> {
+        Evaluation::Kernel
     }
     /// What a measurement of this operation times (`None`: nothing the validation set
     /// measures, such as a custom op given by its totals).
-    fn workload(&self) -> Option<Workload> {
+    fn workload(&self) -> Option<MeasureKind> {
         None
     }
     /// What the generic code may ask of the kind, as plain data (nothing by default).
@@ -137,7 +137,7 @@ id_enum! {
     /// What a measurement of an operation times, as the validation set groups measurements
     /// (`crate::validation`): each kind says which it is, if any.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-    pub enum Workload {
+    pub enum MeasureKind {
         /// A dense matrix multiplication (GEMM) kernel.
         Gemm = "gemm",
         /// A fused attention kernel.
@@ -160,7 +160,7 @@ id_enum! {
     /// sweep plot's % of peak curves, a profile's kernel categories) reads it, never the part's
     /// name.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-    pub enum Work {
+    pub enum PartKind {
         /// A matmul against weights (projections, MLP, experts, router, LM head).
         WeightMatmul = "weight_matmul",
         /// Attention over the KV cache (scores and values).
@@ -181,7 +181,7 @@ pub struct Part {
     /// What it is (`QKV projection`, `attention scores Q·Kᵀ`, `LM head`, ...).
     pub name: String,
     /// The kind of work it does.
-    pub work: Work,
+    pub work: PartKind,
     /// The operation, per chip (never composite).
     pub op: Op,
     /// How many times it runs per step.

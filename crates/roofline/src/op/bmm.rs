@@ -1,4 +1,4 @@
-use super::behavior::{frac_str, n, OpBehavior, Workload};
+use super::behavior::{frac_str, n, MeasureKind, OpBehavior};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -68,8 +68,8 @@ impl OpBehavior for Bmm {
     fn is_affine(&self, _key: &str) -> bool {
         true
     }
-    fn workload(&self) -> Option<Workload> {
-        Some(Workload::Gemm)
+    fn workload(&self) -> Option<MeasureKind> {
+        Some(MeasureKind::Gemm)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let (b, d, f) = (self.b, self.d, self.f);

@@ -2,8 +2,8 @@
 //! point-to-point send) of an array of `bytes` (the book's V) over `n` chips of a topology,
 //! timed by [`crate::collective`] from the chip's network fields.
 
-use super::behavior::{n, OpBehavior, Workload};
-use super::Model;
+use super::behavior::{n, MeasureKind, OpBehavior};
+use super::Evaluation;
 use crate::chip::{Chip, Interconnect};
 use crate::collective::formulas::{cluster_binding_level, coefficients};
 use crate::collective::topology::{check_torus_chips, parse_axes, parse_levels, TorusAxis};
@@ -525,8 +525,8 @@ impl OpBehavior for Collective {
             "yes or no",
         ),
     }
-    fn workload(&self) -> Option<Workload> {
-        Some(Workload::Collective)
+    fn workload(&self) -> Option<MeasureKind> {
+        Some(MeasureKind::Collective)
     }
     /// A torus's chips are the product of its axes (`topology::check_torus_chips`).
     fn check_consistency(&self) -> Result<(), Error> {
@@ -559,8 +559,8 @@ impl OpBehavior for Collective {
         }
         Ok(c)
     }
-    fn model(&self) -> Model<'_> {
-        Model::Collective(self)
+    fn model(&self) -> Evaluation<'_> {
+        Evaluation::Collective(self)
     }
     fn describe(&self) -> String {
         let over = match self.topology {

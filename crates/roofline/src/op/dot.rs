@@ -1,4 +1,4 @@
-use super::behavior::{frac_str, n, vector_or_peak, OpBehavior, Traits, Workload};
+use super::behavior::{frac_str, n, vector_or_peak, MeasureKind, OpBehavior, Traits};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -46,8 +46,8 @@ impl OpBehavior for Dot {
             ..Traits::default()
         }
     }
-    fn workload(&self) -> Option<Workload> {
-        Some(Workload::Memory)
+    fn workload(&self) -> Option<MeasureKind> {
+        Some(MeasureKind::Memory)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let s = self.t.bytes();

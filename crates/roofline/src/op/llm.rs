@@ -4,13 +4,15 @@
 //! purpose: its own 17 fields, each declared once with its help text, and the documentation of
 //! every part's formula on the type.
 
-use super::behavior::{check_kv_heads, check_tp_heads, n, Composite, OpBehavior, Traits, Workload};
+use super::behavior::{
+    check_kv_heads, check_tp_heads, n, Composite, MeasureKind, OpBehavior, Traits,
+};
 use super::llm_load::{chunk_spec, Chunk, Engine, Load, MAX_CLIENTS, MAX_QPS};
 use super::llm_tails::{cv_spec, disagg_spec, opt, parse_cv, Disagg, MAX_SEED};
+use super::Evaluation;
 use super::Link;
 #[cfg(doc)]
 use super::Matmul;
-use super::Model;
 use crate::arch::{arch_presets, Arch, ArchFields, ArchPreset};
 use crate::chip::Chip;
 use crate::dtype::DType;
@@ -37,7 +39,7 @@ pub fn llm_presets() -> &'static [LlmPreset] {
 id_enum! {
     /// Which step of inference (ids `decode`, `prefill`).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-    pub enum Phase {
+    pub enum InferenceStep {
         /// One new token per sequence: `T = B` tokens per step; attention reads the KV cache
         /// of `ctx` positions per sequence.
         #[default]
@@ -166,7 +168,7 @@ pub struct Llm {
     /// Context length `S` (KV-cache positions per sequence; prompt length in prefill).
     pub ctx: f64,
     /// Decode or prefill.
-    pub phase: Phase,
+    pub phase: InferenceStep,
     /// Weight dtype.
     pub w: DType,
     /// Activation dtype.
@@ -314,7 +316,7 @@ impl Llm {
             shape: ArchFields::BLANK,
             b: 1.0,
             ctx: 2048.0,
-            phase: Phase::Decode,
+            phase: InferenceStep::Decode,
             w: DType::Bf16,
             x: DType::Bf16,
             kv: DType::Bf16,
@@ -387,9 +389,9 @@ impl Llm {
     /// Tokens processed per step: `B` (decode) or `B·ctx` (prefill).
     pub fn tokens(&self) -> f64 {
         match self.phase {
-            Phase::Decode => self.b,
-            Phase::Prefill => self.b * self.ctx,
-            Phase::Verify => self.b * (self.spec_k + 1.0),
+            InferenceStep::Decode => self.b,
+            InferenceStep::Prefill => self.b * self.ctx,
+            InferenceStep::Verify => self.b * (self.spec_k + 1.0),
         }
     }
 
@@ -761,7 +763,7 @@ impl OpBehavior for Llm {
         ).slider(SIZES),
         "phase" => choice(phase): choice(
             "phase",
-            Phase::IDS,
+            InferenceStep::IDS,
             "decode",
             "decode: one new token per sequence (T = B); prefill: the whole prompt (T = B·ctx), causal attention",
             "a phase",
@@ -1003,10 +1005,10 @@ impl OpBehavior for Llm {
             .into_iter()
             .collect()
     }
-    fn workload(&self) -> Option<Workload> {
+    fn workload(&self) -> Option<MeasureKind> {
         Some(match self.phase {
-            Phase::Prefill => Workload::Prefill,
-            Phase::Decode | Phase::Verify => Workload::Decode,
+            InferenceStep::Prefill => MeasureKind::Prefill,
+            InferenceStep::Decode | InferenceStep::Verify => MeasureKind::Decode,
         })
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
@@ -1058,18 +1060,18 @@ impl OpBehavior for Llm {
         ));
         self.arch_notes(out);
         out.push(match self.phase {
-            Phase::Decode => format!(
+            InferenceStep::Decode => format!(
                 "Decode: one new token per sequence, T = B = {} tokens per step; attention reads the KV cache of S = {} positions per sequence.",
                 n(self.b),
                 n(self.ctx)
             ),
-            Phase::Prefill => format!(
+            InferenceStep::Prefill => format!(
                 "Prefill: the whole prompt, T = B·S = {}·{} = {} tokens per step; causal attention computes S·(S+1)/2 scores per sequence and head (about half the score matrix); the LM head runs on the last position of each sequence (B rows).",
                 n(self.b),
                 n(self.ctx),
                 n(self.tokens())
             ),
-            Phase::Verify => format!(
+            InferenceStep::Verify => format!(
                 "Verify (speculative decoding): the target scores k = {k} draft tokens and one of its own per sequence, T = B·(k+1) = {}·{} = {} tokens per step, reading the weights once; each sequence's k+1 queries attend to its S = {} cached positions and causally to each other; the LM head makes all T logits.",
                 n(self.b),
                 n(self.spec_k + 1.0),
@@ -1117,8 +1119,8 @@ impl OpBehavior for Llm {
     fn critical_dim(&self) -> Option<&'static str> {
         Some("b")
     }
-    fn model(&self) -> Model<'_> {
-        Model::Composite(self.composite_parts())
+    fn model(&self) -> Evaluation<'_> {
+        Evaluation::Composite(self.composite_parts())
     }
 }
 

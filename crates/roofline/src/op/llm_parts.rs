@@ -1,8 +1,8 @@
 //! The `llm` step's decomposition into core operations (see [`Llm`] for the parts and their
 //! formulas) and the derivation lines for its architecture (experts, MLA, windows).
 
-use super::behavior::{n, Part, Work};
-use super::llm::{Llm, Phase, NORM_FLOPS};
+use super::behavior::{n, Part, PartKind};
+use super::llm::{InferenceStep, Llm, NORM_FLOPS};
 use super::{Custom, Elementwise, Matmul, Op, OpKind, Split, WeightSource};
 use crate::arch::Arch;
 use crate::dtype::DType;
@@ -31,12 +31,12 @@ pub(crate) struct StepVars {
 /// else `W·(W+1)/2 + (S − W)·W`; verify, `q = k+1` queries of which the `i`-th (from 0) sees
 /// `min(S + i, W)` positions (`q = 1` is decode): `m·S + m·(m−1)/2 + (q − m)·W` with
 /// `m = clamp(W − S + 1, 0, q)` queries inside the window (`q·S + q·(q−1)/2` without one).
-fn pairs(phase: Phase, s: f64, w: f64, q: f64) -> f64 {
+fn pairs(phase: InferenceStep, s: f64, w: f64, q: f64) -> f64 {
     match phase {
-        Phase::Decode => s.min(w),
-        Phase::Prefill if w >= s => s * (s + 1.0) / 2.0,
-        Phase::Prefill => w * (w + 1.0) / 2.0 + (s - w) * w,
-        Phase::Verify => {
+        InferenceStep::Decode => s.min(w),
+        InferenceStep::Prefill if w >= s => s * (s + 1.0) / 2.0,
+        InferenceStep::Prefill => w * (w + 1.0) / 2.0 + (s - w) * w,
+        InferenceStep::Verify => {
             let m = (w - s + 1.0).clamp(0.0, q);
             // Without a window (`W` infinite) every query is inside it: no `0·∞` term.
             let outside = if m < q { (q - m) * w } else { 0.0 };
@@ -105,8 +105,8 @@ impl Llm {
         // Positions read per sequence: decode (and verify) the cached ones seen; prefill
         // every key once.
         let read = |win: f64| match self.phase {
-            Phase::Decode | Phase::Verify => s.min(win),
-            Phase::Prefill => s,
+            InferenceStep::Decode | InferenceStep::Verify => s.min(win),
+            InferenceStep::Prefill => s,
         };
         let q = self.spec_k + 1.0;
         StepVars {
@@ -136,7 +136,7 @@ impl Llm {
         let (sw, sx, skv) = (self.w.bytes(), self.x.bytes(), self.kv.bytes());
         let attn_t = DType::compute_default(self.x, self.kv);
         let ct = self.compute_dtype();
-        let part = |name: &str, work: Work, kind: OpKind, repeat: f64| Part {
+        let part = |name: &str, work: PartKind, kind: OpKind, repeat: f64| Part {
             name: name.to_string(),
             work,
             op: Op::labeled(name, kind),
@@ -145,16 +145,16 @@ impl Llm {
         let mut v = vec![
             part(
                 "embedding gather",
-                Work::Elementwise,
+                PartKind::Elementwise,
                 self.custom(0.0, t * d * (sw + sx), ct),
                 1.0,
             ),
-            part("attention norm", Work::Norm, self.norm(t), l),
+            part("attention norm", PartKind::Norm, self.norm(t), l),
         ];
         match &a.mla {
             None => v.push(part(
                 "QKV projection",
-                Work::WeightMatmul,
+                PartKind::WeightMatmul,
                 self.matmul(
                     t,
                     d,
@@ -170,20 +170,20 @@ impl Llm {
                     let rq = m.q_lora_rank;
                     v.push(part(
                         "query down",
-                        Work::WeightMatmul,
+                        PartKind::WeightMatmul,
                         self.matmul(t, d, rq, Split::F),
                         l,
                     ));
                     v.push(part(
                         "query up",
-                        Work::WeightMatmul,
+                        PartKind::WeightMatmul,
                         self.matmul(t, rq, hh * qk, Split::F),
                         l,
                     ));
                 } else {
                     v.push(part(
                         "query projection",
-                        Work::WeightMatmul,
+                        PartKind::WeightMatmul,
                         self.matmul(t, d, hh * qk, Split::F),
                         l,
                     ));
@@ -191,13 +191,13 @@ impl Llm {
                 let r = m.kv_lora_rank;
                 v.push(part(
                     "KV down (latent)",
-                    Work::WeightMatmul,
+                    PartKind::WeightMatmul,
                     self.matmul(t, d, r + m.qk_rope_head_dim, Split::F),
                     l,
                 ));
                 v.push(part(
                     "KV up (absorbed)",
-                    Work::WeightMatmul,
+                    PartKind::WeightMatmul,
                     self.matmul(t, r, hh * (m.qk_nope_head_dim + m.v_head_dim), Split::F),
                     l,
                 ));
@@ -223,13 +223,13 @@ impl Llm {
                     let cache_bytes = skv * b * hk * read * h;
                     v.push(part(
                         &format!("attention scores Q·Kᵀ{suffix}"),
-                        Work::Attention,
+                        PartKind::Attention,
                         self.custom(attn_flops, q_bytes + cache_bytes, attn_t),
                         rep,
                     ));
                     v.push(part(
                         &format!("attention values P·V{suffix}"),
-                        Work::Attention,
+                        PartKind::Attention,
                         self.custom(attn_flops, cache_bytes + q_bytes, attn_t),
                         rep,
                     ));
@@ -239,7 +239,7 @@ impl Llm {
                     let latent = skv * b * (r + dr) * read;
                     v.push(part(
                         &format!("attention scores over the latent{suffix}"),
-                        Work::Attention,
+                        PartKind::Attention,
                         self.custom(
                             2.0 * b * hq * (r + dr) * p,
                             sx * t * hq * (r + dr) + latent,
@@ -249,7 +249,7 @@ impl Llm {
                     ));
                     v.push(part(
                         &format!("attention values over the latent{suffix}"),
-                        Work::Attention,
+                        PartKind::Attention,
                         self.custom(2.0 * b * hq * r * p, sx * t * hq * r, attn_t),
                         rep,
                     ));
@@ -259,31 +259,31 @@ impl Llm {
         let v_dim = a.mla.map_or(h, |m| m.v_head_dim);
         v.push(part(
             "output projection",
-            Work::WeightMatmul,
+            PartKind::WeightMatmul,
             self.matmul(t, self.shape.heads * v_dim, d, Split::D),
             l,
         ));
-        v.push(part("MLP norm", Work::Norm, self.norm(t), l));
+        v.push(part("MLP norm", PartKind::Norm, self.norm(t), l));
         let ld = a.dense_mlp_layers();
         if ld > 0.0 {
             let ff = self.shape.ffn;
             if self.shape.gated {
                 v.push(part(
                     "MLP gate",
-                    Work::WeightMatmul,
+                    PartKind::WeightMatmul,
                     self.matmul(t, d, ff, Split::F),
                     ld,
                 ));
             }
             v.push(part(
                 "MLP up",
-                Work::WeightMatmul,
+                PartKind::WeightMatmul,
                 self.matmul(t, d, ff, Split::F),
                 ld,
             ));
             v.push(part(
                 "MLP down",
-                Work::WeightMatmul,
+                PartKind::WeightMatmul,
                 self.matmul(t, ff, d, Split::D),
                 ld,
             ));
@@ -293,7 +293,7 @@ impl Llm {
             let mats = if self.shape.gated { 3.0 } else { 2.0 };
             v.push(part(
                 "router",
-                Work::WeightMatmul,
+                PartKind::WeightMatmul,
                 self.matmul(t, d, m.experts, Split::F),
                 lm,
             ));
@@ -301,7 +301,7 @@ impl Llm {
                 let p = m.shared_experts * mats * d * m.shared_ffn / nn;
                 v.push(part(
                     "shared experts",
-                    Work::WeightMatmul,
+                    PartKind::WeightMatmul,
                     self.custom(2.0 * t * p, sw * p + sx * t * 2.0 * d, ct),
                     lm,
                 ));
@@ -313,7 +313,7 @@ impl Llm {
             let hit = vars.hit / ep;
             v.push(part(
                 "routed experts",
-                Work::WeightMatmul,
+                PartKind::WeightMatmul,
                 self.custom(
                     2.0 * t * m.top_k * pe,
                     sw * hit * pe + sx * t * m.top_k * 2.0 * d,
@@ -334,7 +334,7 @@ impl Llm {
                 }
                 v.push(part(
                     "MoE all-reduce",
-                    Work::Communication,
+                    PartKind::Communication,
                     OpKind::Custom(ar),
                     lm,
                 ));
@@ -355,24 +355,28 @@ impl Llm {
                 };
                 v.push(part(
                     "AllToAll dispatch",
-                    Work::Communication,
+                    PartKind::Communication,
                     OpKind::Custom(a2a),
                     lm,
                 ));
                 v.push(part(
                     "AllToAll combine",
-                    Work::Communication,
+                    PartKind::Communication,
                     OpKind::Custom(a2a),
                     lm,
                 ));
             }
         }
         // The logits of each sequence's last position; verify needs all T.
-        let rows = if self.phase == Phase::Verify { t } else { b };
-        v.push(part("final norm", Work::Norm, self.norm(rows), 1.0));
+        let rows = if self.phase == InferenceStep::Verify {
+            t
+        } else {
+            b
+        };
+        v.push(part("final norm", PartKind::Norm, self.norm(rows), 1.0));
         v.push(part(
             "LM head",
-            Work::WeightMatmul,
+            PartKind::WeightMatmul,
             self.matmul(rows, d, self.shape.vocab, Split::F),
             1.0,
         ));

@@ -28,7 +28,7 @@
 //! values, so the same `T_lower` to the bit (`tests/it/serving_step.rs`).
 
 use super::behavior::Composite;
-use super::llm::{Llm, Phase};
+use super::llm::{InferenceStep, Llm};
 use super::llm_parts::StepVars;
 use crate::error::Error;
 use crate::units::format_exact;
@@ -292,7 +292,7 @@ impl Llm {
     pub(crate) fn mixed_composite(&self, mix: &StepMix) -> Composite {
         let mut l = *self;
         // Decode's LM head rows: one per sequence (verify would make all T).
-        l.phase = Phase::Decode;
+        l.phase = InferenceStep::Decode;
         let vars = l.mixed_vars(mix);
         Composite {
             affine: false,

@@ -23,7 +23,10 @@ fn one_point_equals_a_chunk() {
         overhead: 1e-6,
     };
     for id in ["llama3-8b", "deepseek-v3"] {
-        for phase in [super::super::Phase::Decode, super::super::Phase::Prefill] {
+        for phase in [
+            super::super::InferenceStep::Decode,
+            super::super::InferenceStep::Prefill,
+        ] {
             let mut l = Llm::default();
             l.apply_preset(
                 crate::arch::arch_presets()

@@ -1,4 +1,4 @@
-use super::behavior::{coef_str, n, OpBehavior, Traits, Workload};
+use super::behavior::{coef_str, n, MeasureKind, OpBehavior, Traits};
 use crate::chip::Chip;
 use crate::dtype::DType;
 use crate::error::Error;
@@ -383,8 +383,8 @@ impl OpBehavior for Matmul {
             ..Traits::default()
         }
     }
-    fn workload(&self) -> Option<Workload> {
-        Some(Workload::Gemm)
+    fn workload(&self) -> Option<MeasureKind> {
+        Some(MeasureKind::Gemm)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let (bl, dl, fl) = self.local_dims();

@@ -58,13 +58,13 @@ mod train_text;
 
 pub use aggregate::{aggregate_presets, Aggregate, AggregatePreset};
 pub use attention::Attention;
-pub use behavior::{Part, Traits, Work, Workload};
+pub use behavior::{MeasureKind, Part, PartKind, Traits};
 pub use bmm::Bmm;
 pub use collective::{AxisSpec, Collective, LevelSpec};
 pub use custom::Custom;
 pub use dot::Dot;
 pub use elementwise::Elementwise;
-pub use llm::{expected_tokens, llm_presets, Llm, LlmPreset, Phase};
+pub use llm::{expected_tokens, llm_presets, InferenceStep, Llm, LlmPreset};
 pub use llm_load::{Chunk, Engine, Load, MAX_CHUNK, MAX_CLIENTS, MAX_QPS};
 pub use llm_step::{PhaseLoad, StepMix};
 pub use llm_tails::{Disagg, AUTO_MAX_WORKERS, MAX_CV, MAX_SEED, MAX_WORKERS};
@@ -108,7 +108,7 @@ op_kinds! {
 }
 
 /// How an analysis evaluates a kind (`OpBehavior::model`).
-pub(crate) enum Model<'a> {
+pub(crate) enum Evaluation<'a> {
     /// One kernel: its [`OpBehavior::cost`] is the whole story.
     Kernel,
     /// A sum of core operations (`llm`): analysed part by part and summed.
@@ -298,7 +298,7 @@ impl Op {
 
     /// What a measurement of this operation times (a GEMM, a decode step, ...), if the
     /// validation set measures such work.
-    pub fn workload(&self) -> Option<Workload> {
+    pub fn workload(&self) -> Option<MeasureKind> {
         self.kind.behavior().workload()
     }
 

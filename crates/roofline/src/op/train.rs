@@ -9,9 +9,9 @@
 //! bounds, MFU, tokens/s, the days and cost of the token budget, memory per chip and the
 //! critical batch per chip.
 
-use super::behavior::{check_tp_heads, n, OpBehavior, Traits, Workload};
+use super::behavior::{check_tp_heads, n, MeasureKind, OpBehavior, Traits};
 use super::llm::PRESET_IDS;
-use super::Model;
+use super::Evaluation;
 use crate::arch::{arch_presets, Arch, ArchFields};
 use crate::chip::{Chip, Interconnect};
 use crate::collective::{WrapRule, MAX_CHIPS};
@@ -332,8 +332,8 @@ impl OpBehavior for Train {
             ..Traits::default()
         }
     }
-    fn workload(&self) -> Option<Workload> {
-        Some(Workload::Training)
+    fn workload(&self) -> Option<MeasureKind> {
+        Some(MeasureKind::Training)
     }
     fn cost(&self, chip: &Chip) -> Result<Cost, Error> {
         let cfg = self.config_on(chip)?;
@@ -344,8 +344,8 @@ impl OpBehavior for Train {
         Ok(c)
     }
 
-    fn model(&self) -> Model<'_> {
-        Model::Train(self)
+    fn model(&self) -> Evaluation<'_> {
+        Evaluation::Train(self)
     }
 
     fn describe(&self) -> String {

@@ -67,7 +67,7 @@ use crate::analysis::{check_inputs, t_lower, t_lower_unchecked, Options};
 use crate::chip::Chip;
 use crate::error::Error;
 pub use crate::op::expected_tokens;
-use crate::op::{Llm, Op, OpKind, Phase};
+use crate::op::{InferenceStep, Llm, Op, OpKind};
 use serde::{Deserialize, Serialize};
 
 /// The serving figures of one `llm` op on one chip (see the module docs).
@@ -118,7 +118,7 @@ pub struct Serving {
     pub prefill_decode_ratio: f64,
 }
 
-fn with(l: &Llm, phase: Phase, ctx: f64, b: f64) -> Op {
+fn with(l: &Llm, phase: InferenceStep, ctx: f64, b: f64) -> Op {
     let mut m = *l;
     m.phase = phase;
     m.ctx = ctx;
@@ -138,8 +138,8 @@ pub fn serving_steps(op: &Op) -> Option<(Op, Op)> {
     let l = op.llm()?;
     let mean_ctx = (l.prompt + l.output / 2.0).ceil();
     Some((
-        with(l, Phase::Prefill, l.prompt, l.b),
-        with(l, Phase::Decode, mean_ctx, l.b),
+        with(l, InferenceStep::Prefill, l.prompt, l.b),
+        with(l, InferenceStep::Decode, mean_ctx, l.b),
     ))
 }
 
@@ -151,7 +151,7 @@ fn step(
     l: &Llm,
     chip: &Chip,
     opts: &Options,
-    phase: Phase,
+    phase: InferenceStep,
     ctx: f64,
     b: f64,
 ) -> Result<f64, Error> {
@@ -167,7 +167,7 @@ fn batch_prefill(l: &Llm, chip: &Chip, opts: &Options, b: f64) -> Result<f64, Er
     let p = l.prompt;
     let hit = (l.prefix_hit * p).floor().min(p - 1.0).max(0.0);
     if hit == 0.0 {
-        return step(l, chip, opts, Phase::Prefill, p, b);
+        return step(l, chip, opts, InferenceStep::Prefill, p, b);
     }
     let mix = StepMix::prefill(PhaseLoad::uniform(b, p - hit, p));
     Ok(step::step_time_unchecked(l, chip, opts, &mix)?.t)
@@ -186,7 +186,7 @@ pub fn serving(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Serving>, 
     let (b, p, g, n) = (l.b, l.prompt, l.output, l.chips());
     let mean_ctx = p + g / 2.0;
     let ttft = batch_prefill(l, chip, opts, b)?;
-    let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
+    let tpot = step(l, chip, opts, InferenceStep::Decode, mean_ctx, b)?;
     let tokens_per_s = b / tpot;
     let max_batch = l.max_batch(chip.hbm_cap, p + g);
     let prefill_one = batch_prefill(l, chip, opts, 1.0)?;
@@ -261,7 +261,7 @@ pub fn frontier(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Frontier>
     }
     let mut points = Vec::with_capacity(batches.len());
     for b in batches {
-        let tpot = step(l, chip, opts, Phase::Decode, mean_ctx, b)?;
+        let tpot = step(l, chip, opts, InferenceStep::Decode, mean_ctx, b)?;
         points.push(FrontierPoint {
             batch: b,
             tpot,
@@ -320,7 +320,7 @@ pub fn smallest_topology(
                 &m,
                 chip,
                 opts,
-                Phase::Decode,
+                InferenceStep::Decode,
                 m.prompt + m.output / 2.0,
                 m.b,
             )?;
@@ -477,9 +477,9 @@ pub fn speculative(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<Specul
     // With expert parallelism the draft runs in each of the target's `ep` groups on that
     // group's B/ep sequences (a draft is small and dense: it has no experts to split).
     draft.ep = 1.0;
-    let draft_step = step(&draft, chip, opts, Phase::Decode, ctx, b / l.ep)?;
-    let verify_step = step(l, chip, opts, Phase::Verify, ctx, b)?;
-    let tpot = step(l, chip, opts, Phase::Decode, ctx, b)?;
+    let draft_step = step(&draft, chip, opts, InferenceStep::Decode, ctx, b / l.ep)?;
+    let verify_step = step(l, chip, opts, InferenceStep::Verify, ctx, b)?;
+    let tpot = step(l, chip, opts, InferenceStep::Decode, ctx, b)?;
     if !(l.spec_k >= 1.0 && l.spec_k <= f64::from(u32::MAX)) {
         return Err(Error::invalid(
             "spec_k",

@@ -3,7 +3,7 @@
 //! closed forms.
 //!
 //! For a link, compute-bound means its traffic fits in each pass's compute (see
-//! [`Model::link`]): `g(b) = min(t_fwd − F, t_bwd − (B + L), t_bwd/m − L) ≥ 0`. Each
+//! [`StepCosts::link`]): `g(b) = min(t_fwd − F, t_bwd − (B + L), t_bwd/m − L) ≥ 0`. Each
 //! collective's time is `max(latency, κ·V(b))` (or their sum for a send) with `V` constant
 //! (weights) or proportional to `b` (activations), so each branch is a linear function less
 //! a convex piecewise-linear one, and `g` is concave: it crosses zero at most once from
@@ -11,7 +11,7 @@
 //! bisection to the last bit of an `f64`, after the asymptotic slopes decide whether the link
 //! binds at every batch (tensor parallelism with `Y > F·W/C`) or at none.
 
-use super::model::{Model, Window};
+use super::model::{StepCosts, Window};
 use super::MeshAxis;
 use crate::collective::Combine;
 use serde::{Deserialize, Serialize};
@@ -38,7 +38,7 @@ struct Branch {
 /// The three branches of `g` for `axis` at large `b`: forward traffic in the forward pass,
 /// backward traffic in the backward pass, last-backward traffic in the last microbatch's
 /// backward pass.
-fn asymptotes(model: &Model, axis: MeshAxis) -> [Branch; 3] {
+fn asymptotes(model: &StepCosts, axis: MeshAxis) -> [Branch; 3] {
     let mu_f = model.fwd / model.peak;
     let mu_b = (model.bwd + model.recompute) / model.peak;
     let mut s = [0.0; 3];
@@ -81,7 +81,7 @@ fn asymptotes(model: &Model, axis: MeshAxis) -> [Branch; 3] {
 }
 
 /// `g(b)` for `axis`: the least slack of the three branches.
-fn slack(model: &Model, axis: MeshAxis, b: f64) -> f64 {
+fn slack(model: &StepCosts, axis: MeshAxis, b: f64) -> f64 {
     let t_fwd = b * model.fwd / model.peak;
     let t_bwd = b * (model.bwd + model.recompute) / model.peak;
     let r = b / model.b0;
@@ -119,7 +119,7 @@ fn bisect(g: impl Fn(f64) -> f64, hi: f64) -> f64 {
 
 /// The critical batch per chip of a link: `(regime, b*)`; `None` when the axis carries no
 /// traffic.
-pub(crate) fn link_critical(model: &Model, axis: MeshAxis) -> Option<(Regime, Option<f64>)> {
+pub(crate) fn link_critical(model: &StepCosts, axis: MeshAxis) -> Option<(Regime, Option<f64>)> {
     if !model.terms.iter().any(|t| t.axis == axis && t.count > 0.0) {
         return None;
     }
@@ -147,7 +147,7 @@ pub(crate) fn link_critical(model: &Model, axis: MeshAxis) -> Option<(Regime, Op
 
 /// The batch per chip where HBM traffic (weights and the optimizer update, independent of the
 /// batch) equals the compute: `b* = T_HBM·C/FLOPs per token`.
-pub(crate) fn hbm_critical(model: &Model) -> (Regime, Option<f64>) {
+pub(crate) fn hbm_critical(model: &StepCosts) -> (Regime, Option<f64>) {
     let t_hbm = model.hbm_bytes / model.hbm_bw;
     if t_hbm <= 0.0 {
         return (Regime::Never, None);

@@ -74,5 +74,5 @@ pub use config::{
 };
 pub use critical::Regime;
 pub use fabric::{split_axes, AxisNetworks, Fabric, MeshAxis, SwitchedFabric, TorusFabric};
-pub use model::{Phase, Window, INTERMEDIATES_PER_LAYER, LOGIT_BYTES};
+pub use model::{Pass, Window, INTERMEDIATES_PER_LAYER, LOGIT_BYTES};
 pub use plot::{train_plot, PlotAxis, PlotStrategy, TrainCurve, TrainPlot, TrainPoint};

@@ -14,7 +14,7 @@ use super::analysis::{divisors, TrainBound};
 use super::config::{Mesh, TrainConfig, MAX_TOKENS};
 use super::critical::{link_critical, Regime};
 use super::fabric::{Fabric, MeshAxis};
-use super::model::Model;
+use super::model::StepCosts;
 use crate::collective::{check, MAX_CHIPS};
 use crate::error::Error;
 use crate::units::format_exact;
@@ -187,11 +187,11 @@ fn mesh_for(cfg: &TrainConfig, s: PlotStrategy, n: f64) -> Option<Mesh> {
     }
 }
 
-fn build(cfg: &TrainConfig, mesh: Mesh) -> Result<Model, Error> {
+fn build(cfg: &TrainConfig, mesh: Mesh) -> Result<StepCosts, Error> {
     let mut c = cfg.clone();
     c.mesh = mesh;
     c.validate()?;
-    Model::build(&c, false)
+    StepCosts::build(&c, false)
 }
 
 /// The tensor-parallel splits of `n` chips the FSDP × TP curve tries.
@@ -207,7 +207,7 @@ fn splits(cfg: &TrainConfig, n: f64) -> Vec<Mesh> {
         .collect()
 }
 
-fn point(model: &Model, mesh: Mesh, x: f64, b: f64, cfg: &TrainConfig) -> TrainPoint {
+fn point(model: &StepCosts, mesh: Mesh, x: f64, b: f64, cfg: &TrainConfig) -> TrainPoint {
     let t = model.eval(b);
     let memory = model.memory_at(b);
     TrainPoint {
@@ -232,7 +232,7 @@ fn better(a: &TrainPoint, b: &TrainPoint) -> bool {
 
 /// The batch per chip below which a link starts to bind: the largest link critical; `None`
 /// when none ever binds or one always does.
-fn comms_critical(model: &Model) -> Option<f64> {
+fn comms_critical(model: &StepCosts) -> Option<f64> {
     let mut out: Option<f64> = None;
     for axis in MeshAxis::ALL {
         match link_critical(model, axis) {
@@ -245,7 +245,7 @@ fn comms_critical(model: &Model) -> Option<f64> {
 }
 
 /// The largest batch per chip that fits.
-fn fit_boundary(model: &Model, hbm: f64) -> Option<f64> {
+fn fit_boundary(model: &StepCosts, hbm: f64) -> Option<f64> {
     let fixed = model.mem.fixed();
     let slope = model.mem.scaled() / model.b0;
     (fixed <= hbm && slope > 0.0).then(|| (hbm - fixed) / slope)
@@ -347,7 +347,7 @@ fn chips_curve(cfg: &TrainConfig, s: PlotStrategy, targets: &[f64]) -> TrainCurv
         .collect();
     ns.dedup();
     let mut points: Vec<TrainPoint> = Vec::new();
-    let mut models: Vec<Model> = Vec::new();
+    let mut models: Vec<StepCosts> = Vec::new();
     let mut error = None;
     for n in ns {
         let b = cfg.batch / n;
@@ -355,7 +355,7 @@ fn chips_curve(cfg: &TrainConfig, s: PlotStrategy, targets: &[f64]) -> TrainCurv
             PlotStrategy::FsdpTp => splits(cfg, n),
             _ => mesh_for(cfg, s, n).into_iter().collect(),
         };
-        let mut best: Option<(TrainPoint, Model)> = None;
+        let mut best: Option<(TrainPoint, StepCosts)> = None;
         for m in meshes {
             match build(cfg, m) {
                 Ok(model) => {

@@ -7,13 +7,13 @@
 //! `attention` kind counts causal pairs exactly, `S_q·S_kv − S_q(S_q−1)/2`).
 //! Shapes: "B·S = 16k, H·d = 2048" (hidden 2048, batch 16k / seqlen).
 
-use super::{Family, Point, Tier, Work};
+use super::{Family, MeasureKind, Point, Tier};
 
 const FA3: &str = "Shah et al., \"FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision\" (NeurIPS 2024), Figure 5, reproduced as assets/flash3_fp16_fwd.png in https://github.com/Dao-AILab/flash-attention";
 const FA2: &str = "https://github.com/Dao-AILab/flash-attention README \"Performance / A100\", figure assets/flash2_a100_fwd_bwd_benchmark.png (the FA2 paper's figure, arXiv 2307.08691)";
 
 const FA3_POINT: Point = Point {
-    work: Work::Attention,
+    work: MeasureKind::Attention,
     source: FA3,
     source_key: "flashattention-3-paper",
     tier: Tier::Paper,

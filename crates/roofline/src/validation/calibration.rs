@@ -23,10 +23,10 @@
 //!    residuals come from fewer than [`MIN_SOURCES`] sources the band is every kind's
 //!    residuals' ([`KindBand`]).
 
-use super::fit::{fit_model, median, percentile, Features, Model, Term};
+use super::fit::{fit_model, median, percentile, Features, Term, TermFit};
 use super::obs::{data, sources_of, stats, Obs};
 use super::terms::select_terms_from;
-use super::{Family, Work, MIN_POINTS, SET_VERSION};
+use super::{Family, MeasureKind, MIN_POINTS, SET_VERSION};
 
 /// Which points an expectation rests on, from the closest to the farthest: the chip's own
 /// points, its family's (generation's), or every family's pooled. Shown in each expected cell
@@ -84,7 +84,7 @@ pub struct Expectation {
     /// The figure's features (its split by resource).
     pub features: Features,
     /// The model: its terms and coefficients.
-    pub model: Model,
+    pub model: TermFit,
     /// How many points the model was fitted on.
     pub pooled: usize,
     /// The ids of the kind's points whose residuals make the bias and the band.
@@ -124,7 +124,7 @@ pub struct FamilyFactor {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KindBand {
     /// The kind of work.
-    pub work: Work,
+    pub work: MeasureKind,
     /// Its residuals (after the family factors).
     pub n: usize,
     /// The sources they come from.
@@ -155,7 +155,7 @@ pub const MIN_SOURCES: usize = 3;
 #[derive(Debug, Clone)]
 pub struct Calibration {
     /// The model on every point given.
-    pub model: Model,
+    pub model: TermFit,
     /// The points, as given.
     pub obs: Vec<Obs>,
     /// Per point (same order): `measured ratio / predicted ratio` with the model fitted
@@ -203,7 +203,7 @@ pub fn calibrate(obs: &[Obs], terms: &[Term], exclude_source: Option<&str>) -> O
 }
 
 /// Each point of `source`'s residual under `m`.
-fn fill_residuals(obs: &[Obs], residuals: &mut [Option<f64>], source: &str, m: &Model) {
+fn fill_residuals(obs: &[Obs], residuals: &mut [Option<f64>], source: &str, m: &TermFit) {
     for (i, o) in obs.iter().enumerate().filter(|(_, o)| o.source == source) {
         let p = m.ratio(&o.features);
         residuals[i] = (p > 0.0).then(|| o.ratio / p);
@@ -211,7 +211,7 @@ fn fill_residuals(obs: &[Obs], residuals: &mut [Option<f64>], source: &str, m: &
 }
 
 /// Steps 3 and 4: the family factors and the kind biases and bands from the residuals.
-fn finish(model: Model, obs: Vec<Obs>, residuals: Vec<Option<f64>>) -> Calibration {
+fn finish(model: TermFit, obs: Vec<Obs>, residuals: Vec<Option<f64>>) -> Calibration {
     let families = family_factors(&obs, &residuals);
     let kinds = kind_bands(&obs, &residuals, &families);
     Calibration {
@@ -230,7 +230,7 @@ fn finish(model: Model, obs: Vec<Obs>, residuals: Vec<Option<f64>>) -> Calibrati
 pub struct Models<'a> {
     obs: &'a [Obs],
     candidates: Vec<Term>,
-    cache: Vec<(Vec<&'static str>, Option<Model>)>,
+    cache: Vec<(Vec<&'static str>, Option<TermFit>)>,
 }
 
 impl<'a> Models<'a> {
@@ -245,7 +245,7 @@ impl<'a> Models<'a> {
 
     /// The model on `obs` without the points of `held_out`; `None` with fewer than
     /// [`MIN_POINTS`] points left.
-    pub fn without(&mut self, held_out: &[&'static str]) -> Option<Model> {
+    pub fn without(&mut self, held_out: &[&'static str]) -> Option<TermFit> {
         let mut key = held_out.to_vec();
         key.sort_unstable();
         key.dedup();
@@ -304,7 +304,7 @@ pub fn calibrate_selecting(
 
 /// Steps 3 and 4 on a model and residuals given (`tests/it/validation.rs` checks the page's
 /// factors and bands against the stored nested models so, without refitting them).
-pub fn finish_with(model: Model, obs: Vec<Obs>, residuals: Vec<Option<f64>>) -> Calibration {
+pub fn finish_with(model: TermFit, obs: Vec<Obs>, residuals: Vec<Option<f64>>) -> Calibration {
     finish(model, obs, residuals)
 }
 
@@ -380,7 +380,7 @@ fn adjusted(obs: &[Obs], residuals: &[Option<f64>], families: &[FamilyFactor]) -
 
 /// A point's bias for its kind from the other sources' adjusted residuals of the kind: their
 /// median, where at least [`MIN_POINTS`] back it.
-fn bias_without(obs: &[Obs], adj: &[Option<f64>], work: Work, source: &str) -> Option<f64> {
+fn bias_without(obs: &[Obs], adj: &[Option<f64>], work: MeasureKind, source: &str) -> Option<f64> {
     let r: Vec<f64> = obs
         .iter()
         .zip(adj)
@@ -402,7 +402,7 @@ fn kind_bands(obs: &[Obs], residuals: &[Option<f64>], families: &[FamilyFactor])
     let adj = adjusted(obs, residuals, families);
     // Every kind's residuals after its kept bias: the pooled band.
     let mut bands: Vec<(KindBand, Vec<f64>)> = Vec::new();
-    for &work in &Work::ALL {
+    for &work in &MeasureKind::ALL {
         let mut without = Vec::new();
         let mut with = Vec::new();
         let mut srcs: Vec<&str> = Vec::new();
@@ -470,7 +470,7 @@ impl Calibration {
     /// ratio.
     pub fn expect(
         &self,
-        work: Work,
+        work: MeasureKind,
         family: Family,
         chip: &str,
         features: &Features,

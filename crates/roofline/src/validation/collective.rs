@@ -10,14 +10,14 @@
 //! rank's V/n over a node's NVLink and, across nodes, the share bound for other nodes over the
 //! NIC, so V is set to make that share equal the deduplicated traffic.
 
-use super::{Family, Point, Tier, Work};
+use super::{Family, MeasureKind, Point, Tier};
 
 const DEEPEP: &str = "https://github.com/deepseek-ai/DeepEP docs/legacy.md (the V1 README)";
 const DEEPEP_LL: &str = "We test low-latency kernels on H800 with each connected to a CX7 InfiniBand 400 Gb/s RDMA network card (~50 GB/s maximum bandwidth). And we follow a typical DeepSeek-V3/R1 production setting (128 tokens per batch, 7168 hidden, top-8 experts, FP8 dispatching and BF16 combining).";
 const AZURE: &str = "https://github.com/Azure/AI-benchmarking-guide Azure_Results/ (ND H100 v5, ND A100 v4; ND MI300X v5 in the yosoyjay fork), NCCL/RCCL bandwidth tables";
 
 const COLL: Point = Point {
-    work: Work::Collective,
+    work: MeasureKind::Collective,
     source: DEEPEP,
     source_key: "deepep-v1-readme",
     ..Point::EMPTY

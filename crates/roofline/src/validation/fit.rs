@@ -162,12 +162,12 @@ impl Features {
         figure: f64,
         steps: f64,
     ) -> Self {
-        use crate::op::Workload;
+        use crate::op::MeasureKind;
         // What the analysed operation times: one kernel, a model's step (an LLM decode or
         // prefill: a launch per part, a step overhead), or a whole training step (neither).
         let work = a.op.workload();
-        let step = matches!(work, Some(Workload::Decode | Workload::Prefill));
-        let training = work == Some(Workload::Training);
+        let step = matches!(work, Some(MeasureKind::Decode | MeasureKind::Prefill));
+        let training = work == Some(MeasureKind::Training);
         let kernel = !step && !training;
         let num = |k: &str| op.get_num(k).unwrap_or(1.0);
         let per = |s: f64| if figure > 0.0 { s / figure } else { 0.0 };
@@ -192,7 +192,7 @@ impl Features {
             } else {
                 0.0
             },
-            ep_overlap: if work == Some(Workload::Prefill) && num("ep") > 1.0 {
+            ep_overlap: if work == Some(MeasureKind::Prefill) && num("ep") > 1.0 {
                 split.network.min(1.0 - split.network)
             } else {
                 0.0
@@ -434,14 +434,14 @@ impl Term {
 
 /// A fitted model: its terms and their coefficients (all ≥ 0).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Model {
+pub struct TermFit {
     /// The terms, in fit order.
     pub terms: Vec<Term>,
     /// One coefficient per term.
     pub coef: Vec<f64>,
 }
 
-impl Model {
+impl TermFit {
     /// The predicted `measured / T_lower`: the bare bound's resources not in the model count
     /// at 1.
     pub fn ratio(&self, f: &Features) -> f64 {
@@ -474,7 +474,7 @@ fn offset(terms: &[Term], f: &Features) -> f64 {
 /// minimise `Σ |model ratio / measured ratio − 1|` (least absolute relative error), by
 /// iteratively reweighted least squares (`solve::least_absolute`). Deterministic.
 /// `None` with fewer points than terms.
-pub fn fit_model(data: &[(Features, f64)], terms: &[Term]) -> Option<Model> {
+pub fn fit_model(data: &[(Features, f64)], terms: &[Term]) -> Option<TermFit> {
     if data.len() < terms.len().max(1) {
         return None;
     }
@@ -486,7 +486,7 @@ pub fn fit_model(data: &[(Features, f64)], terms: &[Term]) -> Option<Model> {
         x.extend(terms.iter().map(|t| t.x(f) / r));
         y.push(1.0 - offset(terms, f) / r);
     }
-    Some(Model {
+    Some(TermFit {
         terms: terms.to_vec(),
         coef: least_absolute(&Rows { n, k, x, y }),
     })

@@ -5,7 +5,7 @@
 //! fresh evaluation, bit for bit. Thousands of lines on purpose: generated data, as
 //! rustfmt lays it out.
 
-use super::{Family, FamilyFactor, KindBand, StoredFit, StoredPoint, Term, Work};
+use super::{Family, FamilyFactor, KindBand, MeasureKind, StoredFit, StoredPoint, Term};
 
 /// `(point id, source key, chip, kind of work, family, measured / predicted, [compute,
 /// memory, network, launch, step, multi-chip, moe, narrow training, EP overlap,
@@ -15,7 +15,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepgemm-h800-m4096-n7168-k16384-fp8",
         "deepgemm-readme-a6d97a1",
         "h800",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.4572901325478644,
         [
@@ -35,7 +35,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepgemm-h800-m4096-n4096-k7168-fp8",
         "deepgemm-readme-a6d97a1",
         "h800",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.517638036809816,
         [
@@ -55,7 +55,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepgemm-h800-m128-n7168-k16384-fp8",
         "deepgemm-readme-a6d97a1",
         "h800",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.2865364073199725,
         [
@@ -75,7 +75,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepgemm-h800-m64-n2112-k7168-fp8",
         "deepgemm-readme-a6d97a1",
         "h800",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.9859115537489163,
         [
@@ -95,7 +95,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepgemm-h800-grouped-masked-4x256-n4096-k7168-fp8",
         "deepgemm-readme-a6d97a1",
         "h800",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.6229799601230102,
         [
@@ -115,7 +115,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-cublaslt-h100-fp8-8192cube",
         "azure-ai-benchmarking-guide",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.5339896132082784,
         [
@@ -135,7 +135,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-cublaslt-h100-fp8-802816x192x768-skinny",
         "azure-ai-benchmarking-guide",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.2917494533043978,
         [
@@ -155,7 +155,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-cublaslt-gb200-fp8-8192cube",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Blackwell,
         1.5643467983035528,
         [
@@ -175,7 +175,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-cublaslt-gb200-fp8-802816x192x768-skinny",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Blackwell,
         1.4029965888599498,
         [
@@ -195,7 +195,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-cublaslt-gb200-fp4-8192cube",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Blackwell,
         1.1943309092839323,
         [
@@ -215,7 +215,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-cublaslt-a100-fp16-8192cube",
         "azure-ai-benchmarking-guide",
         "a100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Ampere,
         1.2297989751675207,
         [
@@ -235,7 +235,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-hipblaslt-mi300x-fp8-8192cube",
         "azure-ai-benchmarking-guide",
         "mi300x",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Cdna3,
         2.138277864093548,
         [
@@ -255,7 +255,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-babelstream-h100-triad",
         "azure-ai-benchmarking-guide",
         "h100",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Hopper,
         1.127946127946128,
         [
@@ -275,7 +275,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-babelstream-a100-triad",
         "azure-ai-benchmarking-guide",
         "a100",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Ampere,
         1.1994117647058824,
         [
@@ -295,7 +295,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-babelstream-h200-triad",
         "azure-ai-benchmarking-guide",
         "h200",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Hopper,
         1.1566265060240966,
         [
@@ -315,7 +315,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-babelstream-mi300x-triad",
         "azure-ai-benchmarking-guide",
         "mi300x",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Cdna3,
         1.292682926829268,
         [
@@ -335,7 +335,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-gb200-hbm-7.35TBs",
         "azure-gb200-blog",
         "b200",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Blackwell,
         1.0884353741496597,
         [
@@ -355,7 +355,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa3-h100-hd128-s16k-noncausal",
         "flashattention-3-paper",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.5262345679012346,
         [
@@ -375,7 +375,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa3-h100-hd128-s16k-causal",
         "flashattention-3-paper",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.6054214933677857,
         [
@@ -395,7 +395,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa3-h100-hd128-s2k-causal",
         "flashattention-3-paper",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.8973461142507608,
         [
@@ -415,7 +415,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa3-h100-hd64-s4k-causal",
         "flashattention-3-paper",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         2.3541871520392386,
         [
@@ -435,7 +435,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa3-h100-hd256-s16k-noncausal",
         "flashattention-3-paper",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.3082010582010581,
         [
@@ -455,7 +455,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa2-a100-hd128-s16k-noncausal-fwdbwd",
         "flashattention-2-readme",
         "a100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Ampere,
         1.536945812807882,
         [
@@ -475,7 +475,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa2-a100-hd128-s16k-causal-fwdbwd",
         "flashattention-2-readme",
         "a100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Ampere,
         1.6506929004945483,
         [
@@ -495,7 +495,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fa2-a100-hd64-s4k-causal-fwdbwd",
         "flashattention-2-readme",
         "a100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Ampere,
         1.9995118379301928,
         [
@@ -515,7 +515,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepseek-v3-h800-decode-ep144-node",
         "deepseek-v3-inference-overview",
         "h800",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.5162482658039846,
         [
@@ -535,7 +535,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm061-h100-llama2-70b-tp4-b480-decode",
         "trtllm-performance-md",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         4.899616040503677,
         [
@@ -555,7 +555,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm061-h100-llama2-7b-tp1-b112-decode",
         "trtllm-performance-md",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.3449896038934595,
         [
@@ -575,7 +575,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm061-a100-llama2-7b-tp1-b60-decode",
         "trtllm-performance-md",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.254570005880875,
         [
@@ -595,7 +595,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm061-a100-llama2-70b-tp4-b240-decode",
         "trtllm-performance-md",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         2.8636433437381643,
         [
@@ -615,7 +615,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-b200-llama3.3-70b-tp1-fp4-128-2048",
         "trtllm-perf-overview",
         "b200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Blackwell,
         2.5050028851135377,
         [
@@ -635,7 +635,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-h200-llama3.3-70b-tp1-fp8-128-2048",
         "trtllm-perf-overview",
         "h200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.9151808041540612,
         [
@@ -655,7 +655,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-h100-llama3.1-8b-tp1-fp8-128-2048",
         "trtllm-perf-overview",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.4292753854125548,
         [
@@ -675,7 +675,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-trtllm-gb200-llama3.1-8b-tp1-fp8-128-2048",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Blackwell,
         1.922343171846478,
         [
@@ -695,7 +695,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-trtllm-gb200-llama3-70b-tp4-fp8-128-2048",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Blackwell,
         3.1165731376371895,
         [
@@ -715,7 +715,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-h100-llama3.1-405b-tp8-fp8-128-2048",
         "trtllm-perf-overview",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         3.198973850205108,
         [
@@ -735,7 +735,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-b200-qwen3-235b-tp8-fp4-1000-1000",
         "trtllm-perf-overview",
         "b200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Blackwell,
         4.188880720879454,
         [
@@ -755,7 +755,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "vllm-mi300x-llama3.1-70b-tp8-fp8-128-2048",
         "amd-rocm-performance-results",
         "mi300x",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Cdna3,
         1.2650074676935983,
         [
@@ -775,7 +775,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "vllm-mi300x-llama3.1-405b-tp8-fp8-128-2048",
         "amd-rocm-performance-results",
         "mi300x",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Cdna3,
         1.5085421698512225,
         [
@@ -795,7 +795,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepseek-v3-h800-prefill-ep32-node",
         "deepseek-v3-inference-overview",
         "h800",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         1.2371970602304363,
         [
@@ -815,7 +815,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm05-a100-llama2-70b-tp4-b1-ttft-2048",
         "trtllm-performance-md",
         "a100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Ampere,
         1.6081537428005281,
         [
@@ -835,7 +835,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm05-h100-llama2-70b-tp4-b1-ttft-2048",
         "trtllm-performance-md",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         2.7635639957645264,
         [
@@ -855,7 +855,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm05-a100-llama2-7b-tp1-b1-ttft-2048",
         "trtllm-performance-md",
         "a100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Ampere,
         1.4820197705654974,
         [
@@ -875,7 +875,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-b200-llama3.3-70b-tp1-fp4-2048-128-prefillheavy",
         "trtllm-perf-overview",
         "b200",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Blackwell,
         2.378002290102985,
         [
@@ -895,7 +895,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "trtllm10-h100-llama3.1-8b-tp1-fp8-2048-128-prefillheavy",
         "trtllm-perf-overview",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         1.720196037270964,
         [
@@ -915,7 +915,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-7b-bf16-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.4641837172536518,
         [
@@ -935,7 +935,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-7b-int8-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.9653957402557254,
         [
@@ -955,7 +955,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-7b-bf16-tp2-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.8190607265962613,
         [
@@ -975,7 +975,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-7b-bf16-tp4-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         2.4172837704500436,
         [
@@ -995,7 +995,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-7b-bf16-tp8-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         3.736533805425166,
         [
@@ -1015,7 +1015,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-70b-int8-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.5496987717904833,
         [
@@ -1035,7 +1035,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-70b-bf16-tp2-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.3910569403305657,
         [
@@ -1055,7 +1055,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-70b-bf16-tp4-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.560232091678551,
         [
@@ -1075,7 +1075,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-70b-bf16-tp8-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.8970860850773237,
         [
@@ -1095,7 +1095,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "gpt-fast-a100-llama2-70b-int8-tp8-b1",
         "gpt-fast-readme",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         2.944800181672329,
         [
@@ -1115,7 +1115,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "lmdeploy-a100-llama2-7b-fp16-b1",
         "lmdeploy-a100-fp16",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.4910316401603652,
         [
@@ -1135,7 +1135,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "lmdeploy-a100-llama2-13b-fp16-b1",
         "lmdeploy-a100-fp16",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.3834528615816863,
         [
@@ -1155,7 +1155,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "lmdeploy-a100-internlm-20b-fp16-tp2-b1",
         "lmdeploy-a100-fp16",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.725925162304332,
         [
@@ -1175,7 +1175,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "lmdeploy-a100-llama2-70b-fp16-tp4-b1",
         "lmdeploy-a100-fp16",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.8269037736429214,
         [
@@ -1195,7 +1195,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fastertransformer-a100-gpt-20b-fp16-b1",
         "fastertransformer-gpt-guide",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.4048602379576116,
         [
@@ -1215,7 +1215,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fastertransformer-a100-gpt-20b-fp16-tp2-b1",
         "fastertransformer-gpt-guide",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         1.7661105051173838,
         [
@@ -1235,7 +1235,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fastertransformer-a100-gpt-20b-fp16-tp4-b1",
         "fastertransformer-gpt-guide",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         2.4366406675701247,
         [
@@ -1255,7 +1255,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "fastertransformer-a100-gpt-20b-fp16-tp8-b1",
         "fastertransformer-gpt-guide",
         "a100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Ampere,
         4.094907264867041,
         [
@@ -1275,7 +1275,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "vllm-mi300x-llama3.1-70b-fp8-tp8-b1",
         "rocm-vllm-latency",
         "mi300x",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Cdna3,
         5.096083260911123,
         [
@@ -1295,7 +1295,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "vllm-mi300x-llama3.1-405b-fp8-tp8-b1",
         "rocm-vllm-latency",
         "mi300x",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Cdna3,
         2.4783437035119618,
         [
@@ -1315,7 +1315,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "llama3-405b-h100-8k-gpus-training",
         "llama3-paper",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         1.477428761459958,
         [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1324,7 +1324,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "maxtext-v5p-32b-128chips-training",
         "maxtext-readme",
         "tpu-v5p",
-        Work::Training,
+        MeasureKind::Training,
         Family::Tpu,
         1.4149699909777838,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1333,7 +1333,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "maxtext-v5e-16b-256chips-training",
         "maxtext-readme",
         "tpu-v5e",
-        Work::Training,
+        MeasureKind::Training,
         Family::Tpu,
         1.274511857771451,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1342,7 +1342,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "maxtext-v5e-16b-32slices-training",
         "maxtext-readme",
         "tpu-v5e",
-        Work::Training,
+        MeasureKind::Training,
         Family::Tpu,
         1.4161242864127233,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1351,7 +1351,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "maxtext-v5p-1160b-6144chips-training",
         "maxtext-readme",
         "tpu-v5p",
-        Work::Training,
+        MeasureKind::Training,
         Family::Tpu,
         1.161464880149408,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1360,7 +1360,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "maxtext-v6e-llama3.1-70b-256chips-training",
         "maxtext-tiering-docs",
         "tpu-v6e",
-        Work::Training,
+        MeasureKind::Training,
         Family::Tpu,
         1.605605395755906,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1369,7 +1369,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "palm-540b-tpuv4-6144-training",
         "palm-paper",
         "tpu-v4p",
-        Work::Training,
+        MeasureKind::Training,
         Family::Tpu,
         1.6347595889893185,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1378,7 +1378,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "flashattn-gpt3-2.7b-8xa100-training",
         "flashattention-training-readme",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.739763033568594,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1387,7 +1387,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-70b-h100-32gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.1198826061945564,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1396,7 +1396,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-30b-h100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.0191711027718093,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1405,7 +1405,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-13b-h100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.59400363299967,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1414,7 +1414,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-7b-h100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.2389418324982486,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1423,7 +1423,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-3b-h100-16gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.426772171837923,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1432,7 +1432,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-1b-h100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.5684808701438206,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1441,7 +1441,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-760m-h100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         3.1359669351098205,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1450,7 +1450,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-70b-a100-32gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.5789259571397862,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1459,7 +1459,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-30b-a100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.3923364010233021,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1468,7 +1468,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-13b-a100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.7335209413119772,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1477,7 +1477,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-7b-a100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.6196837056940654,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1486,7 +1486,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-3b-a100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.7095989354609002,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1495,7 +1495,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-1b-a100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.7954770542885576,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1504,7 +1504,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mosaicml-mpt-760m-a100-8gpu-training",
         "mosaicml-llm-foundry-benchmarks",
         "a100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Ampere,
         1.9261178122678366,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1513,7 +1513,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepep-v1-h800-intranode-ep8-dispatch",
         "deepep-v1-readme",
         "h800",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         1.493930905328857,
         [
@@ -1533,7 +1533,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepep-v1-h800-internode-ep32-dispatch",
         "deepep-v1-readme",
         "h800",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         1.1494252872967492,
         [
@@ -1553,7 +1553,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepep-v1-h800-lowlatency-ep8-dispatch-128tok",
         "deepep-v1-readme",
         "h800",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         2.3201268898488117,
         [
@@ -1573,7 +1573,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepep-v1-h800-lowlatency-ep256-dispatch-128tok",
         "deepep-v1-readme",
         "h800",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         1.3199548874799691,
         [
@@ -1593,7 +1593,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "nccl-allreduce-h100pcie-2gpu-nvlink-1GiB",
         "nccl-tests-issue-194",
         "h100",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         2.600261941552162,
         [
@@ -1613,7 +1613,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "nccl-h100-8gpu-nvls-allreduce-peak",
         "nccl-tests-issue-212",
         "h100",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         1.6363636363636362,
         [
@@ -1633,7 +1633,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-h100-8gpu-8G",
         "azure-ai-benchmarking-guide",
         "h100",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         1.6444964186522437,
         [
@@ -1653,7 +1653,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-gb200-4gpu-8G",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Blackwell,
         1.324288930415974,
         [
@@ -1673,7 +1673,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-a100-8gpu-8G",
         "azure-ai-benchmarking-guide",
         "a100",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Ampere,
         1.295448657051559,
         [
@@ -1693,7 +1693,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-rccl-allreduce-mi300x-8gpu-8G",
         "azure-ai-benchmarking-guide",
         "mi300x",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Cdna3,
         1.4140521431727795,
         [
@@ -1713,7 +1713,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mbridge2511-h100-llama3-8b-fp8-8gpu-training",
         "megatron-bridge-perf-25.11",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.6606252062060634,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
@@ -1722,7 +1722,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mbridge2511-h100-llama3-70b-fp8-64gpu-training",
         "megatron-bridge-perf-25.11",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.4109318429586035,
         [
@@ -1742,7 +1742,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mbridge2511-b200-llama3-8b-fp8-8gpu-training",
         "megatron-bridge-perf-25.11",
         "b200",
-        Work::Training,
+        MeasureKind::Training,
         Family::Blackwell,
         2.8548704521657333,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
@@ -1751,7 +1751,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mbridge2511-gb200-llama3-8b-fp8-8gpu-training",
         "megatron-bridge-perf-25.11",
         "b200",
-        Work::Training,
+        MeasureKind::Training,
         Family::Blackwell,
         2.7747731600585066,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
@@ -1760,7 +1760,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mbridge2511-gb200-llama3-70b-fp8-64gpu-training",
         "megatron-bridge-perf-25.11",
         "b200",
-        Work::Training,
+        MeasureKind::Training,
         Family::Blackwell,
         2.3231027544284273,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
@@ -1769,7 +1769,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "mbridge2511-gb200-llama3.1-405b-fp8-256gpu-training",
         "megatron-bridge-perf-25.11",
         "b200",
-        Work::Training,
+        MeasureKind::Training,
         Family::Blackwell,
         2.0782868678862982,
         [
@@ -1789,7 +1789,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "nemo2407-h100-llama2-7b-fp8-8gpu-training",
         "nemo-24.07-perf-summary",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.740474073160047,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
@@ -1798,7 +1798,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "nemo2407-h100-llama2-13b-fp8-16gpu-training",
         "nemo-24.07-perf-summary",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.4857610404572075,
         [
@@ -1818,7 +1818,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "nemo2407-h100-llama2-70b-fp8-64gpu-training",
         "nemo-24.07-perf-summary",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.176945966787346,
         [
@@ -1838,7 +1838,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "sglang-h100-deepseek-v3-prefill-ep32-1k",
         "sglang-large-scale-ep-blog",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         0.795688374292825,
         [
@@ -1858,7 +1858,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "sglang-h100-deepseek-v3-prefill-ep32-2k",
         "sglang-large-scale-ep-blog",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         0.8009522091758592,
         [
@@ -1878,7 +1878,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "sglang-h100-deepseek-v3-prefill-ep32-4k",
         "sglang-large-scale-ep-blog",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         0.7923639642399657,
         [
@@ -1898,7 +1898,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "deepseek-profile-h800-deepseek-v3-prefill-ep32-4k",
         "deepseek-profile-data",
         "h800",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         0.6355539063543245,
         [
@@ -1918,7 +1918,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "rocm-hipblaslt-mi355x-fp8-4096cube",
         "rocm-blog-cdna4-fp8-gemm",
         "mi355x",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Cdna4,
         1.817898009903729,
         [
@@ -1938,7 +1938,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "rocm-hipblaslt-mi355x-fp8-8192cube",
         "rocm-blog-cdna4-fp8-gemm",
         "mi355x",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Cdna4,
         1.5961632016114893,
         [
@@ -1958,7 +1958,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-h200-8gpu-64K",
         "azure-ai-benchmarking-guide",
         "h200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         25.691756272401435,
         [
@@ -1978,7 +1978,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-h200-8gpu-1M",
         "azure-ai-benchmarking-guide",
         "h200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         14.869712990936556,
         [
@@ -1998,7 +1998,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-h200-8gpu-16M",
         "azure-ai-benchmarking-guide",
         "h200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         3.2756540909279983,
         [
@@ -2018,7 +2018,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-h200-8gpu-64M",
         "azure-ai-benchmarking-guide",
         "h200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         2.139306185651028,
         [
@@ -2038,7 +2038,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-gb200-4gpu-1M",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Blackwell,
         5.428760768721008,
         [
@@ -2058,7 +2058,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-gb200-4gpu-16M",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Blackwell,
         2.718294119423722,
         [
@@ -2078,7 +2078,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "azure-nccl-allreduce-gb200-4gpu-64M",
         "azure-ai-benchmarking-guide",
         "b200",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Blackwell,
         1.63419461442086,
         [
@@ -2098,7 +2098,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "a3mega-nccl-allreduce-h100-2node-16gpu-1MiB",
         "a3mega-user-nccl-tests",
         "h100",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         4.703703703703704,
         [
@@ -2118,7 +2118,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "a3mega-nccl-allreduce-h100-2node-16gpu-64MiB",
         "a3mega-user-nccl-tests",
         "h100",
-        Work::Collective,
+        MeasureKind::Collective,
         Family::Hopper,
         3.759860992431641,
         [
@@ -2138,7 +2138,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-gemm-bf16-8192cube",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3086921213971436,
         [
@@ -2158,7 +2158,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-gemm-bf16-4096cube",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.2664822793190977,
         [
@@ -2178,7 +2178,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-gemm-fp8-8192cube",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3857914739299304,
         [
@@ -2198,7 +2198,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-gemm-bf16-m1-n14336-k4096",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3011445149064278,
         [
@@ -2218,7 +2218,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-gemm-bf16-m16-n14336-k4096",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3269808678338422,
         [
@@ -2238,7 +2238,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-gemm-bf16-m128-n14336-k4096",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.4051498166849683,
         [
@@ -2258,7 +2258,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-triad-fp32-2e28",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Hopper,
         1.1046671844273808,
         [
@@ -2278,7 +2278,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-copy-fp32-2e28",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Hopper,
         1.138336678259075,
         [
@@ -2298,7 +2298,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-flash-b1-h16-s16384-hd128-full-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         2.8357473215999103,
         [
@@ -2318,7 +2318,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-flash-b1-h16-s16384-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         3.108701779518525,
         [
@@ -2338,7 +2338,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-flash-b8-h16-s2048-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         3.5445117932665693,
         [
@@ -2358,7 +2358,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-cudnn-b1-h16-s16384-hd128-full-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.6147217363920843,
         [
@@ -2378,7 +2378,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-cudnn-b1-h16-s16384-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.6738793728762293,
         [
@@ -2398,7 +2398,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-cudnn-b8-h16-s2048-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         2.022874017916129,
         [
@@ -2418,7 +2418,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-sdpa-flash-b1-h16-s16384-hd128-causal-fwdbwd",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         3.1794852442583723,
         [
@@ -2438,7 +2438,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-llama3.1-8b-decode-b1-ctx1024-graph",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         2.1776130421410587,
         [
@@ -2458,7 +2458,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-llama3.1-8b-decode-b16-ctx1024-graph",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         2.2972116773259037,
         [
@@ -2478,7 +2478,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-llama3.1-8b-decode-b64-ctx1024-graph",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         2.1478533730534104,
         [
@@ -2498,7 +2498,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-llama3.1-8b-prefill-b1-2048",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         2.01652537713858,
         [
@@ -2518,7 +2518,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-llama3.1-8b-prefill-b1-8192",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         1.9552599434924616,
         [
@@ -2538,7 +2538,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-train-gpt-124m-seq1024-tokens16384",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         3.490345102204193,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -2547,7 +2547,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h200-train-gpt-1b-seq2048-tokens8192",
         "roofline-lab-gpus-2026-11-26",
         "h200",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.2276154418529748,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -2556,7 +2556,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-gemm-bf16-8192cube",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3286392421400706,
         [
@@ -2576,7 +2576,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-gemm-bf16-4096cube",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.2590445872094278,
         [
@@ -2596,7 +2596,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-gemm-fp8-8192cube",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3744622578300096,
         [
@@ -2616,7 +2616,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-gemm-bf16-m1-n14336-k4096",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.286556487561486,
         [
@@ -2636,7 +2636,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-gemm-bf16-m16-n14336-k4096",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.2968774396249283,
         [
@@ -2656,7 +2656,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-gemm-bf16-m128-n14336-k4096",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Gemm,
+        MeasureKind::Gemm,
         Family::Hopper,
         1.3261556288387644,
         [
@@ -2676,7 +2676,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-triad-fp32-2e28",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Hopper,
         1.0991690401453524,
         [
@@ -2696,7 +2696,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-copy-fp32-2e28",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Memory,
+        MeasureKind::Memory,
         Family::Hopper,
         1.1137328681128567,
         [
@@ -2716,7 +2716,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-flash-b1-h16-s16384-hd128-full-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         2.73481733199219,
         [
@@ -2736,7 +2736,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-flash-b1-h16-s16384-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         3.015206739053171,
         [
@@ -2756,7 +2756,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-flash-b8-h16-s2048-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         3.557101371470546,
         [
@@ -2776,7 +2776,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-cudnn-b1-h16-s16384-hd128-full-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.518287714150574,
         [
@@ -2796,7 +2796,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-cudnn-b1-h16-s16384-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         1.6214243474850973,
         [
@@ -2816,7 +2816,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-cudnn-b8-h16-s2048-hd128-causal-fwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         2.0127931120989526,
         [
@@ -2836,7 +2836,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-sdpa-flash-b1-h16-s16384-hd128-causal-fwdbwd",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Attention,
+        MeasureKind::Attention,
         Family::Hopper,
         3.158929355739066,
         [
@@ -2856,7 +2856,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-llama3.1-8b-decode-b1-ctx1024-graph",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.8777947056995343,
         [
@@ -2876,7 +2876,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-llama3.1-8b-decode-b16-ctx1024-graph",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.9834174543145293,
         [
@@ -2896,7 +2896,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-llama3.1-8b-decode-b64-ctx1024-graph",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Decode,
+        MeasureKind::Decode,
         Family::Hopper,
         1.8655174037634015,
         [
@@ -2916,7 +2916,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-llama3.1-8b-prefill-b1-2048",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         2.040068458426009,
         [
@@ -2936,7 +2936,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-llama3.1-8b-prefill-b1-8192",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Prefill,
+        MeasureKind::Prefill,
         Family::Hopper,
         1.9620719483068405,
         [
@@ -2956,7 +2956,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-train-gpt-124m-seq1024-tokens16384",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         3.957777643870781,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -2965,7 +2965,7 @@ pub(super) const POINTS: &[StoredPoint] = &[
         "h100-train-gpt-1b-seq2048-tokens8192",
         "roofline-lab-gpus-2026-11-26",
         "h100",
-        Work::Training,
+        MeasureKind::Training,
         Family::Hopper,
         2.3556402544637565,
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -3049,7 +3049,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
     ],
     kinds: &[
         KindBand {
-            work: Work::Gemm,
+            work: MeasureKind::Gemm,
             n: 26,
             sources: 4,
             bias: 0.975523485398204,
@@ -3061,7 +3061,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
             hi: 1.2242861353772077,
         },
         KindBand {
-            work: Work::Attention,
+            work: MeasureKind::Attention,
             n: 22,
             sources: 3,
             bias: 1.0,
@@ -3073,7 +3073,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
             hi: 1.9791871907364111,
         },
         KindBand {
-            work: Work::Memory,
+            work: MeasureKind::Memory,
             n: 9,
             sources: 3,
             bias: 0.8586365517075027,
@@ -3085,7 +3085,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
             hi: 1.0420282356287653,
         },
         KindBand {
-            work: Work::Decode,
+            work: MeasureKind::Decode,
             n: 40,
             sources: 10,
             bias: 1.0,
@@ -3097,7 +3097,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
             hi: 1.8273505745832925,
         },
         KindBand {
-            work: Work::Prefill,
+            work: MeasureKind::Prefill,
             n: 14,
             sources: 6,
             bias: 1.221618638633724,
@@ -3109,7 +3109,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
             hi: 1.2965348690142797,
         },
         KindBand {
-            work: Work::Training,
+            work: MeasureKind::Training,
             n: 35,
             sources: 9,
             bias: 1.0,
@@ -3121,7 +3121,7 @@ pub(super) const PAGE: StoredFit = StoredFit {
             hi: 1.6621244672417987,
         },
         KindBand {
-            work: Work::Collective,
+            work: MeasureKind::Collective,
             n: 19,
             sources: 5,
             bias: 1.0,
@@ -3209,7 +3209,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 21,
                 sources: 3,
                 bias: 1.0,
@@ -3221,7 +3221,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.121173499536608,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -3233,7 +3233,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9789604991396619,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.9164234272913675,
@@ -3245,7 +3245,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0372784218148,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -3257,7 +3257,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7427702269431384,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.221481088582622,
@@ -3269,7 +3269,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.289603751299386,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -3281,7 +3281,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6092338345941475,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -3366,7 +3366,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 19,
                 sources: 3,
                 bias: 0.8886483981306429,
@@ -3378,7 +3378,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2714033956221467,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -3390,7 +3390,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9617593510609854,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 5,
                 sources: 2,
                 bias: 0.7606510405687814,
@@ -3402,7 +3402,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.750803142385592,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 38,
                 sources: 9,
                 bias: 1.0,
@@ -3414,7 +3414,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7014206967377392,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -3426,7 +3426,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.4701053479425483,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -3438,7 +3438,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6092338345941481,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 8,
                 sources: 4,
                 bias: 1.0,
@@ -3525,7 +3525,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9745502545500215,
@@ -3537,7 +3537,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.216067293452499,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -3549,7 +3549,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791873828356643,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 8,
                 sources: 2,
                 bias: 0.8593452076478179,
@@ -3561,7 +3561,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7575112143817673,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -3573,7 +3573,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7447186039811078,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2216187721912624,
@@ -3585,7 +3585,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2985022978203953,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -3597,7 +3597,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6620993419609964,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -3684,7 +3684,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -3696,7 +3696,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2278750231854436,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 17,
                 sources: 2,
                 bias: 1.0,
@@ -3708,7 +3708,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.822341073808656,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -3720,7 +3720,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0647852968220162,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -3732,7 +3732,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8273507445573185,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2214810885826222,
@@ -3744,7 +3744,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.3285201814632366,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -3756,7 +3756,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6811227216507623,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -3843,7 +3843,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9794585633836898,
@@ -3855,7 +3855,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.219367436823371,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 19,
                 sources: 2,
                 bias: 1.0,
@@ -3867,7 +3867,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.815608494357526,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075027,
@@ -3879,7 +3879,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287653,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -3891,7 +3891,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8273487823246715,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.221618638633724,
@@ -3903,7 +3903,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2973365271427115,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -3915,7 +3915,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6843624660882988,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4002,7 +4002,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9799770990062291,
@@ -4014,7 +4014,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.218722232508292,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4026,7 +4026,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364098,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8614710938860864,
@@ -4038,7 +4038,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191297,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 39,
                 sources: 9,
                 bias: 1.0,
@@ -4050,7 +4050,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6988770871195087,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 13,
                 sources: 5,
                 bias: 1.0,
@@ -4062,7 +4062,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.464399753120584,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4074,7 +4074,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6516762975187531,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4159,7 +4159,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -4171,7 +4171,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.1721177821532534,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4183,7 +4183,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075029,
@@ -4195,7 +4195,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287653,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 36,
                 sources: 9,
                 bias: 1.0,
@@ -4207,7 +4207,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5770787893832758,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 11,
                 sources: 5,
                 bias: 1.0,
@@ -4219,7 +4219,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.4734138128971233,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4231,7 +4231,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094181736891753,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4316,7 +4316,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9766524411300026,
@@ -4328,7 +4328,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2195983998449846,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4340,7 +4340,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9906666673158167,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8606175812149646,
@@ -4352,7 +4352,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191294,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4364,7 +4364,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6424846091984118,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 12,
                 sources: 5,
                 bias: 1.0,
@@ -4376,7 +4376,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6028482711335166,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4388,7 +4388,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6195640808801326,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4475,7 +4475,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9799769879165325,
@@ -4487,7 +4487,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.218722370662029,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4499,7 +4499,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364111,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8614728231659255,
@@ -4511,7 +4511,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191294,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 38,
                 sources: 9,
                 bias: 1.0,
@@ -4523,7 +4523,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8263682805153962,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -4535,7 +4535,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5838711616263783,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4547,7 +4547,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6516762975187544,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4636,7 +4636,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -4648,7 +4648,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.197619427180852,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4660,7 +4660,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791873747042013,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -4672,7 +4672,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0647848513481994,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 30,
                 sources: 9,
                 bias: 1.0,
@@ -4684,7 +4684,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7133376582066941,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -4696,7 +4696,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5430288544790869,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4708,7 +4708,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6134586946279892,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4793,7 +4793,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9733373060700236,
@@ -4805,7 +4805,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2219805375883577,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4817,7 +4817,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8606507157547651,
@@ -4829,7 +4829,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191294,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 36,
                 sources: 9,
                 bias: 1.0,
@@ -4841,7 +4841,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7560420679263047,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2219915964273227,
@@ -4853,7 +4853,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.347866862302112,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -4865,7 +4865,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094181736891753,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -4952,7 +4952,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9776574334277034,
@@ -4964,7 +4964,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2211498561816312,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -4976,7 +4976,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8606501414418425,
@@ -4988,7 +4988,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191294,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 36,
                 sources: 9,
                 bias: 1.0,
@@ -5000,7 +5000,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.753097152044077,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -5012,7 +5012,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5928366644121552,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -5024,7 +5024,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094181736891753,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -5111,7 +5111,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9950418229128162,
@@ -5123,7 +5123,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2002710700484671,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -5135,7 +5135,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9789604991396619,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8767171428935973,
@@ -5147,7 +5147,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 38,
                 sources: 9,
                 bias: 1.0,
@@ -5159,7 +5159,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7592753309206959,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -5171,7 +5171,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.4766698351979415,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -5183,7 +5183,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094181736891753,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -5272,7 +5272,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9799769879165332,
@@ -5284,7 +5284,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2187218876986836,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -5296,7 +5296,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364105,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8614728231659252,
@@ -5308,7 +5308,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191294,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -5320,7 +5320,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7487543233246374,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -5332,7 +5332,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5868020094013635,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -5344,7 +5344,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.61100795948445,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -5431,7 +5431,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -5443,7 +5443,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.1788568610554484,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -5455,7 +5455,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9617593510609859,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075029,
@@ -5467,7 +5467,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287656,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -5479,7 +5479,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7428694406964165,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -5491,7 +5491,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5891784557486373,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 31,
                 sources: 8,
                 bias: 1.0,
@@ -5503,7 +5503,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6157773168702747,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -5590,7 +5590,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.974071260020108,
@@ -5602,7 +5602,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2244134101256943,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -5614,7 +5614,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9881737881486778,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586366880852415,
@@ -5626,7 +5626,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282010601238,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -5638,7 +5638,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8273505881957766,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.227071039000744,
@@ -5650,7 +5650,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2897978481862575,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -5662,7 +5662,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6827833373109358,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -5749,7 +5749,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9795155019825081,
@@ -5761,7 +5761,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.219362760313849,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -5773,7 +5773,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9863442278495755,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586366880852406,
@@ -5785,7 +5785,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.042028201060124,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -5797,7 +5797,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8273506909907502,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2259610690496077,
@@ -5809,7 +5809,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2927412804115337,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -5821,7 +5821,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6827833373109358,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -5908,7 +5908,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9784166431232583,
@@ -5920,7 +5920,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2206659466619618,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -5932,7 +5932,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9810201557710616,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586366880852407,
@@ -5944,7 +5944,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0442942201019663,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -5956,7 +5956,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8273509509245438,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2227308274086095,
@@ -5968,7 +5968,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2961564774617895,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -5980,7 +5980,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6827833373109358,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -6067,7 +6067,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -6079,7 +6079,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2572785232546666,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -6091,7 +6091,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 2.031154254831593,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.858636551707503,
@@ -6103,7 +6103,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287653,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -6115,7 +6115,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7510414408513568,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -6127,7 +6127,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6425638726950424,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 21,
                 sources: 8,
                 bias: 1.0,
@@ -6139,7 +6139,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5058299457756532,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -6226,7 +6226,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9755234853982041,
@@ -6238,7 +6238,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.224285643791953,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -6250,7 +6250,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364114,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.854362949926204,
@@ -6262,7 +6262,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0472405563694194,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -6274,7 +6274,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.8235644004527585,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -6286,7 +6286,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6250098169520397,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -6298,7 +6298,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6516768828755712,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 15,
                 sources: 4,
                 bias: 1.0,
@@ -6385,7 +6385,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9970519812844103,
@@ -6397,7 +6397,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2003945191873928,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -6409,7 +6409,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364105,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8767176039562834,
@@ -6421,7 +6421,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -6433,7 +6433,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7493505118737207,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2216186386337236,
@@ -6445,7 +6445,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2992202313664025,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -6457,7 +6457,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6811227216507634,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 18,
                 sources: 4,
                 bias: 1.0,
@@ -6546,7 +6546,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9712030373369958,
@@ -6558,7 +6558,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2246659028039508,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -6570,7 +6570,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364105,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.858636551707503,
@@ -6582,7 +6582,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287656,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -6594,7 +6594,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7487543233246374,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2216186386337236,
@@ -6606,7 +6606,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2989340201751232,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -6618,7 +6618,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6811227216507634,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 18,
                 sources: 4,
                 bias: 1.0,
@@ -6703,7 +6703,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9697372996731424,
@@ -6715,7 +6715,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.22651651782484,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -6727,7 +6727,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364116,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075027,
@@ -6739,7 +6739,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0449707270645494,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -6751,7 +6751,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.827309496546419,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2216186386337242,
@@ -6763,7 +6763,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.3302103991876495,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 29,
                 sources: 8,
                 bias: 1.0,
@@ -6775,7 +6775,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7684741541527906,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -6860,7 +6860,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9697372328295084,
@@ -6872,7 +6872,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2265170301785433,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -6884,7 +6884,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364111,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075027,
@@ -6896,7 +6896,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0449707270645492,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -6908,7 +6908,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7449767263334146,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.221618638633724,
@@ -6920,7 +6920,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.3302103991876502,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 32,
                 sources: 8,
                 bias: 1.0,
@@ -6932,7 +6932,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7730762056979334,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -7019,7 +7019,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9712028865319454,
@@ -7031,7 +7031,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2246654097010683,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -7043,7 +7043,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364098,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.858636551707503,
@@ -7055,7 +7055,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287656,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -7067,7 +7067,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7657358982555753,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 11,
                 sources: 5,
                 bias: 1.2240204854014738,
@@ -7079,7 +7079,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.3718703197845847,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -7091,7 +7091,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094182801122152,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -7176,7 +7176,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -7188,7 +7188,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2278747971700072,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -7200,7 +7200,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9814700885701015,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -7212,7 +7212,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0647848513481986,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -7224,7 +7224,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7449772033525572,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 13,
                 sources: 5,
                 bias: 1.0,
@@ -7236,7 +7236,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6436324579138595,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -7248,7 +7248,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094181736891757,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -7327,7 +7327,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 24,
                 sources: 3,
                 bias: 0.9476428315148655,
@@ -7339,7 +7339,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.273847906553414,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -7351,7 +7351,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364111,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075027,
@@ -7363,7 +7363,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0420282356287653,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -7375,7 +7375,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.827350997302986,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.221618638633724,
@@ -7387,7 +7387,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2965348690142797,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -7399,7 +7399,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6811227216507623,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -7486,7 +7486,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.979976987916533,
@@ -7498,7 +7498,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.2187223706620285,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -7510,7 +7510,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.9791871907364105,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8614728231659255,
@@ -7522,7 +7522,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.0531195600191294,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -7534,7 +7534,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7658632463526265,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.2216186386337236,
@@ -7546,7 +7546,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.3306115935326053,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -7558,7 +7558,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6094181736891748,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 17,
                 sources: 4,
                 bias: 1.0,
@@ -7645,7 +7645,7 @@ pub(super) const NESTED: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 14,
                 sources: 3,
                 bias: 1.0,
@@ -7657,7 +7657,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.3432573343911238,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 8,
                 sources: 2,
                 bias: 1.0,
@@ -7669,7 +7669,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6557379310314646,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 5,
                 sources: 2,
                 bias: 0.8191675338089415,
@@ -7681,7 +7681,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6557379310314646,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 34,
                 sources: 9,
                 bias: 1.0,
@@ -7693,7 +7693,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.7211472348413976,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 10,
                 sources: 5,
                 bias: 1.0,
@@ -7705,7 +7705,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.6672424228695655,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 31,
                 sources: 8,
                 bias: 1.0,
@@ -7717,7 +7717,7 @@ pub(super) const NESTED: &[StoredFit] = &[
                 hi: 1.5513006287797706,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -7795,7 +7795,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 21,
                 sources: 3,
                 bias: 1.0,
@@ -7807,7 +7807,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1367940394196192,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -7819,7 +7819,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9789604991396617,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.9285659027914943,
@@ -7831,7 +7831,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0628776142872587,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -7843,7 +7843,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7353607811682763,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -7855,7 +7855,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4376576424391385,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -7867,7 +7867,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.760726302783789,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -7948,7 +7948,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 19,
                 sources: 3,
                 bias: 1.0,
@@ -7960,7 +7960,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.152629807985548,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -7972,7 +7972,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9617593510609854,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 5,
                 sources: 2,
                 bias: 0.7606510405687814,
@@ -7984,7 +7984,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9503371828917697,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 38,
                 sources: 9,
                 bias: 1.0,
@@ -7996,7 +7996,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.888422355364276,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -8008,7 +8008,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4238464643190585,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8020,7 +8020,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.926119019951106,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 8,
                 sources: 4,
                 bias: 1.0,
@@ -8094,7 +8094,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -8106,7 +8106,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1919349071776968,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -8118,7 +8118,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 8,
                 sources: 2,
                 bias: 0.8391243183616431,
@@ -8130,7 +8130,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9240652675347982,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -8142,7 +8142,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7611695562963101,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -8154,7 +8154,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4466594192639524,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8166,7 +8166,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7640320258671949,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -8249,7 +8249,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -8261,7 +8261,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.157628993037335,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 17,
                 sources: 2,
                 bias: 1.0,
@@ -8273,7 +8273,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.957043221445707,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -8285,7 +8285,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -8297,7 +8297,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8532169434924304,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -8309,7 +8309,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4206560755093895,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8321,7 +8321,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8174532618883503,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -8404,7 +8404,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -8416,7 +8416,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.17272023355825,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 19,
                 sources: 2,
                 bias: 1.0,
@@ -8428,7 +8428,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9417514902880098,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -8440,7 +8440,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -8452,7 +8452,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7121493351843737,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -8464,7 +8464,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4212636134301113,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8476,7 +8476,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.770067733094586,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -8557,7 +8557,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9907213435739464,
@@ -8569,7 +8569,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.200538630000228,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -8581,7 +8581,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8848072015547402,
@@ -8593,7 +8593,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0700234905316148,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 39,
                 sources: 9,
                 bias: 1.0,
@@ -8605,7 +8605,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7073252231907772,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 13,
                 sources: 5,
                 bias: 1.0,
@@ -8617,7 +8617,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4398329490104715,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8629,7 +8629,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7640766209476018,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -8703,7 +8703,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -8715,7 +8715,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.211195786202007,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -8727,7 +8727,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -8739,7 +8739,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0647848513481997,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 36,
                 sources: 9,
                 bias: 1.0,
@@ -8751,7 +8751,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.6743959374859725,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 11,
                 sources: 5,
                 bias: 1.0,
@@ -8763,7 +8763,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2757459749868025,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8775,7 +8775,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8548570730640501,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -8856,7 +8856,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -8868,7 +8868,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1748252864487712,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -8880,7 +8880,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.990667152455653,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8697399565161243,
@@ -8892,7 +8892,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8904,7 +8904,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.6438431388639332,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 12,
                 sources: 5,
                 bias: 1.0,
@@ -8916,7 +8916,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2798317149535356,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -8928,7 +8928,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8374579642772657,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9011,7 +9011,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -9023,7 +9023,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.17272023355825,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9035,7 +9035,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -9047,7 +9047,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 38,
                 sources: 9,
                 bias: 1.0,
@@ -9059,7 +9059,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7630324240732673,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9071,7 +9071,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4460044388906819,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -9083,7 +9083,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7640766209476018,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9164,7 +9164,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -9176,7 +9176,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2490315122016915,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9188,7 +9188,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9791878359429584,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -9200,7 +9200,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0647848513481988,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 30,
                 sources: 9,
                 bias: 1.0,
@@ -9212,7 +9212,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7875662401983397,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9224,7 +9224,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.422782472667175,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -9236,7 +9236,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7700875152366546,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9317,7 +9317,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9610924630576769,
@@ -9329,7 +9329,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.221088986570116,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9341,7 +9341,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8469709949876065,
@@ -9353,7 +9353,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1178239819994868,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 36,
                 sources: 9,
                 bias: 1.0,
@@ -9365,7 +9365,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7684013594592356,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9377,7 +9377,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4480297645130324,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -9389,7 +9389,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7640574916384988,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9470,7 +9470,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -9482,7 +9482,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.17272023355825,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9494,7 +9494,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -9506,7 +9506,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 36,
                 sources: 9,
                 bias: 1.0,
@@ -9518,7 +9518,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.810523372396398,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9530,7 +9530,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4407446330714542,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -9542,7 +9542,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7946434010038934,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9616,7 +9616,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9907213435739464,
@@ -9628,7 +9628,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.200538630000228,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9640,7 +9640,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9789604991396619,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -9652,7 +9652,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 38,
                 sources: 9,
                 bias: 1.0,
@@ -9664,7 +9664,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.859469036448049,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9676,7 +9676,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4304753311232676,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -9688,7 +9688,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7639754176141116,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9771,7 +9771,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9712030920797652,
@@ -9783,7 +9783,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2246653775899876,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9795,7 +9795,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8656831332374895,
@@ -9807,7 +9807,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0354236557006453,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -9819,7 +9819,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7584038855475632,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9831,7 +9831,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4405453059092947,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -9843,7 +9843,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8605748162178193,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -9917,7 +9917,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -9929,7 +9929,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.157628993037335,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -9941,7 +9941,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9617593510609854,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8668876631488124,
@@ -9953,7 +9953,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -9965,7 +9965,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7231787331346118,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -9977,7 +9977,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4153766064378024,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 31,
                 sources: 8,
                 bias: 1.0,
@@ -9989,7 +9989,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7626093837957617,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -10070,7 +10070,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -10082,7 +10082,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.157628993037335,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -10094,7 +10094,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.990667152455653,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -10106,7 +10106,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -10118,7 +10118,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7611695562963101,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -10130,7 +10130,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4481559721492694,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -10142,7 +10142,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.764987883674077,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -10223,7 +10223,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -10235,7 +10235,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.157628993037335,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -10247,7 +10247,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.990667152455653,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -10259,7 +10259,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -10271,7 +10271,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7172488652426119,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -10283,7 +10283,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4262555284401568,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -10295,7 +10295,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7720148445919361,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -10376,7 +10376,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -10388,7 +10388,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.157628993037335,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -10400,7 +10400,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.990667152455653,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -10412,7 +10412,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -10424,7 +10424,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7436972293590378,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -10436,7 +10436,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4262084870912075,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 34,
                 sources: 8,
                 bias: 1.0,
@@ -10448,7 +10448,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7720147708137235,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -10529,7 +10529,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9037339879212269,
@@ -10541,7 +10541,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.3224210759513593,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -10553,7 +10553,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 2.1019088679312175,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -10565,7 +10565,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0216091737814081,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -10577,7 +10577,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.742848774163968,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -10589,7 +10589,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.3894449124363752,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 21,
                 sources: 8,
                 bias: 1.0,
@@ -10601,7 +10601,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8285344371635108,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -10682,7 +10682,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -10694,7 +10694,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2278745348823101,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -10706,7 +10706,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9791878359487949,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -10718,7 +10718,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0229432745149603,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -10730,7 +10730,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7707212143577642,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -10742,7 +10742,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4446063207302227,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -10754,7 +10754,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7640745006892242,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 15,
                 sources: 4,
                 bias: 1.0,
@@ -10837,7 +10837,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.96715966985921,
@@ -10849,7 +10849,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2125404626611072,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -10861,7 +10861,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8586365517075032,
@@ -10873,7 +10873,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0420282356287653,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -10885,7 +10885,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.741716818804657,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -10897,7 +10897,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.424103995181569,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -10909,7 +10909,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8195865694758475,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 18,
                 sources: 4,
                 bias: 1.0,
@@ -10992,7 +10992,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -11004,7 +11004,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2059022796186887,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11016,7 +11016,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8868387808960077,
@@ -11028,7 +11028,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1500952097404569,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11040,7 +11040,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7695779211784561,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -11052,7 +11052,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.440545122364999,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -11064,7 +11064,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8548564756078232,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 18,
                 sources: 4,
                 bias: 1.0,
@@ -11138,7 +11138,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -11150,7 +11150,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2059022795971326,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11162,7 +11162,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.990667152455653,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8848072015547408,
@@ -11174,7 +11174,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1527359089396647,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11186,7 +11186,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8608389321944134,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -11198,7 +11198,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.438393856931451,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 29,
                 sources: 8,
                 bias: 1.0,
@@ -11210,7 +11210,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9033571351028526,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -11293,7 +11293,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9751384612849757,
@@ -11305,7 +11305,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.2197233319800902,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11317,7 +11317,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9839828133794086,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8656832707344394,
@@ -11329,7 +11329,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0354234912437366,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11341,7 +11341,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7606776248166245,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -11353,7 +11353,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4414439971166775,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 32,
                 sources: 8,
                 bias: 1.0,
@@ -11365,7 +11365,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.816298941065167,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -11439,7 +11439,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -11451,7 +11451,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.227874324796401,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11463,7 +11463,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.9789604991396617,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 1.0,
@@ -11475,7 +11475,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0647848513481992,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11487,7 +11487,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7640463310971137,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 11,
                 sources: 5,
                 bias: 1.0,
@@ -11499,7 +11499,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4945802622969113,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -11511,7 +11511,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7428313220483673,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -11592,7 +11592,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 0.9891287341370514,
@@ -11604,7 +11604,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.228548705172707,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11616,7 +11616,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8668876631488124,
@@ -11628,7 +11628,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11640,7 +11640,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.772295609919771,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 13,
                 sources: 5,
                 bias: 1.0,
@@ -11652,7 +11652,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4503767512527095,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -11664,7 +11664,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7639754176141116,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -11730,7 +11730,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 24,
                 sources: 3,
                 bias: 1.0,
@@ -11742,7 +11742,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.18380222173036,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11754,7 +11754,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.876717142893597,
@@ -11766,7 +11766,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.0798973168590333,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11778,7 +11778,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7425310561897698,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -11790,7 +11790,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.4190491687686504,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -11802,7 +11802,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7639762114393454,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,
@@ -11876,7 +11876,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 26,
                 sources: 4,
                 bias: 1.0,
@@ -11888,7 +11888,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.17272023355825,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 22,
                 sources: 3,
                 bias: 1.0,
@@ -11900,7 +11900,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.979187190736411,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 9,
                 sources: 3,
                 bias: 0.8228228874799731,
@@ -11912,7 +11912,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.1506297462807955,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 40,
                 sources: 10,
                 bias: 1.0,
@@ -11924,7 +11924,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7704052593736583,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 14,
                 sources: 6,
                 bias: 1.0,
@@ -11936,7 +11936,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.431870029952569,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 35,
                 sources: 9,
                 bias: 1.0,
@@ -11948,7 +11948,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8544508807657265,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 17,
                 sources: 4,
                 bias: 1.0,
@@ -12022,7 +12022,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
         ],
         kinds: &[
             KindBand {
-                work: Work::Gemm,
+                work: MeasureKind::Gemm,
                 n: 14,
                 sources: 3,
                 bias: 1.0,
@@ -12034,7 +12034,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.3432573343911245,
             },
             KindBand {
-                work: Work::Attention,
+                work: MeasureKind::Attention,
                 n: 8,
                 sources: 2,
                 bias: 1.0,
@@ -12046,7 +12046,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8388727417914197,
             },
             KindBand {
-                work: Work::Memory,
+                work: MeasureKind::Memory,
                 n: 5,
                 sources: 2,
                 bias: 0.789946297308622,
@@ -12058,7 +12058,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.8388727417914197,
             },
             KindBand {
-                work: Work::Decode,
+                work: MeasureKind::Decode,
                 n: 34,
                 sources: 9,
                 bias: 1.0,
@@ -12070,7 +12070,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7358480515406323,
             },
             KindBand {
-                work: Work::Prefill,
+                work: MeasureKind::Prefill,
                 n: 10,
                 sources: 5,
                 bias: 1.0,
@@ -12082,7 +12082,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.521701268704557,
             },
             KindBand {
-                work: Work::Training,
+                work: MeasureKind::Training,
                 n: 31,
                 sources: 8,
                 bias: 1.0,
@@ -12094,7 +12094,7 @@ pub(super) const WITHOUT_TAILS: &[StoredFit] = &[
                 hi: 1.7885830529631626,
             },
             KindBand {
-                work: Work::Collective,
+                work: MeasureKind::Collective,
                 n: 19,
                 sources: 5,
                 bias: 1.0,

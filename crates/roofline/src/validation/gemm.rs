@@ -1,7 +1,7 @@
 //! GEMM kernels and memory-bandwidth kernels (STREAM): pure data, every figure quoted.
 //! FLOPs count 2 per multiply-accumulate (`flops=2mac`, the app's default), as the sources do.
 
-use super::{Family, Point, Work};
+use super::{Family, MeasureKind, Point};
 
 const DEEPGEMM: &str = "https://github.com/deepseek-ai/DeepGEMM README.md at commit a6d97a1 (initial release, Feb 2025), \"Performance / Normal GEMMs for dense models\"";
 const DEEPGEMM_COND: &str = "1× NVIDIA H800 SXM5 80GB; DeepGEMM a6d97a1, NVCC 12.8; FP8 E4M3 inputs with fine-grained (1×128 / 128×128) scaling, BF16 output, NT layout; one GPU, no tensor parallelism";
@@ -20,7 +20,7 @@ const GB200_PEAK_NOTE: &str = "the b200 preset holds HGX B200's datasheet peaks 
 const GEMM: Point = Point { ..Point::EMPTY };
 
 const MEMORY: Point = Point {
-    work: Work::Memory,
+    work: MeasureKind::Memory,
     ..GEMM
 };
 

@@ -19,7 +19,7 @@
 //! less that of a 20-token one, so the prefill and fixed costs cancel), and AMD's vLLM
 //! (MI300X, TP 8: `benchmark_latency.py`'s end-to-end latency of one request).
 
-use super::{Compared, Family, Point, Tier, Work};
+use super::{Compared, Family, MeasureKind, Point, Tier};
 
 const GPT_FAST: &str = "https://github.com/pytorch-labs/gpt-fast README.md (commit 0f925b5), \"Benchmarks\", \"Tensor Parallelism\" and \"Tensor Parallelism + Quantization\"; timing in generate.py (commit 0055c42): tokens_generated / t, --max_new_tokens default 200";
 /// The README's conditions, common to every row.
@@ -55,7 +55,7 @@ const INT4_WHY: &str = "int4 weight-only with groups of 32: each group carries a
 const INT4_NOTE: &str = "the weights are 0.5 + 0.125 bytes per parameter (int4 and the groups' bf16 scale and zero point); kept in the set so coverage counts what the app cannot express";
 
 const BATCH1: Point = Point {
-    work: Work::Decode,
+    work: MeasureKind::Decode,
     family: Family::Ampere,
     source: GPT_FAST,
     source_key: "gpt-fast-readme",

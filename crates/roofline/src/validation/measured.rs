@@ -6,7 +6,7 @@
 //! pure data, the two cards' 23 points each in the same order, so a figure reads against its twin
 //! (the generated `measured_s` and texts are per point, as in the other data files).
 
-use super::{Point, Tier, Work};
+use super::{MeasureKind, Point, Tier};
 
 const SOURCE: &str = "this repository: scripts/measure_gpu.py (commit 0255aae), run twice back to back on each of the NVIDIA H200 and the NVIDIA H100 lent to this task on 2026-11-26; its output in docs/measured/2026-11-26-h200 and docs/measured/2026-11-26-h100 (run1 and run2: log.txt, measured.json, nvidia-smi -q before and after)";
 
@@ -41,7 +41,7 @@ const MEASURED: Point = Point {
 pub(super) static POINTS: &[Point] = &[
     Point {
         id: "h200-gemm-bf16-8192cube",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h200&op=matmul:b=8192,d=8192,f=8192,x=bf16,w=bf16,out=bf16",
         measured: "1.455 ms per call, the mean of two runs' medians (1.516 ms and 1.394 ms)",
         measured_s: (1.515791988e-03 + 1.394060802e-03) / 2.0,
@@ -54,7 +54,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-gemm-bf16-4096cube",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h200&op=matmul:b=4096,d=4096,f=4096,x=bf16,w=bf16,out=bf16",
         measured: "176.0 µs per call, the mean of two runs' medians (176.1 µs and 175.9 µs)",
         measured_s: (1.761279941e-04 + 1.758720040e-04) / 2.0,
@@ -67,7 +67,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-gemm-fp8-8192cube",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h200&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16",
         measured: "769.9 µs per call, the mean of two runs' medians (771.0 µs and 768.8 µs)",
         measured_s: (7.710464001e-04 + 7.688159943e-04) / 2.0,
@@ -80,7 +80,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-gemm-bf16-m1-n14336-k4096",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h200&op=matmul:b=1,d=4096,f=14336,x=bf16,w=bf16,out=bf16",
         measured: "31.8 µs per call, the mean of two runs' medians (31.9 µs and 31.8 µs)",
         measured_s: (3.186320066e-05 + 3.182640076e-05) / 2.0,
@@ -93,7 +93,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-gemm-bf16-m16-n14336-k4096",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h200&op=matmul:b=16,d=4096,f=14336,x=bf16,w=bf16,out=bf16",
         measured: "32.6 µs per call, the mean of two runs' medians (32.4 µs and 32.9 µs)",
         measured_s: (3.240559995e-05 + 3.285439909e-05) / 2.0,
@@ -106,7 +106,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-gemm-bf16-m128-n14336-k4096",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h200&op=matmul:b=128,d=4096,f=14336,x=bf16,w=bf16,out=bf16",
         measured: "35.8 µs per call, the mean of two runs' medians (35.9 µs and 35.6 µs)",
         measured_s: (3.588240147e-05 + 3.563919961e-05) / 2.0,
@@ -119,7 +119,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-triad-fp32-2e28",
-        work: Work::Memory,
+        work: MeasureKind::Memory,
         link: "?chip=h200&op=custom:flops=536870912,bytes=3221225472",
         measured: "741.3 µs per call, the mean of two runs' medians (740.5 µs and 742.1 µs)",
         measured_s: (7.405439854e-04 + 7.421152115e-04) / 2.0,
@@ -132,7 +132,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-copy-fp32-2e28",
-        work: Work::Memory,
+        work: MeasureKind::Memory,
         link: "?chip=h200&op=custom:flops=0,bytes=2147483648",
         measured: "509.3 µs per call, the mean of two runs' medians (509.9 µs and 508.7 µs)",
         measured_s: (5.098656178e-04 + 5.087007999e-04) / 2.0,
@@ -145,7 +145,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-flash-b1-h16-s16384-hd128-full-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=no,x=bf16",
         measured: "6.305 ms per call, the mean of two runs' medians (6.301 ms and 6.309 ms)",
         measured_s: (6.301164627e-03 + 6.309299088e-03) / 2.0,
@@ -158,7 +158,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-flash-b1-h16-s16384-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=yes,x=bf16",
         measured: "3.456 ms per call, the mean of two runs' medians (3.458 ms and 3.454 ms)",
         measured_s: (3.458278275e-03 + 3.454284668e-03) / 2.0,
@@ -171,7 +171,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-flash-b8-h16-s2048-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=8,heads=16,kv_heads=16,sq=2048,skv=2048,head_dim=128,causal=yes,x=bf16",
         measured: "492.8 µs per call, the mean of two runs' medians (495.0 µs and 490.6 µs)",
         measured_s: (4.950143814e-04 + 4.906112194e-04) / 2.0,
@@ -184,7 +184,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-cudnn-b1-h16-s16384-hd128-full-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=no,x=bf16",
         measured: "3.590 ms per call, the mean of two runs' medians (3.589 ms and 3.592 ms)",
         measured_s: (3.589075089e-03 + 3.591532898e-03) / 2.0,
@@ -197,7 +197,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-cudnn-b1-h16-s16384-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=yes,x=bf16",
         measured: "1.861 ms per call, the mean of two runs' medians (1.849 ms and 1.873 ms)",
         measured_s: (1.849375916e-03 + 1.872691154e-03) / 2.0,
@@ -210,7 +210,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-cudnn-b8-h16-s2048-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=8,heads=16,kv_heads=16,sq=2048,skv=2048,head_dim=128,causal=yes,x=bf16",
         measured: "281.3 µs per call, the mean of two runs' medians (278.5 µs and 284.0 µs)",
         measured_s: (2.784832001e-04 + 2.840192080e-04) / 2.0,
@@ -223,7 +223,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-sdpa-flash-b1-h16-s16384-hd128-causal-fwdbwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h200&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=yes,x=bf16,pass=fwdbwd",
         measured: "12.372 ms per call, the mean of two runs' medians (12.340 ms and 12.405 ms)",
         measured_s: (1.233996836e-02 + 1.240488561e-02) / 2.0,
@@ -236,7 +236,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-llama3.1-8b-decode-b1-ctx1024-eager",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h200&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=1,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "20.064 ms per call, the mean of two runs' medians (23.454 ms and 16.674 ms)",
         measured_s: (2.345438690e-02 + 1.667370911e-02) / 2.0,
@@ -249,7 +249,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-llama3.1-8b-decode-b1-ctx1024-graph",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h200&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=1,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "6.873 ms per call, the mean of two runs' medians (6.874 ms and 6.872 ms)",
         measured_s: (6.874272156e-03 + 6.872022247e-03) / 2.0,
@@ -262,7 +262,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-llama3.1-8b-decode-b16-ctx1024-graph",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h200&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=16,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "8.261 ms per call, the mean of two runs' medians (8.265 ms and 8.258 ms)",
         measured_s: (8.264713287e-03 + 8.258195496e-03) / 2.0,
@@ -275,7 +275,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-llama3.1-8b-decode-b64-ctx1024-graph",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h200&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=64,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "10.749 ms per call, the mean of two runs' medians (10.750 ms and 10.747 ms)",
         measured_s: (1.075018539e-02 + 1.074709091e-02) / 2.0,
@@ -288,7 +288,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-llama3.1-8b-prefill-b1-2048",
-        work: Work::Prefill,
+        work: MeasureKind::Prefill,
         link: "?chip=h200&op=llm:preset=llama3.1-8b,phase=prefill,tp=1,b=1,ctx=2048,w=bf16,x=bf16,kv=bf16",
         measured: "61.889 ms per call, the mean of two runs' medians (61.887 ms and 61.891 ms)",
         measured_s: (6.188665771e-02 + 6.189120102e-02) / 2.0,
@@ -301,7 +301,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-llama3.1-8b-prefill-b1-8192",
-        work: Work::Prefill,
+        work: MeasureKind::Prefill,
         link: "?chip=h200&op=llm:preset=llama3.1-8b,phase=prefill,tp=1,b=1,ctx=8192,w=bf16,x=bf16,kv=bf16",
         measured: "264.835 ms per call, the mean of two runs' medians (263.874 ms and 265.796 ms)",
         measured_s: (2.638738708e-01 + 2.657964478e-01) / 2.0,
@@ -314,7 +314,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-train-gpt-124m-seq1024-tokens16384",
-        work: Work::Training,
+        work: MeasureKind::Training,
         link: "?chip=h200&op=train:layers=12,dmodel=768,ffn=3072,gated=no,heads=12,kv_heads=12,head_dim=64,vocab=50304,batch=16384,seq=1024,dp=1,fsdp=1,tp=1,pp=1,mb=1,remat=none,param=fp32,grad=fp32,master=none,opt_dtype=fp32",
         measured: "46.147 ms per call, the mean of two runs' medians (45.986 ms and 46.308 ms)",
         measured_s: (4.598619270e-02 + 4.630756760e-02) / 2.0,
@@ -327,7 +327,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h200-train-gpt-1b-seq2048-tokens8192",
-        work: Work::Training,
+        work: MeasureKind::Training,
         link: "?chip=h200&op=train:layers=16,dmodel=2048,ffn=8192,gated=no,heads=16,kv_heads=16,head_dim=128,vocab=50304,batch=8192,seq=2048,dp=1,fsdp=1,tp=1,pp=1,mb=1,remat=none,param=fp32,grad=fp32,master=none,opt_dtype=fp32",
         measured: "107.994 ms per call, the mean of two runs' medians (106.897 ms and 109.091 ms)",
         measured_s: (1.068969269e-01 + 1.090909119e-01) / 2.0,
@@ -340,7 +340,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-gemm-bf16-8192cube",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h100&op=matmul:b=8192,d=8192,f=8192,x=bf16,w=bf16,out=bf16",
         measured: "1.477 ms per call, the mean of two runs' medians (1.521 ms and 1.433 ms)",
         measured_s: (1.521254444e-03 + 1.432950401e-03) / 2.0,
@@ -353,7 +353,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-gemm-bf16-4096cube",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h100&op=matmul:b=4096,d=4096,f=4096,x=bf16,w=bf16,out=bf16",
         measured: "175.0 µs per call, the mean of two runs' medians (175.5 µs and 174.5 µs)",
         measured_s: (1.754816055e-04 + 1.744511962e-04) / 2.0,
@@ -366,7 +366,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-gemm-fp8-8192cube",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h100&op=matmul:b=8192,d=8192,f=8192,x=fp8,w=fp8,out=bf16",
         measured: "763.6 µs per call, the mean of two runs' medians (760.7 µs and 766.6 µs)",
         measured_s: (7.606751919e-04 + 7.665984154e-04) / 2.0,
@@ -379,7 +379,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-gemm-bf16-m1-n14336-k4096",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h100&op=matmul:b=1,d=4096,f=14336,x=bf16,w=bf16,out=bf16",
         measured: "45.1 µs per call, the mean of two runs' medians (44.7 µs and 45.5 µs)",
         measured_s: (4.471600056e-05 + 4.551759958e-05) / 2.0,
@@ -392,7 +392,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-gemm-bf16-m16-n14336-k4096",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h100&op=matmul:b=16,d=4096,f=14336,x=bf16,w=bf16,out=bf16",
         measured: "45.7 µs per call, the mean of two runs' medians (45.2 µs and 46.2 µs)",
         measured_s: (4.518559873e-05 + 4.620000124e-05) / 2.0,
@@ -405,7 +405,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-gemm-bf16-m128-n14336-k4096",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         link: "?chip=h100&op=matmul:b=128,d=4096,f=14336,x=bf16,w=bf16,out=bf16",
         measured: "48.4 µs per call, the mean of two runs' medians (48.6 µs and 48.1 µs)",
         measured_s: (4.864560068e-05 + 4.807200134e-05) / 2.0,
@@ -418,7 +418,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-triad-fp32-2e28",
-        work: Work::Memory,
+        work: MeasureKind::Memory,
         link: "?chip=h100&op=custom:flops=536870912,bytes=3221225472",
         measured: "1.057 ms per call, the mean of two runs' medians (1.057 ms and 1.057 ms)",
         measured_s: (1.056915188e-03 + 1.056918430e-03) / 2.0,
@@ -431,7 +431,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-copy-fp32-2e28",
-        work: Work::Memory,
+        work: MeasureKind::Memory,
         link: "?chip=h100&op=custom:flops=0,bytes=2147483648",
         measured: "713.9 µs per call, the mean of two runs' medians (713.8 µs and 714.1 µs)",
         measured_s: (7.137792110e-04 + 7.141151905e-04) / 2.0,
@@ -444,7 +444,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-flash-b1-h16-s16384-hd128-full-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=no,x=bf16",
         measured: "6.081 ms per call, the mean of two runs' medians (6.062 ms and 6.099 ms)",
         measured_s: (6.062239838e-03 + 6.099391937e-03) / 2.0,
@@ -457,7 +457,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-flash-b1-h16-s16384-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=yes,x=bf16",
         measured: "3.352 ms per call, the mean of two runs' medians (3.355 ms and 3.349 ms)",
         measured_s: (3.355392075e-03 + 3.349273682e-03) / 2.0,
@@ -470,7 +470,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-flash-b8-h16-s2048-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=8,heads=16,kv_heads=16,sq=2048,skv=2048,head_dim=128,causal=yes,x=bf16",
         measured: "494.6 µs per call, the mean of two runs' medians (489.9 µs and 499.2 µs)",
         measured_s: (4.898816109e-04 + 4.992447853e-04) / 2.0,
@@ -483,7 +483,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-cudnn-b1-h16-s16384-hd128-full-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=no,x=bf16",
         measured: "3.376 ms per call, the mean of two runs' medians (3.199 ms and 3.553 ms)",
         measured_s: (3.198745537e-03 + 3.553023911e-03) / 2.0,
@@ -496,7 +496,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-cudnn-b1-h16-s16384-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=yes,x=bf16",
         measured: "1.803 ms per call, the mean of two runs' medians (1.822 ms and 1.783 ms)",
         measured_s: (1.822150421e-03 + 1.783276749e-03) / 2.0,
@@ -509,7 +509,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-cudnn-b8-h16-s2048-hd128-causal-fwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=8,heads=16,kv_heads=16,sq=2048,skv=2048,head_dim=128,causal=yes,x=bf16",
         measured: "279.8 µs per call, the mean of two runs' medians (280.9 µs and 278.8 µs)",
         measured_s: (2.809216022e-04 + 2.787775993e-04) / 2.0,
@@ -522,7 +522,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-sdpa-flash-b1-h16-s16384-hd128-causal-fwdbwd",
-        work: Work::Attention,
+        work: MeasureKind::Attention,
         link: "?chip=h100&op=attention:b=1,heads=16,kv_heads=16,sq=16384,skv=16384,head_dim=128,causal=yes,x=bf16,pass=fwdbwd",
         measured: "12.292 ms per call, the mean of two runs' medians (12.261 ms and 12.324 ms)",
         measured_s: (1.226122665e-02 + 1.232364782e-02) / 2.0,
@@ -535,7 +535,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-llama3.1-8b-decode-b1-ctx1024-eager",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h100&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=1,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "16.943 ms per call, the mean of two runs' medians (16.743 ms and 17.143 ms)",
         measured_s: (1.674262390e-02 + 1.714312897e-02) / 2.0,
@@ -548,7 +548,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-llama3.1-8b-decode-b1-ctx1024-graph",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h100&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=1,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "8.492 ms per call, the mean of two runs' medians (8.490 ms and 8.494 ms)",
         measured_s: (8.490402985e-03 + 8.493968201e-03) / 2.0,
@@ -561,7 +561,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-llama3.1-8b-decode-b16-ctx1024-graph",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h100&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=16,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "10.220 ms per call, the mean of two runs' medians (10.221 ms and 10.219 ms)",
         measured_s: (1.022130203e-02 + 1.021941147e-02) / 2.0,
@@ -574,7 +574,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-llama3.1-8b-decode-b64-ctx1024-graph",
-        work: Work::Decode,
+        work: MeasureKind::Decode,
         link: "?chip=h100&op=llm:preset=llama3.1-8b,phase=decode,tp=1,b=64,ctx=1024,w=bf16,x=bf16,kv=bf16",
         measured: "13.377 ms per call, the mean of two runs' medians (13.374 ms and 13.379 ms)",
         measured_s: (1.337447968e-02 + 1.337864685e-02) / 2.0,
@@ -587,7 +587,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-llama3.1-8b-prefill-b1-2048",
-        work: Work::Prefill,
+        work: MeasureKind::Prefill,
         link: "?chip=h100&op=llm:preset=llama3.1-8b,phase=prefill,tp=1,b=1,ctx=2048,w=bf16,x=bf16,kv=bf16",
         measured: "63.206 ms per call, the mean of two runs' medians (62.932 ms and 63.480 ms)",
         measured_s: (6.293180847e-02 + 6.348028946e-02) / 2.0,
@@ -600,7 +600,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-llama3.1-8b-prefill-b1-8192",
-        work: Work::Prefill,
+        work: MeasureKind::Prefill,
         link: "?chip=h100&op=llm:preset=llama3.1-8b,phase=prefill,tp=1,b=1,ctx=8192,w=bf16,x=bf16,kv=bf16",
         measured: "267.487 ms per call, the mean of two runs' medians (268.415 ms and 266.560 ms)",
         measured_s: (2.684148560e-01 + 2.665597839e-01) / 2.0,
@@ -613,7 +613,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-train-gpt-124m-seq1024-tokens16384",
-        work: Work::Training,
+        work: MeasureKind::Training,
         link: "?chip=h100&op=train:layers=12,dmodel=768,ffn=3072,gated=no,heads=12,kv_heads=12,head_dim=64,vocab=50304,batch=16384,seq=1024,dp=1,fsdp=1,tp=1,pp=1,mb=1,remat=none,param=fp32,grad=fp32,master=none,opt_dtype=fp32",
         measured: "52.327 ms per call, the mean of two runs' medians (52.198 ms and 52.456 ms)",
         measured_s: (5.219764709e-02 + 5.245623970e-02) / 2.0,
@@ -626,7 +626,7 @@ pub(super) static POINTS: &[Point] = &[
     },
     Point {
         id: "h100-train-gpt-1b-seq2048-tokens8192",
-        work: Work::Training,
+        work: MeasureKind::Training,
         link: "?chip=h100&op=train:layers=16,dmodel=2048,ffn=8192,gated=no,heads=16,kv_heads=16,head_dim=128,vocab=50304,batch=8192,seq=2048,dp=1,fsdp=1,tp=1,pp=1,mb=1,remat=none,param=fp32,grad=fp32,master=none,opt_dtype=fp32",
         measured: "114.201 ms per call, the mean of two runs' medians (114.449 ms and 113.952 ms)",
         measured_s: (1.144488487e-01 + 1.139521751e-01) / 2.0,

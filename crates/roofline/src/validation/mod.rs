@@ -70,7 +70,7 @@ pub use calibration::{
     calibrate, calibrate_selecting, finish_with, Basis, Calibration, Expectation, FamilyFactor,
     KindBand, Models, MIN_SOURCES,
 };
-pub use fit::{fit_model, nccl_latency, percentile, Features, Model, Split, Term, N_FEATURES};
+pub use fit::{fit_model, nccl_latency, percentile, Features, Split, Term, TermFit, N_FEATURES};
 pub use nested::{
     binomial_range, fresh_fits, fresh_fold, fresh_fold_model, old_fold, stored_fits, Fits, Tail,
     TailSummary,
@@ -89,7 +89,7 @@ pub const MIN_POINTS: usize = 4;
 
 /// The kind of work a measurement times: each operation kind says which it is
 /// ([`crate::op::Op::workload`]).
-pub use crate::op::Workload as Work;
+pub use crate::op::MeasureKind;
 
 /// A chip family: chips whose measured efficiency is pooled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -192,7 +192,7 @@ pub struct Point {
     /// Unique id.
     pub id: &'static str,
     /// The kind of work.
-    pub work: Work,
+    pub work: MeasureKind,
     /// The chip family.
     pub family: Family,
     /// The scenario, a v1 link query (`?chip=...&op=...`).
@@ -226,7 +226,7 @@ impl Point {
     /// a data file's own defaults start from (`..Point::EMPTY`).
     pub(super) const EMPTY: Point = Point {
         id: "",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         family: Family::Hopper,
         link: "",
         measured: "",
@@ -443,7 +443,7 @@ pub type StoredPoint = (
     &'static str,
     &'static str,
     &'static str,
-    Work,
+    MeasureKind,
     Family,
     f64,
     [f64; N_FEATURES],
@@ -551,7 +551,7 @@ pub fn expectation_with(
 /// `family`, from the page's calibration; `None` without evidence. Its basis never says
 /// `Chip`: no chip is named ([`expected_on`] takes one).
 pub fn expected(
-    work: Work,
+    work: MeasureKind,
     family: Family,
     features: Features,
     t_lower: f64,
@@ -562,7 +562,7 @@ pub fn expected(
 /// [`expected`] on the chip preset `chip` (empty for none): the basis is `Chip` where that
 /// chip's own points of the kind are in the set.
 pub fn expected_on(
-    work: Work,
+    work: MeasureKind,
     family: Family,
     chip: &str,
     features: Features,

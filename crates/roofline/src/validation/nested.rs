@@ -5,10 +5,10 @@
 //! is judged by.
 
 use super::calibration::{Calibration, Models};
-use super::fit::{fit_model, median, percentile, Model, Term};
+use super::fit::{fit_model, median, percentile, Term, TermFit};
 use super::obs::Obs;
 use super::stored::{FitRecord, StoredFit};
-use super::{fitted, Family, Point, Row, Work};
+use super::{fitted, Family, MeasureKind, Point, Row};
 
 /// Every fit the report reads.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +64,7 @@ pub fn fresh_fold(obs: &[Obs], candidates: &[Term], source: &'static str) -> Opt
 
 /// The models of the nested folds alone (steps 1 and 2 without each source, no residuals):
 /// what `tests/it/validation.rs` checks a stored fold's terms and coefficients against.
-pub fn fresh_fold_model(obs: &[Obs], candidates: &[Term], source: &'static str) -> Option<Model> {
+pub fn fresh_fold_model(obs: &[Obs], candidates: &[Term], source: &'static str) -> Option<TermFit> {
     Models::new(obs, candidates).without(&[source])
 }
 
@@ -246,9 +246,11 @@ impl Tail {
             .and_then(|x| crate::dtype::DType::from_id(&x))
             .is_some_and(|x| x.bytes() <= 1.0);
         match p.work {
-            Work::Training if narrow => Some(Tail::Fp8Training),
-            Work::Prefill if op.get_num("ep").is_some_and(|e| e > 1.0) => Some(Tail::EpPrefill),
-            Work::Collective => {
+            MeasureKind::Training if narrow => Some(Tail::Fp8Training),
+            MeasureKind::Prefill if op.get_num("ep").is_some_and(|e| e > 1.0) => {
+                Some(Tail::EpPrefill)
+            }
+            MeasureKind::Collective => {
                 let kind = op.get("kind")?;
                 let small = op
                     .get_num("bytes")
@@ -256,7 +258,7 @@ impl Tail {
                 (small && matches!(kind.as_str(), "allreduce" | "allgather" | "reducescatter"))
                     .then_some(Tail::SmallCollective)
             }
-            Work::Gemm if p.family == Family::Cdna4 => Some(Tail::Cdna4Gemm),
+            MeasureKind::Gemm if p.family == Family::Cdna4 => Some(Tail::Cdna4Gemm),
             _ => None,
         }
     }

@@ -2,7 +2,7 @@
 //! calibration ([`super::calibration`]) and the term selection ([`super::terms`]) read of them.
 
 use super::fit::{median, percentile, Features};
-use super::{Family, Work};
+use super::{Family, MeasureKind};
 
 /// One point as the fit sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -14,7 +14,7 @@ pub struct Obs {
     /// Its chip preset id (`h100`).
     pub chip: &'static str,
     /// Its kind of work.
-    pub work: Work,
+    pub work: MeasureKind,
     /// Its chip family.
     pub family: Family,
     /// `measured / predicted`.

@@ -6,7 +6,7 @@ use super::nested::{self, stored_fits, Fits, Tail, TailSummary};
 use super::summary::summary;
 use super::terms::{term_reports, TermReport};
 use super::{
-    evaluate, observations, Family, FamilyFactor, KindBand, Row, Summary, Work, SET_VERSION,
+    evaluate, observations, Family, FamilyFactor, KindBand, MeasureKind, Row, Summary, SET_VERSION,
 };
 
 /// The set evaluated: each point's row, and the figures per kind of work, per family and
@@ -17,7 +17,7 @@ pub struct Report {
     pub set_version: &'static str,
     /// One row per point, in set order.
     pub rows: Vec<Row>,
-    /// Per kind of work, in [`Work::ALL`] order.
+    /// Per kind of work, in [`MeasureKind::ALL`] order.
     pub by_work: Vec<Summary>,
     /// Per family, in [`Family::ALL`] order.
     pub by_family: Vec<Summary>,
@@ -62,7 +62,7 @@ pub fn report_with(fits: &Fits) -> Report {
     let obs = observations(&rows);
     nested::fill(&mut rows, &obs, fits);
     let group = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> { rows.iter().filter(|r| f(r)).collect() };
-    let by_work = Work::ALL
+    let by_work = MeasureKind::ALL
         .iter()
         .map(|w| summary(w.as_str(), &group(&|r| r.point.work == *w)))
         .collect();

@@ -8,7 +8,7 @@
 //! shape (`preset=custom,layers=..`). Where a source gives no running batch, the link's `b` is
 //! the number of requests the benchmark offers at once (capped by what fits).
 
-use super::{Compared, Family, Point, Work};
+use super::{Compared, Family, MeasureKind, Point};
 
 const TRT061: &str = "https://github.com/NVIDIA/TensorRT-LLM docs/source/performance.md (commit 138f96d), \"Peak Throughput\" (v0.6.1) and \"Low Latency\" (v0.5)";
 /// Why TensorRT-LLM v0.6.1's Llama 2 70B rows (GQA: 8 KV heads for 64 query heads) sit far
@@ -38,13 +38,13 @@ const AMD: &str = "https://www.amd.com/en/developer/resources/rocm-hub/dev-ai/pe
 const DEEPSEEK: &str = "https://github.com/deepseek-ai/open-infra-index 202502OpenSourceWeek/day_6_one_more_thing_deepseekV3R1_inference_system_overview.md";
 
 const DECODE: Point = Point {
-    work: Work::Decode,
+    work: MeasureKind::Decode,
     compared: Compared::PerOutputToken,
     ..Point::EMPTY
 };
 
 const PREFILL: Point = Point {
-    work: Work::Prefill,
+    work: MeasureKind::Prefill,
     ..DECODE
 };
 

@@ -2,7 +2,7 @@
 //! a fresh run records them.
 
 use super::calibration::{Calibration, FamilyFactor, KindBand};
-use super::fit::{Model, Term};
+use super::fit::{Term, TermFit};
 use super::obs::Obs;
 
 /// A fit of the procedure as `fitted.rs` stores it.
@@ -70,7 +70,7 @@ impl FitRecord {
     /// not fitted).
     pub fn calibration(&self, obs: &[Obs]) -> Calibration {
         Calibration {
-            model: Model {
+            model: TermFit {
                 terms: self.terms.clone(),
                 coef: self.coef.clone(),
             },

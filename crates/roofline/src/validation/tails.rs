@@ -4,7 +4,7 @@
 //! quoted; rows chosen by the rule each source's comment states, so no row is picked for how
 //! it fits.
 
-use super::{Compared, Family, Point, Tier, Work};
+use super::{Compared, Family, MeasureKind, Point, Tier};
 
 const MBRIDGE: &str = "https://github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md (commit 00b7660), \"25.11 NeMo Container\", Pre-Training Performance (also https://docs.nvidia.com/nemo/megatron-bridge/latest/performance-summary.html)";
 const NEMO2407: &str = "https://github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb), Pretraining, container NeMo 24.07, DGX-H100, FP8";
@@ -34,7 +34,7 @@ macro_rules! nemo2407 {
 }
 
 const TRAIN: Point = Point {
-    work: Work::Training,
+    work: MeasureKind::Training,
     tier: Tier::VendorPublished,
     ..Point::EMPTY
 };
@@ -46,7 +46,7 @@ const fn allreduce_s(bytes: f64, n: f64, busbw: f64) -> f64 {
 }
 
 const COLL: Point = Point {
-    work: Work::Collective,
+    work: MeasureKind::Collective,
     ..Point::EMPTY
 };
 
@@ -61,7 +61,7 @@ const SGLANG_QUOTE: &str = "Prefill Phase: On 4 nodes (4×8×H100, EP32), the sy
 const SGLANG_NOTE: &str = "the bound sums every part of the step, its AllToAll dispatch and combine over dcn included; TBO runs one micro-batch's communication under the other's computation (the ep-overlap term's mechanism)";
 
 const PREFILL: Point = Point {
-    work: Work::Prefill,
+    work: MeasureKind::Prefill,
     compared: Compared::TLower,
     source: SGLANG,
     source_key: "sglang-large-scale-ep-blog",

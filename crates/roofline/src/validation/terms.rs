@@ -2,7 +2,7 @@
 //! candidates tried best first, each kept only where it lowers both the held-out median and p90
 //! |error|; and what each term does on the whole set, for the report ([`TermReport`]).
 
-use super::fit::{fit_model, Model, Term};
+use super::fit::{fit_model, Term, TermFit};
 use super::obs::{data, sources_of, stats, Obs};
 use super::MIN_POINTS;
 
@@ -102,7 +102,7 @@ pub fn select_terms_from(obs: &[Obs], candidates: &[Term]) -> Vec<Term> {
     }
 }
 
-fn log_residual(obs: &[Obs], model: Option<&Model>) -> f64 {
+fn log_residual(obs: &[Obs], model: Option<&TermFit>) -> f64 {
     obs.iter()
         .map(|o| {
             let p = model.map_or(1.0, |m| m.ratio(&o.features));

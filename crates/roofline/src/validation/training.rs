@@ -6,7 +6,7 @@
 //! rows use 6·N (a time a few per cent short); a published tokens/s gives the step directly.
 //! Every link sets every mesh axis (the `train` kind defaults to dp 32 × fsdp 64 × tp 4).
 
-use super::{Family, Point, Tier, Work};
+use super::{Family, MeasureKind, Point, Tier};
 
 const LLAMA3: &str = "Llama Team, \"The Llama 3 Herd of Models\" (arXiv 2407.21783), Table 4, read through the transcription at https://aarnphm.xyz/thoughts/Llama-3 (the same rows at https://glennklockwood.com/garden/llama-3.1)";
 const MAXTEXT: &str = "https://github.com/AI-Hypercomputer/maxtext README.md \"Runtime Performance Results\" and MaxText/configs/";
@@ -35,7 +35,7 @@ macro_rules! mosaic_notes {
 }
 
 const TRAIN: Point = Point {
-    work: Work::Training,
+    work: MeasureKind::Training,
     family: Family::Tpu,
     source: MAXTEXT,
     source_key: "maxtext-readme",

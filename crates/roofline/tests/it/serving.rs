@@ -244,7 +244,7 @@ fn disaggregated_prefill_to_decode_ratio_of_llama3_70b() {
         panic!()
     };
     let mut one = l;
-    one.phase = roofline::op::Phase::Prefill;
+    one.phase = roofline::op::InferenceStep::Prefill;
     one.ctx = 7680.0;
     one.b = 1.0;
     let prefill_one = analyze(&Op::new(OpKind::Llm(one)), &v5e, &Options::default())

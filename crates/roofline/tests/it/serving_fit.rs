@@ -124,7 +124,7 @@ fn stored_fits_are_a_fresh_fit() {
         assert_eq!(rows.len(), f.rows, "{:?} rows", f.engine);
         for (fig, m) in [(Figure::Ttft, &f.ttft), (Figure::Tpot, &f.tpot)] {
             let fresh = fit_choice(&rows, fig, &m.choice, m.bias).unwrap();
-            let same = |a: &roofline::validation::Model, b: &roofline::validation::Model| {
+            let same = |a: &roofline::validation::TermFit, b: &roofline::validation::TermFit| {
                 report::same_model(a, b, 1e-9)
             };
             assert!(

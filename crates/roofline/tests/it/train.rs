@@ -344,7 +344,7 @@ fn tensor_parallel_on_the_real_llama_70b() {
     let tp_fwd: f64 = a
         .collectives
         .iter()
-        .filter(|x| x.axis == MeshAxis::Tp && x.phase == roofline::train::Phase::Forward)
+        .filter(|x| x.axis == MeshAxis::Tp && x.phase == roofline::train::Pass::Forward)
         .map(|x| x.time)
         .sum();
     let v = 2.0 * 4_194_304.0 * 8192.0; // the gathered [B, D] of the one data shard

@@ -6,7 +6,7 @@
 
 use roofline::validation::{
     binomial_range, calibrate, fit_model, points, predict, select_terms, Basis, Compared, Family,
-    Features, Obs, Report, Split, Tail, Term, Work, MIN_POINTS, SET_VERSION,
+    Features, MeasureKind, Obs, Report, Split, Tail, Term, MIN_POINTS, SET_VERSION,
 };
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -61,7 +61,7 @@ fn the_set_spans_families_and_every_kind_of_work() {
     let ps = points();
     let families: BTreeSet<Family> = ps.iter().map(|p| p.family).collect();
     assert!(families.len() >= 5, "{families:?}");
-    for w in Work::ALL {
+    for w in MeasureKind::ALL {
         assert!(ps.iter().any(|p| p.work == w), "no {} point", w.as_str());
     }
 }
@@ -176,7 +176,7 @@ fn with(
         id,
         source,
         chip: "h100",
-        work: Work::Gemm,
+        work: MeasureKind::Gemm,
         family,
         ratio,
         features,
@@ -205,7 +205,7 @@ fn a_set_measured_at_exactly_125_percent_fits_r_125_with_no_error() {
     ];
     let cal = calibrate(&set, &RES, None).unwrap();
     let e = cal
-        .expect(Work::Gemm, Family::Hopper, "h100", &compute(), 2e-3)
+        .expect(MeasureKind::Gemm, Family::Hopper, "h100", &compute(), 2e-3)
         .unwrap();
     close(e.r, 1.25, 1e-9);
     close(e.t, 2.5e-3, 1e-9);
@@ -224,7 +224,7 @@ fn a_set_measured_at_exactly_125_percent_fits_r_125_with_no_error() {
     // Without s1, each held-out fold leaves three points: no residual, so no band.
     let held = calibrate(&set, &RES, Some("s1")).unwrap();
     let e = held
-        .expect(Work::Gemm, Family::Hopper, "h100", &compute(), 2e-3)
+        .expect(MeasureKind::Gemm, Family::Hopper, "h100", &compute(), 2e-3)
         .unwrap();
     close(e.t, 2.5e-3, 1e-9);
     assert_eq!((e.lo, e.hi), (None, None));
@@ -252,7 +252,7 @@ fn holding_out_by_source_drops_every_point_of_the_source() {
     let held = calibrate(&set, &RES, Some("fast")).unwrap();
     close(held.model.coef(Term::Compute).unwrap(), 2.0, 1e-6);
     let e = held
-        .expect(Work::Gemm, Family::Hopper, "h100", &compute(), 1.0)
+        .expect(MeasureKind::Gemm, Family::Hopper, "h100", &compute(), 1.0)
         .unwrap();
     // The basis names the points left: the four others.
     assert_eq!(e.basis_points, vec!["o1", "o2", "o3", "o4"]);
@@ -273,17 +273,17 @@ fn a_generation_without_points_gets_nothing_and_one_without_the_kind_says_it_bor
     ];
     let cal = calibrate(&set, &RES, None).unwrap();
     assert!(cal
-        .expect(Work::Gemm, Family::Tpu, "tpu-v5e", &compute(), 1.0)
+        .expect(MeasureKind::Gemm, Family::Tpu, "tpu-v5e", &compute(), 1.0)
         .is_none());
     // The H800 has no point, its family (Hopper) has GEMMs: Family, naming them.
     let own = cal
-        .expect(Work::Gemm, Family::Hopper, "h800", &compute(), 1.0)
+        .expect(MeasureKind::Gemm, Family::Hopper, "h800", &compute(), 1.0)
         .unwrap();
     assert_eq!(own.borrowed_from, None);
     assert_eq!(own.basis, Basis::Family);
     assert_eq!(own.basis_points, vec!["h1", "h2"]);
     let other = cal
-        .expect(Work::Memory, Family::Hopper, "h100", &compute(), 1.0)
+        .expect(MeasureKind::Memory, Family::Hopper, "h100", &compute(), 1.0)
         .unwrap();
     assert!(other
         .borrowed_from
@@ -320,7 +320,11 @@ fn the_band_is_the_spread_of_held_out_residuals() {
         obs("e", "e", Family::Tpu, 5.0),
     ];
     let cal = calibrate(&set, &RES, None).unwrap();
-    let k = cal.kinds.iter().find(|k| k.work == Work::Gemm).unwrap();
+    let k = cal
+        .kinds
+        .iter()
+        .find(|k| k.work == MeasureKind::Gemm)
+        .unwrap();
     close(k.without.0, 0.6, 1e-5);
     close(k.without.1, 2.0 / 3.0 + 0.6 * (2.0 - 2.0 / 3.0), 1e-5);
     close(k.with.0, 0.2, 1e-5);
@@ -328,7 +332,7 @@ fn the_band_is_the_spread_of_held_out_residuals() {
     assert!(!k.kept && !k.pooled_band);
     assert_eq!((k.n, k.sources), (5, 5));
     let e = cal
-        .expect(Work::Gemm, Family::Tpu, "tpu-v5e", &compute(), 1.0)
+        .expect(MeasureKind::Gemm, Family::Tpu, "tpu-v5e", &compute(), 1.0)
         .unwrap();
     close(e.r, 2.0, 1e-5);
     close(e.lo.unwrap(), 2.0 * 1.0, 1e-5);
@@ -359,19 +363,29 @@ fn a_biased_kind_gets_its_bias_and_a_band_around_its_expectation() {
         ("m4", 0.95),
     ] {
         set.push(Obs {
-            work: Work::Memory,
+            work: MeasureKind::Memory,
             ..obs(id, id, Family::Hopper, 1.5 * f)
         });
     }
     let cal = calibrate(&set, &RES, None).unwrap();
     close(cal.model.coef(Term::Compute).unwrap(), 1.5, 1e-9);
-    let k = cal.kinds.iter().find(|k| k.work == Work::Memory).unwrap();
+    let k = cal
+        .kinds
+        .iter()
+        .find(|k| k.work == MeasureKind::Memory)
+        .unwrap();
     assert!(k.kept, "{k:?}");
     close(k.bias, 0.90, 1e-9);
     close(k.lo, (0.85 + 0.4 * 0.03) / 0.90, 1e-9);
     close(k.hi, (0.92 + 0.6 * 0.03) / 0.90, 1e-9);
     let e = cal
-        .expect(Work::Memory, Family::Hopper, "h100", &compute(), 1e-3)
+        .expect(
+            MeasureKind::Memory,
+            Family::Hopper,
+            "h100",
+            &compute(),
+            1e-3,
+        )
         .unwrap();
     close(e.t, 1e-3 * 1.5 * 0.90, 1e-9);
     let (lo, hi) = (e.lo.unwrap(), e.hi.unwrap());
@@ -379,7 +393,7 @@ fn a_biased_kind_gets_its_bias_and_a_band_around_its_expectation() {
     // The GEMMs' own residuals are all 1: no bias, a band of no width around the
     // expectation.
     let g = cal
-        .expect(Work::Gemm, Family::Hopper, "h100", &compute(), 1e-3)
+        .expect(MeasureKind::Gemm, Family::Hopper, "h100", &compute(), 1e-3)
         .unwrap();
     assert_eq!(g.bias, 1.0);
     close(g.lo.unwrap(), g.t, 1e-12);
@@ -417,12 +431,12 @@ fn a_family_factor_is_kept_only_where_it_holds_out() {
     close(h.without.0, 0.2, 1e-9);
     assert!(h.with.0.abs() < 1e-9);
     let e = cal
-        .expect(Work::Gemm, Family::Hopper, "h100", &compute(), 1.0)
+        .expect(MeasureKind::Gemm, Family::Hopper, "h100", &compute(), 1.0)
         .unwrap();
     close(e.t, 1.5, 1e-9);
     assert_eq!(e.family_factor.map(|g| (g * 1e9).round() / 1e9), Some(1.25));
     let e = cal
-        .expect(Work::Gemm, Family::Ampere, "a100", &compute(), 1.0)
+        .expect(MeasureKind::Gemm, Family::Ampere, "a100", &compute(), 1.0)
         .unwrap();
     close(e.t, 1.2, 1e-9);
     assert_eq!(e.family_factor, None);
@@ -555,7 +569,7 @@ fn the_stored_points_are_a_fresh_evaluation() {
 #[test]
 fn the_stored_fits_are_the_procedures() {
     use roofline::validation::{
-        finish_with, fresh_fold_model, old_fold, stored_fits, stored_observations, Model, Models,
+        finish_with, fresh_fold_model, old_fold, stored_fits, stored_observations, Models, TermFit,
     };
     let obs = stored_observations();
     let fits = stored_fits();
@@ -568,7 +582,7 @@ fn the_stored_fits_are_the_procedures() {
     );
     let mut residuals = vec![None; obs.len()];
     for f in &fits.nested {
-        let m = Model {
+        let m = TermFit {
             terms: f.terms.clone(),
             coef: f.coef.clone(),
         };
@@ -685,7 +699,7 @@ fn a_band_always_contains_its_expectation() {
         );
     }
     // Every kind the set measures has a band.
-    assert_eq!(r.kinds.len(), Work::ALL.len());
+    assert_eq!(r.kinds.len(), MeasureKind::ALL.len());
     for row in &r.rows {
         if let Some(e) = &row.held_out {
             if let (Some(lo), Some(hi)) = (e.lo, e.hi) {

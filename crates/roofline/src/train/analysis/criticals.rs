@@ -8,14 +8,18 @@ use super::{
 use crate::train::config::TrainConfig;
 use crate::train::critical::{hbm_critical, link_critical, Regime};
 use crate::train::fabric::{AxisNet, MeshAxis};
-use crate::train::model::Model;
+use crate::train::model::StepCosts;
 use crate::units::{format_quantity, Unit};
 
-fn net_of(model: &Model, axis: MeshAxis) -> Option<&AxisNet> {
+fn net_of(model: &StepCosts, axis: MeshAxis) -> Option<&AxisNet> {
     model.placement.all().find(|x| x.axis == axis)
 }
 
-pub(super) fn criticals(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Vec<Critical> {
+pub(super) fn criticals(
+    cfg: &TrainConfig,
+    model: &StepCosts,
+    d: &mut Vec<String>,
+) -> Vec<Critical> {
     let mesh = &cfg.mesh;
     let c = cfg.hw.peak;
     let pr = &cfg.precision;

@@ -5,11 +5,11 @@
 
 use super::{fb, ff, fr, fs, nn, sig, Budget, Step, SEC_PP};
 use crate::train::config::{Remat, TrainConfig};
-use crate::train::model::{Model, Phase, Times};
+use crate::train::model::{Pass, StepCosts, Times};
 use crate::units::{format_quantity, Unit};
 
 /// The model, the mesh, FLOPs per token, checkpointing and `T_math`.
-pub(super) fn head(cfg: &TrainConfig, model: &Model, t: &Times, s: &Step, d: &mut Vec<String>) {
+pub(super) fn head(cfg: &TrainConfig, model: &StepCosts, t: &Times, s: &Step, d: &mut Vec<String>) {
     let a = &cfg.arch;
     let params = a.params();
     let flops = &s.flops;
@@ -60,7 +60,7 @@ pub(super) fn head(cfg: &TrainConfig, model: &Model, t: &Times, s: &Step, d: &mu
 }
 
 /// One line per collective of the step: its volume, count, time and formula.
-pub(super) fn collectives(model: &Model, d: &mut Vec<String>) {
+pub(super) fn collectives(model: &StepCosts, d: &mut Vec<String>) {
     for term in &model.terms {
         let Some(r) = &term.result else { continue };
         let each = term.one(1.0);
@@ -71,9 +71,9 @@ pub(super) fn collectives(model: &Model, d: &mut Vec<String>) {
             term.array,
             term.part,
             match term.phase {
-                Phase::Forward => "forward",
-                Phase::Backward => "backward",
-                Phase::Recompute => "recompute",
+                Pass::Forward => "forward",
+                Pass::Backward => "backward",
+                Pass::Recompute => "recompute",
             },
             if term.array_bytes == term.bytes {
                 fb(term.bytes)
@@ -98,7 +98,7 @@ pub(super) fn collectives(model: &Model, d: &mut Vec<String>) {
 }
 
 /// HBM traffic, the pipeline bubble, `t_lower`, `t_upper`, MFU and tokens/s.
-pub(super) fn step(cfg: &TrainConfig, model: &Model, t: &Times, s: &Step, d: &mut Vec<String>) {
+pub(super) fn step(cfg: &TrainConfig, model: &StepCosts, t: &Times, s: &Step, d: &mut Vec<String>) {
     let mesh = &cfg.mesh;
     d.push(format!(
         "HBM: {} per step (weights read forward, backward{} per microbatch, gradients written, optimizer update) / {} = {}",

@@ -3,9 +3,9 @@
 
 use super::{fb, sig, Memory, ModelMemory};
 use crate::train::config::TrainConfig;
-use crate::train::model::{part_params, Model};
+use crate::train::model::{part_params, StepCosts};
 
-pub(super) fn memory(cfg: &TrainConfig, model: &Model, d: &mut Vec<String>) -> Memory {
+pub(super) fn memory(cfg: &TrainConfig, model: &StepCosts, d: &mut Vec<String>) -> Memory {
     let m = &model.mem;
     let total = m.fixed() + m.scaled();
     let cap = cfg.hw.hbm;

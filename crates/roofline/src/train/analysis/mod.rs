@@ -15,7 +15,7 @@ pub use types::{
 use super::config::{Schedule, TrainConfig};
 use super::critical::Regime;
 use super::fabric::MeshAxis;
-use super::model::{attn_dot_fwd, part_params, Model, Times};
+use super::model::{attn_dot_fwd, part_params, StepCosts, Times};
 use crate::collective::Topology;
 use crate::error::Error;
 use crate::units::{format_exact, format_quantity, format_sig, Unit};
@@ -86,7 +86,7 @@ fn moe_factor(cfg: &TrainConfig) -> f64 {
 /// ```
 pub fn analyze_train(cfg: &TrainConfig) -> Result<TrainAnalysis, Error> {
     cfg.validate()?;
-    let model = Model::build(cfg, true)?;
+    let model = StepCosts::build(cfg, true)?;
     let t = model.eval(model.b0);
     let s = step_figures(cfg, &model, &t);
     let mut d = Vec::new();
@@ -156,7 +156,7 @@ struct Step {
     budget: Option<Budget>,
 }
 
-fn step_figures(cfg: &TrainConfig, model: &Model, t: &Times) -> Step {
+fn step_figures(cfg: &TrainConfig, model: &StepCosts, t: &Times) -> Step {
     let a = &cfg.arch;
     let (mesh, b, peak) = (&cfg.mesh, model.b0, cfg.hw.peak);
     let attention = if cfg.mlp_only {
@@ -197,7 +197,7 @@ fn step_figures(cfg: &TrainConfig, model: &Model, t: &Times) -> Step {
 }
 
 /// Every collective of the step that the mesh has, per chip.
-fn collectives(model: &Model) -> Vec<TrainCollective> {
+fn collectives(model: &StepCosts) -> Vec<TrainCollective> {
     let mut out = Vec::with_capacity(model.terms.len());
     for term in &model.terms {
         let Some(r) = &term.result else { continue };
@@ -266,7 +266,7 @@ fn critical_b(critical: &[Critical]) -> Option<f64> {
     critical_b
 }
 
-fn link_times(model: &Model, t: &Times, d: &mut Vec<String>) -> Vec<LinkTime> {
+fn link_times(model: &StepCosts, t: &Times, d: &mut Vec<String>) -> Vec<LinkTime> {
     let mut out = Vec::new();
     for l in &t.links {
         let (axis, time, done) = (l.axis, l.all, l.done);
@@ -301,7 +301,7 @@ fn link_times(model: &Model, t: &Times, d: &mut Vec<String>) -> Vec<LinkTime> {
     out
 }
 
-fn part_costs(cfg: &TrainConfig, model: &Model, t: &Times) -> Vec<PartCost> {
+fn part_costs(cfg: &TrainConfig, model: &StepCosts, t: &Times) -> Vec<PartCost> {
     let mesh = &cfg.mesh;
     let b = model.b0;
     model
@@ -344,7 +344,7 @@ fn part_costs(cfg: &TrainConfig, model: &Model, t: &Times) -> Vec<PartCost> {
         .collect()
 }
 
-fn notes(cfg: &TrainConfig, model: &Model, memory: &Memory) -> Vec<String> {
+fn notes(cfg: &TrainConfig, model: &StepCosts, memory: &Memory) -> Vec<String> {
     let mut out = Vec::new();
     let mesh = &cfg.mesh;
     let per_shard = cfg.batch / (cfg.seq * mesh.data());

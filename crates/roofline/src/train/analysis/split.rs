@@ -3,7 +3,7 @@
 use super::{f_eff, fr, fs, nn, sig, OptimalFsdp, SEC_FSDP};
 use crate::train::config::TrainConfig;
 use crate::train::fabric::Fabric;
-use crate::train::model::Model;
+use crate::train::model::StepCosts;
 
 /// Every divisor of a whole `n` (≤ 1e9), ascending.
 pub(crate) fn divisors(n: f64) -> Vec<f64> {
@@ -27,14 +27,14 @@ pub(crate) fn divisors(n: f64) -> Vec<f64> {
 /// The fastest `(fsdp, tp)` split of `fsdp·tp` chips at the config's batch (fitting in memory
 /// when any split does; of equal times, the one whose busiest link has the most headroom),
 /// with its time and fit.
-pub(crate) fn best_split(cfg: &TrainConfig) -> Option<(f64, f64, f64, bool, Model)> {
+pub(crate) fn best_split(cfg: &TrainConfig) -> Option<(f64, f64, f64, bool, StepCosts)> {
     let nxy = cfg.mesh.fsdp * cfg.mesh.tp;
-    let mut best: Option<(f64, f64, f64, bool, f64, Model)> = None;
+    let mut best: Option<(f64, f64, f64, bool, f64, StepCosts)> = None;
     for y in divisors(nxy) {
         let mut c = cfg.clone();
         c.mesh.tp = y;
         c.mesh.fsdp = nxy / y;
-        let Ok(m) = Model::build(&c, false) else {
+        let Ok(m) = StepCosts::build(&c, false) else {
             continue;
         };
         let times = m.eval(m.b0);
@@ -56,7 +56,7 @@ pub(crate) fn best_split(cfg: &TrainConfig) -> Option<(f64, f64, f64, bool, Mode
 
 pub(super) fn optimal_fsdp(
     cfg: &TrainConfig,
-    model: &Model,
+    model: &StepCosts,
     d: &mut Vec<String>,
 ) -> Option<OptimalFsdp> {
     let mesh = &cfg.mesh;
@@ -81,7 +81,7 @@ pub(super) fn optimal_fsdp(
             Some((w * mx, w * my, format!("M_X/M_Y = {}/{}", nn(mx), nn(my))))
         }
         _ => {
-            let pick = |m: &Model| -> Option<(f64, f64)> {
+            let pick = |m: &StepCosts| -> Option<(f64, f64)> {
                 Some((
                     m.placement.fsdp.as_ref()?.ag_bandwidth_approx(),
                     m.placement.tp.as_ref()?.ag_bandwidth_approx(),

@@ -6,7 +6,7 @@ use crate::collective::CollectiveKind;
 use crate::train::critical::Regime;
 use crate::train::fabric::MeshAxis;
 pub use crate::train::model::TrainBound;
-use crate::train::model::{Phase, Window};
+use crate::train::model::{Pass, Window};
 use serde::{Deserialize, Serialize};
 
 /// FLOPs per token of a training step.
@@ -44,7 +44,7 @@ pub struct TrainCollective {
     /// What moves (`weights`, `gradients`, `activations`, ...).
     pub array: String,
     /// Forward, backward or recompute.
-    pub phase: Phase,
+    pub phase: Pass,
     /// When it may overlap compute.
     pub window: Window,
     /// How many per step per chip.

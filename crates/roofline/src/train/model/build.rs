@@ -1,7 +1,7 @@
-//! [`Model::build`]: every part's FLOPs and checkpoints, every collective of the step as a
+//! [`StepCosts::build`]: every part's FLOPs and checkpoints, every collective of the step as a
 //! [`Term`] on its strategy's network, the HBM traffic and the memory model.
 
-use super::{parts, MemModel, Model, Phase, Term, Window, INTERMEDIATES_PER_LAYER, LOGIT_BYTES};
+use super::{parts, MemModel, Pass, StepCosts, Term, Window, INTERMEDIATES_PER_LAYER, LOGIT_BYTES};
 use crate::collective::formulas::coefficients;
 use crate::collective::{collective_time, CollectiveKind, CollectiveResult};
 use crate::error::Error;
@@ -13,7 +13,7 @@ type Seen = Vec<(MeshAxis, CollectiveKind, f64, CollectiveResult)>;
 
 /// One collective a part issues: its kind, the array it moves, its pass, when it may overlap
 /// compute, its bytes per group and how many times it runs per step.
-type Spec = (CollectiveKind, &'static str, Phase, Window, f64, f64);
+type Spec = (CollectiveKind, &'static str, Pass, Window, f64, f64);
 
 /// The step's collectives as they are added, with the analyses seen so far when explaining.
 struct Terms {
@@ -101,9 +101,9 @@ impl Terms {
     }
 }
 
-impl Model {
+impl StepCosts {
     /// Builds the step of a validated config; `explain` keeps each collective's analysis.
-    pub fn build(cfg: &TrainConfig, explain: bool) -> Result<Model, Error> {
+    pub fn build(cfg: &TrainConfig, explain: bool) -> Result<StepCosts, Error> {
         let mesh = &cfg.mesh;
         let a = &cfg.arch;
         let placement = place(mesh, &cfg.axes, &cfg.hw.fabric, explain)?;
@@ -135,7 +135,7 @@ impl Model {
             let grp = p.dense / tp + p.experts / (tp * ep);
             let name = p.name;
             use CollectiveKind::*;
-            use Phase::{Backward as Bwd, Forward as Fwd, Recompute};
+            use Pass::{Backward as Bwd, Forward as Fwd, Recompute};
             if let Some(net) = &pl.fsdp {
                 let (w, g) = (sp * grp, sg * grp);
                 terms.add(
@@ -220,7 +220,7 @@ impl Model {
                     (
                         CollectiveKind::Send,
                         "activations",
-                        Phase::Forward,
+                        Pass::Forward,
                         Window::Forward,
                         v,
                         m,
@@ -228,7 +228,7 @@ impl Model {
                     (
                         CollectiveKind::Send,
                         "activation gradients",
-                        Phase::Backward,
+                        Pass::Backward,
                         Window::Backward,
                         v,
                         m,
@@ -287,7 +287,7 @@ impl Model {
             },
             logits: LOGIT_BYTES * t_mb * a.vocab / tp,
         };
-        Ok(Model {
+        Ok(StepCosts {
             b0,
             chips: n,
             peak: cfg.hw.peak,

@@ -1,6 +1,6 @@
 //! The step as numbers: the model's parts (dense layers, MoE layers, embedding and LM head)
 //! with their parameters, FLOPs and checkpoints; every collective of the step as a [`Term`]
-//! whose time is known at any batch; the HBM traffic; and their evaluation ([`Model::eval`]).
+//! whose time is known at any batch; the HBM traffic; and their evaluation ([`StepCosts::eval`]).
 //!
 //! Everything per chip and per step. `b = B/N` is the batch per chip in tokens; FLOPs and
 //! activation traffic are proportional to it, weight traffic is not.
@@ -72,7 +72,7 @@ pub enum Window {
 /// What a collective belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Phase {
+pub enum Pass {
     /// The forward pass.
     Forward,
     /// The backward pass.
@@ -88,7 +88,7 @@ pub(crate) struct Term {
     pub kind: CollectiveKind,
     pub part: &'static str,
     pub array: &'static str,
-    pub phase: Phase,
+    pub phase: Pass,
     pub window: Window,
     /// Instances per step per chip.
     pub count: f64,
@@ -187,7 +187,7 @@ impl MemModel {
 
 /// The whole step.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Model {
+pub(crate) struct StepCosts {
     /// Tokens per chip `b` the terms' bytes are given at.
     pub b0: f64,
     pub chips: f64,
@@ -259,9 +259,9 @@ pub(crate) struct Times {
     pub bound: TrainBound,
 }
 
-impl Model {
+impl StepCosts {
     /// The step at `b` tokens per chip: each pass lasts as long as its compute or the
-    /// slowest link's traffic in that pass, whichever is longer (see [`Model::link`]), and
+    /// slowest link's traffic in that pass, whichever is longer (see [`StepCosts::link`]), and
     /// the step at least as long as its HBM traffic.
     pub fn eval(&self, b: f64) -> Times {
         let r = b / self.b0;

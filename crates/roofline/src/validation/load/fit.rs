@@ -15,7 +15,7 @@
 //! are predicted by a model chosen and fitted without them; an engine with no training group
 //! left falls back to `generic` (every engine's rows pooled), and the row says so.
 
-use super::super::fit::{fit_model, median, percentile, Features, Model, Term};
+use super::super::fit::{fit_model, median, percentile, Features, Term, TermFit};
 use super::super::{Family, MIN_POINTS};
 use super::{Figure, LoadObs};
 use crate::op::Engine;
@@ -65,9 +65,9 @@ pub struct FigureModel {
     /// The choices.
     pub choice: Choice,
     /// The model over every generation.
-    pub pooled: Model,
+    pub pooled: TermFit,
     /// Per generation, where the scope is per generation and the generation has rows.
-    pub by_family: Vec<(Family, Model)>,
+    pub by_family: Vec<(Family, TermFit)>,
     /// The bias factor (1 without bias).
     pub bias: f64,
 }

@@ -4,7 +4,7 @@
 //! themselves stay in the lazily fetched validation data. `tests/it/serving_fit.rs` checks
 //! the coefficients against a fresh fit with the stored choices.
 
-use super::super::fit::{Model, Term};
+use super::super::fit::{Term, TermFit};
 use super::super::Family;
 use super::fit::{Choice, FigureModel, Scope};
 use super::EngineFit;
@@ -33,7 +33,7 @@ pub(super) struct StoredFit {
 }
 
 fn model(f: &StoredFigure) -> FigureModel {
-    let m = |c: &[f64]| Model {
+    let m = |c: &[f64]| TermFit {
         terms: f.terms.to_vec(),
         coef: c.to_vec(),
     };

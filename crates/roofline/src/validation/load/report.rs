@@ -3,7 +3,7 @@
 //! expectation against the targets; and the fits on every row that the page carries,
 //! with their standard errors, as `fitted.rs` stores them.
 
-use super::super::fit::{median, percentile, Model, Term};
+use super::super::fit::{median, percentile, Term, TermFit};
 use super::super::Family;
 use super::fit::{fit_choice, fit_figure, groups, nested, of_engine, FigureModel, HeldOut, Scope};
 use super::{band_of, observe, Figure, LoadObs, RowInput, LOAD_SET_VERSION};
@@ -390,7 +390,7 @@ pub fn fitted_source(fits: &[FinalFit]) -> String {
 }
 
 /// Whether two models have the same terms and coefficients within `tol` (relative).
-pub fn same_model(a: &Model, b: &Model, tol: f64) -> bool {
+pub fn same_model(a: &TermFit, b: &TermFit, tol: f64) -> bool {
     a.terms == b.terms
         && a.coef.len() == b.coef.len()
         && a.coef

@@ -503,14 +503,14 @@ fn parse(data: &'static str) -> Result<Vec<Row>, String> {
 }
 
 /// A model of the set: its zoo preset, or the attention form it lacks.
-pub(super) struct Model {
+pub(super) struct RowModel {
     pub(super) preset: &'static str,
     pub(super) lacks: Option<Reason>,
     /// Experts quantised apart from attention in its NVFP4 checkpoints.
     experts_only_fp4: bool,
 }
 
-pub(super) fn model_of(path: &str) -> Option<Model> {
+pub(super) fn model_of(path: &str) -> Option<RowModel> {
     let (preset, lacks, experts_only_fp4) = match path {
         "meta-llama/Llama-3.1-70B" => ("llama3.1-70b", None, false),
         "meta-llama/Llama-3.1-8B-Instruct" | "nvidia/Llama-3.1-8B-Instruct-FP8" => {
@@ -529,7 +529,7 @@ pub(super) fn model_of(path: &str) -> Option<Model> {
         "zhipuai/GLM-5" => ("", Some(Reason::SparseAttention), false),
         _ => return None,
     };
-    Some(Model {
+    Some(RowModel {
         preset,
         lacks,
         experts_only_fp4,
@@ -595,7 +595,7 @@ fn out(reason: Reason) -> Result<Expressed, Unexpressed> {
 /// `chip` and the notes the reading takes; `None` for a mode the rule does not read.
 pub(super) fn dtypes(
     r: &Row,
-    model: &Model,
+    model: &RowModel,
     chip: &Chip,
 ) -> Option<(DType, DType, Vec<&'static str>)> {
     let mut notes = Vec::new();
