@@ -43,6 +43,10 @@ pub struct Ctx {
     pub keys: RwSignal<Keys>,
     /// Dark theme (from `theme=` or `prefers-color-scheme`).
     pub dark: Signal<bool>,
+    /// The core's results of the scenario (issue 41): one store, brought to each edit by one
+    /// memo (an edit computes only the (operation, chip) pairs it changed); every result row,
+    /// the key line and the roofline plot only format it.
+    pub results: Memo<roofline::results::Results>,
     /// The chart models (computed once, read by the plots, exports and the embed).
     pub charts: plots::Charts,
     /// The status line: the last failure that belongs to no field (an export, the clipboard,
@@ -374,6 +378,13 @@ pub fn App() -> impl IntoView {
     let loaded = share::load_from_location();
     let embed = loaded.scenario.embed;
     let scenario = RwSignal::new(loaded.scenario);
+    // The store takes the last scenario's figures with it: an unchanged pair is not computed
+    // again.
+    let results = Memo::new_owning(move |prev: Option<roofline::results::Results>| {
+        let mut r = prev.unwrap_or_default();
+        scenario.with(|s| r.update(s));
+        (r, true)
+    });
     let (os_dark, set_os_dark) = signal(prefers_dark());
     if let Some(m) = dark_query() {
         let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
@@ -412,7 +423,8 @@ pub fn App() -> impl IntoView {
         scenario,
         keys,
         dark,
-        charts: plots::Charts::new(scenario, measured),
+        results,
+        charts: plots::Charts::new(scenario, results, measured),
         status,
         profile: imported,
         measured,

@@ -28,7 +28,11 @@ pub struct Charts {
 impl Charts {
     /// Memos over the scenario (its sweep axes included) and the measured profile (markers on
     /// the roofline plot).
-    pub fn new(scenario: RwSignal<Scenario>, measured: Memo<super::profile::Measured>) -> Charts {
+    pub fn new(
+        scenario: RwSignal<Scenario>,
+        results: Memo<roofline::results::Results>,
+        measured: Memo<super::profile::Measured>,
+    ) -> Charts {
         let cache = StoredValue::new_local(view::SweepCache::default());
         let sweep = Memo::new(move |_| {
             if !scenario.with(|s| s.plot.shows_sweep()) {
@@ -40,14 +44,11 @@ impl Charts {
             });
             chart.map(ChartModel::Sweep)
         });
-        let points = StoredValue::new(view::RooflineCache::default());
         let roofline = Memo::new(move |_| {
             let mut chart = scenario.with(|s| {
-                s.plot.shows_roofline().then(|| {
-                    points
-                        .try_update_value(|c| view::roofline_chart_cached(s, c))
-                        .unwrap_or_default()
-                })
+                s.plot
+                    .shows_roofline()
+                    .then(|| results.with(|r| view::roofline_chart_of(s, r)))
             })?;
             measured.with(|m| {
                 if let Some(Ok(t)) = m {
@@ -219,13 +220,11 @@ pub fn PlotsPanel() -> impl IntoView {
                 on:click=move |_| set_plot(p) on:keydown=tab_key>{text}</button>
         }
     };
-    // An edit analyses again only the operation it changed (each (op, chip)'s words are kept).
-    let key_cache = StoredValue::new(view::KeyLineCache::default());
+    // Words only: the store analysed each (operation, chip) once for the edit.
     let key_line = Memo::new(move |_| {
         c.scenario.with(|s| {
-            key_cache
-                .try_update_value(|k| view::key_line_cached(s, view::KeyLineDetail::Full, k))
-                .unwrap_or_default()
+            c.results
+                .with(|r| view::key_line_of(s, r, view::KeyLineDetail::Full))
         })
     });
     let sweep = c.charts.sweep;

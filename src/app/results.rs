@@ -40,7 +40,9 @@ pub fn ResultsPanel() -> impl IntoView {
         move |_| {
             let mut rows = c.scenario.with(|s| {
                 let rows = cache
-                    .try_update_value(|cache| view::result_rows_cached(s, cache))
+                    .try_update_value(|cache| {
+                        c.results.with(|r| view::result_rows_cached(s, r, cache))
+                    })
                     .unwrap_or_default();
                 base_cache
                     .try_update_value(|b| view::rows_with_base(s, rows.clone(), b))

@@ -231,7 +231,7 @@ pub fn ShareActions() -> impl IntoView {
                 download(&format!("{base}-results.csv"), "text/csv", csv.as_bytes())
             }
             "json" => {
-                let json = view::scenario_json(&s);
+                let json = c.results.with_untracked(|r| view::scenario_json_of(&s, r));
                 download(&format!("{base}.json"), "application/json", json.as_bytes())
             }
             _ => Ok(()),
@@ -418,12 +418,10 @@ pub fn EmbedView() -> impl IntoView {
     } else {
         c.charts.roofline
     };
-    let key_cache = StoredValue::new(view::KeyLineCache::default());
     let key = move || {
         c.scenario.with(|s| {
-            key_cache
-                .try_update_value(|k| view::key_line_cached(s, view::KeyLineDetail::Compact, k))
-                .unwrap_or_default()
+            c.results
+                .with(|r| view::key_line_of(s, r, view::KeyLineDetail::Compact))
         })
     };
     let href = move || {

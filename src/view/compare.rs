@@ -5,8 +5,7 @@
 
 use std::sync::Arc;
 
-use roofline::analysis::{Analysis, Options};
-use roofline::chip::Chip;
+use roofline::analysis::Analysis;
 use roofline::compare::{self, Elasticities};
 use roofline::scenario::{BaseRow, Scenario};
 use roofline::units::{format_exact, format_sig, Unit};
@@ -49,8 +48,7 @@ fn signed(v: f64) -> String {
 
 /// The three elasticity cells of an analysed row (`none` where the op does not use the
 /// resource, or the chip has no figure for it).
-pub fn elasticity_cells(a: &Analysis, chip: &Chip, opts: &Options) -> Vec<Cell> {
-    let e: Elasticities = compare::elasticities(a, chip, opts);
+pub fn elasticity_cells(a: &Analysis, e: &Elasticities) -> Vec<Cell> {
     let peak = format!("the {} peak", a.compute.dtype.label());
     [
         ("elasticity_peak", e.peak, peak.as_str()),

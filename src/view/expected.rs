@@ -5,35 +5,12 @@
 //! number without evidence. A user's own `cal=` and `derate=` do not change it: the fit is
 //! against the bare bound. Pure, tested natively.
 
-use roofline::analysis::{Analysis, Options};
-use roofline::chip::Chip;
-use roofline::op::Op;
+use roofline::results::ServingExpectation;
 use roofline::units::{format_exact, format_sig, Unit};
-use roofline::validation::{expectation_for, expectation_with, Expectation, Term, MIN_POINTS};
+use roofline::validation::{Expectation, Term, MIN_POINTS};
 
 use super::cell::Cell;
 use super::names::pretty;
-
-/// The bare roofline analysis of `op` on `chip` (no derate, no calibration: what the set's
-/// ratios were fitted against); the row's own analysis when the options are already bare.
-fn bare_analysis<'a>(
-    op: &Op,
-    chip: &Chip,
-    opts: &Options,
-    a: &'a Analysis,
-) -> Option<std::borrow::Cow<'a, Analysis>> {
-    let bare = Options {
-        convention: opts.convention,
-        ..Options::default()
-    };
-    if *opts == bare {
-        Some(std::borrow::Cow::Borrowed(a))
-    } else {
-        roofline::analysis::analyze(op, chip, &bare)
-            .ok()
-            .map(std::borrow::Cow::Owned)
-    }
-}
 
 /// The model's sum for a figure, term by term, each kept term with the feature it multiplies:
 /// `1.29 × 1 memory (at 77.7% of the HBM bandwidth) + 0.204 × 1 step-memory (a step's memory
@@ -164,14 +141,18 @@ pub const EXPECTED_HELP: &str = "Expected: what runs of this kind of work measur
 
 /// The expectation of a row analysed as `a`: its cells. The band's cells are `none` where
 /// fewer than four held-out points of the kind back it.
-pub fn expected_cells(op: &Op, chip: &Chip, opts: &Options, a: &Analysis) -> Vec<Cell> {
-    let e = bare_analysis(op, chip, opts, a)
-        .ok_or_else(|| "no bare bound".to_string())
-        .and_then(|bare| expectation_for(op, chip, &bare).map(|e| (e, bare.t_lower)));
+/// `e` is the store's expectation against the bare bound `bare`.
+pub fn expected_cells(e: &Result<Expectation, String>, bare: Option<f64>) -> Vec<Cell> {
     let metrics = ["t_expected", "t_expected_lo", "t_expected_hi"];
-    let (e, bare) = match e {
-        Ok(x) => x,
-        Err(why) => return metrics.into_iter().map(|m| none_cell(m, &why)).collect(),
+    let (e, bare) = match (e, bare) {
+        (Ok(e), Some(bare)) => (e, bare),
+        (Err(why), _) => return metrics.into_iter().map(|m| none_cell(m, why)).collect(),
+        (Ok(_), None) => {
+            return metrics
+                .into_iter()
+                .map(|m| none_cell(m, "no bare bound"))
+                .collect()
+        }
     };
     let title = expectation_words(&e, bare);
     let cell = |metric: &'static str, v: Option<f64>, text: &dyn Fn(f64) -> String| match v {
@@ -226,40 +207,12 @@ pub fn insert_expected(cells: &mut Vec<Cell>, expected: Vec<Cell>) {
 /// `ttft_expected` from its prefill runs, each times the bare serving figure, and
 /// `tokens_per_s_expected` = B / `tpot_expected` (`none` where the batch does not fit). `none`
 /// with the reason where the set has no evidence.
-/// `figures` are the row's own serving figures: re-used when the options are already bare, so
-/// an edit times the steps once.
-pub fn serving_expected_cells(
-    op: &Op,
-    chip: &Chip,
-    opts: &Options,
-    figures: &roofline::serving::Serving,
-) -> Vec<Cell> {
-    let bare = Options {
-        convention: opts.convention,
-        ..Options::default()
+/// `expected` is the store's (`None`, no cells, where the bare serving figures fail).
+pub fn serving_expected_cells(expected: Option<&ServingExpectation>) -> Vec<Cell> {
+    let Some(x) = expected else {
+        return Vec::new();
     };
-    let computed;
-    let v = if *opts == bare {
-        figures
-    } else {
-        match roofline::serving::serving(op, chip, &bare) {
-            Ok(Some(v)) => {
-                computed = v;
-                &computed
-            }
-            _ => return Vec::new(),
-        }
-    };
-    let phase = |p: &str| {
-        let mut o = op.clone();
-        o.set("phase", p).ok().map(|_| o)
-    };
-    let features = roofline::validation::serving_features(op, chip, v.ttft, v.tpot);
-    let expect = |p: &str, t: f64| -> Result<Expectation, String> {
-        let o = phase(p).ok_or_else(|| format!("no {p} phase"))?;
-        let (pre, dec) = features.ok_or_else(|| format!("no {p} step to analyse"))?;
-        expectation_with(&o, chip, if p == "decode" { dec } else { pre }, t)
-    };
+    let v = &x.bare;
     let cell =
         |metric: &'static str, label: &str, e: &Result<Expectation, String>, bare: f64| match e {
             Ok(e) => Cell {
@@ -292,17 +245,16 @@ pub fn serving_expected_cells(
         },
         Err(why) => none_cell(metric, why),
     };
-    let tpot = expect("decode", v.tpot);
-    let ttft = expect("prefill", v.ttft);
+    let (tpot, ttft) = (&x.tpot, &x.ttft);
     let mut out = vec![
-        cell("tpot_expected", "expected TPOT", &tpot, v.tpot),
-        band("tpot_expected_lo", &tpot, true),
-        band("tpot_expected_hi", &tpot, false),
-        cell("ttft_expected", "expected TTFT", &ttft, v.ttft),
-        band("ttft_expected_lo", &ttft, true),
-        band("ttft_expected_hi", &ttft, false),
+        cell("tpot_expected", "expected TPOT", tpot, v.tpot),
+        band("tpot_expected_lo", tpot, true),
+        band("tpot_expected_hi", tpot, false),
+        cell("ttft_expected", "expected TTFT", ttft, v.ttft),
+        band("ttft_expected_lo", ttft, true),
+        band("ttft_expected_hi", ttft, false),
     ];
-    out.push(match (&tpot, v.fits) {
+    out.push(match (tpot, v.fits) {
         (Ok(e), true) => Cell {
             metric: "tokens_per_s_expected",
             value: format_exact(v.batch / e.t),

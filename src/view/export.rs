@@ -1,9 +1,10 @@
 //! Exports: file names, the sweep as CSV, the scenario with its results as JSON, the embed
 //! snippet.
 
-use roofline::analysis::{analyze, Analysis, FlopConvention};
+use roofline::analysis::{Analysis, FlopConvention};
 use roofline::compare::{Elasticities, Explanation};
 use roofline::op::Op;
+use roofline::results::Results;
 use roofline::scenario::Scenario;
 use roofline::sweep::sweep;
 use roofline::units::format_exact;
@@ -70,6 +71,11 @@ pub fn sweep_csv(s: &Scenario) -> String {
 /// The scenario with its results, as JSON (export). Keys in alphabetical order; a result has
 /// either an analysis or an error (the other is `null`).
 pub fn scenario_json(s: &Scenario) -> String {
+    scenario_json_of(s, &Results::of(s))
+}
+
+/// [`scenario_json`] from `results` (the store brought to `s`).
+pub fn scenario_json_of(s: &Scenario, results: &Results) -> String {
     #[derive(serde::Serialize)]
     struct Doc<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,25 +93,14 @@ pub fn scenario_json(s: &Scenario) -> String {
         error: Option<String>,
         op: usize,
     }
-    let results = s
-        .ops
-        .iter()
-        .enumerate()
-        .flat_map(|(i, op)| {
-            s.chips.iter().enumerate().map(move |(j, chip)| {
-                let r = analyze(op, chip, &s.options);
-                let error = r.as_ref().err().map(|e| e.to_string());
-                Entry {
-                    elasticities: r
-                        .as_ref()
-                        .ok()
-                        .map(|a| roofline::compare::elasticities(a, chip, &s.options)),
-                    analysis: r.ok(),
-                    chip: j,
-                    error,
-                    op: i,
-                }
-            })
+    let results = results
+        .pairs()
+        .map(|(i, j, r)| Entry {
+            elasticities: r.elasticities.clone(),
+            analysis: r.analysis.as_ref().ok().cloned(),
+            chip: j,
+            error: r.analysis.as_ref().err().map(|e| e.to_string()),
+            op: i,
         })
         .collect();
     let doc = Doc {

@@ -42,7 +42,9 @@ pub use chart::ChartModel;
 pub use compare::{rows_with_base, BaseCache};
 pub use evidence::{chip_field_note, FieldNote, SourceNotes};
 pub use explain::{explain_panel, ExplainPanel};
-pub use export::{embed_title, file_stem, iframe_html, results_csv, scenario_json, sweep_csv};
+pub use export::{
+    embed_title, file_stem, iframe_html, results_csv, scenario_json, scenario_json_of, sweep_csv,
+};
 pub use field_edit::FieldEdit;
 pub use form::{
     chip_slider, is_folded_chip_field, keep_sweep_on_a_field, op_more_open, op_slider,
@@ -59,10 +61,10 @@ pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use measured_steps::{step_table, StepRow, StepTable};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
-pub use roofline::{roofline_chart, roofline_chart_cached, RooflineCache};
+pub use roofline::{roofline_chart, roofline_chart_of};
 pub use rows::{
-    cells, key_line, key_line_cached, key_line_with, result_rows, result_rows_cached, Cell,
-    KeyLineCache, KeyLineDetail, ResultRow, RowCache,
+    cells, key_line, key_line_of, key_line_with, result_rows, result_rows_cached, Cell,
+    KeyLineDetail, ResultRow, RowCache,
 };
 pub use serving::{serving_cells, serving_row};
 pub use sweep::{

@@ -1,13 +1,11 @@
 //! The roofline chart model: per chip its compute ceilings, memory and link slopes and ridges;
 //! one point per (operation, chip).
 
-use std::sync::Arc;
-
-use roofline::analysis::{analyze, Resource};
+use roofline::analysis::{Analysis, Resource};
+use roofline::results::Results;
 use roofline::scenario::Scenario;
 use roofline::units::{format_sig, Unit};
 
-use super::cache::PairCache;
 use super::names::{pretty, series_name};
 use crate::charts::{Ceiling, Marker, PointMark, RooflineChart, Slope};
 
@@ -22,30 +20,24 @@ pub struct RooflineFacts {
     achieved: f64,
 }
 
-/// The roofline plot's analyses kept between edits, per (operation, chip): an edit analyses
-/// again only the operation (or chip) it changed.
-pub type RooflineCache = PairCache<(), Option<Arc<RooflineFacts>>>;
-
-fn facts(s: &Scenario, i: usize, j: usize) -> Option<Arc<RooflineFacts>> {
-    let a = analyze(&s.ops[i], &s.chips[j], &s.options).ok()?;
-    Some(Arc::new(RooflineFacts {
+fn facts(a: &Analysis) -> RooflineFacts {
+    RooflineFacts {
         dtype: a.compute.dtype.as_str().to_string(),
         peak: a.compute.effective_peak,
         links: a.comms.iter().map(|t| (t.resource, t.bandwidth)).collect(),
         intensity: a.intensity,
         achieved: a.achieved,
-    }))
+    }
 }
 
 /// The roofline plot: per chip its compute ceilings (dtypes in use), HBM slope and the link
 /// slopes the operations use; ridges; one point per (operation, chip).
 pub fn roofline_chart(s: &Scenario) -> RooflineChart {
-    roofline_chart_cached(s, &mut RooflineCache::default())
+    roofline_chart_of(s, &Results::of(s))
 }
 
-/// [`roofline_chart`], re-using the analyses of `cache` that are still valid (and updating it).
-pub fn roofline_chart_cached(s: &Scenario, cache: &mut RooflineCache) -> RooflineChart {
-    let mut cache = cache.pass();
+/// [`roofline_chart`] from `results` (the store brought to `s`).
+pub fn roofline_chart_of(s: &Scenario, results: &Results) -> RooflineChart {
     let mut chart = RooflineChart {
         title: format!(
             "Roofline: {}",
@@ -66,9 +58,10 @@ pub fn roofline_chart_cached(s: &Scenario, cache: &mut RooflineCache) -> Rooflin
         let mut ceilings: Vec<(String, f64)> = Vec::new();
         let mut slopes: Vec<(Resource, f64)> = Vec::new();
         for (i, op) in s.ops.iter().enumerate() {
-            let Some(a) = cache.get(s, i, j, &(), || facts(s, i, j)) else {
+            let Some(Ok(a)) = results.get(i, j).map(|r| &r.analysis) else {
                 continue;
             };
+            let a = facts(a);
             if !ceilings.iter().any(|(d, _)| *d == a.dtype) {
                 ceilings.push((a.dtype.clone(), a.peak));
             }

@@ -3,9 +3,11 @@
 
 use std::sync::Arc;
 
-use roofline::analysis::{analyze, Analysis, Bound};
+use roofline::analysis::{Analysis, Bound};
+use roofline::results::{PairResults, Results};
 use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
+use roofline::workload::Workload;
 
 use super::cache::PairCache;
 use super::cell::cell;
@@ -198,7 +200,7 @@ fn bound_groups(summary: &[(String, Bound)]) -> String {
 }
 
 /// The extra figures of a model workload's total row: tokens/s, time per token, memory.
-fn workload_cells(w: &roofline::workload::Workload) -> Vec<Cell> {
+fn workload_cells(w: &Workload) -> Vec<Cell> {
     let binds: Vec<String> = w
         .summary
         .iter()
@@ -287,99 +289,106 @@ fn insert_after(cells: &mut Vec<Cell>, metric: &str, new: Vec<Cell>) {
     cells.splice(at..at, new);
 }
 
-/// One row per (operation, chip), operation-major.
+/// One row per (operation, chip), operation-major: the scenario's store computed for it.
 pub fn result_rows(s: &Scenario) -> Vec<ResultRow> {
-    let rows = result_rows_cached(s, &mut RowCache::default());
+    let results = Results::of(s);
+    let rows = result_rows_cached(s, &results, &mut RowCache::default());
     compare::rows_with_base(s, rows, &mut compare::BaseCache::default())
         .into_iter()
         .map(|r| Arc::try_unwrap(r).unwrap_or_else(|r| (*r).clone()))
         .collect()
 }
 
-/// Rows remembered between edits: a row is recomputed only when its operation, its chip or the
-/// options changed, and an unchanged row is the same `Arc` as before (so a reader can tell it
-/// apart with `Arc::ptr_eq`, without comparing figures).
+/// Rows remembered between edits: a row is formatted again only when its operation, its chip
+/// or the options changed, and an unchanged row is the same `Arc` as before (so a reader can
+/// tell it apart with `Arc::ptr_eq`, without comparing figures).
 pub type RowCache = PairCache<(), Arc<ResultRow>>;
 
-/// [`result_rows`], re-using the rows of `cache` that are still valid (and updating it).
-pub fn result_rows_cached(s: &Scenario, cache: &mut RowCache) -> Vec<Arc<ResultRow>> {
+/// [`result_rows`] from `results` (the store brought to `s`), re-using the rows of `cache`
+/// that are still valid (and updating it). Rows only format the store's figures.
+pub fn result_rows_cached(
+    s: &Scenario,
+    results: &Results,
+    cache: &mut RowCache,
+) -> Vec<Arc<ResultRow>> {
     let mut cache = cache.pass();
     let mut rows = Vec::new();
-    for i in 0..s.ops.len() {
-        for j in 0..s.chips.len() {
-            rows.push(cache.get(s, i, j, &(), || Arc::new(result_row(s, i, j))));
+    for (i, j, r) in results.pairs() {
+        if i < s.ops.len() && j < s.chips.len() {
+            rows.push(cache.get(s, i, j, &(), || Arc::new(result_row(s, i, j, r))));
         }
     }
     rows
 }
 
-/// The row of operation `i` on chip `j`.
-fn result_row(s: &Scenario, i: usize, j: usize) -> ResultRow {
+/// The cells of an analysed row: its figures, expectation, baseline and elasticity cells.
+fn analysed_cells(a: &Analysis, r: &PairResults) -> Vec<Cell> {
+    let mut c = cells(a);
+    insert_expected(&mut c, expected_cells(&r.expectation, r.bare_t_lower));
+    add_training_expected(&mut c);
+    // Issue 26: against the baseline (filled by `compare::rows_with_base`) and each
+    // resource's leverage.
+    insert_after(&mut c, "t_lower", vec![compare::no_base_cell()]);
+    if let Some(e) = &r.elasticities {
+        insert_after(&mut c, "fits", compare::elasticity_cells(a, e));
+    }
+    c
+}
+
+/// The rows of a composite's parts (`i.k/j`), each with its expectation.
+fn part_rows(i: usize, j: usize, w: &Workload, r: &PairResults) -> Vec<ResultRow> {
+    let mut parts = Vec::new();
+    for (k, ((part, a), e)) in w.parts.iter().zip(&r.parts).enumerate() {
+        let mut c = cells(a);
+        insert_expected(&mut c, expected_cells(&e.expectation, e.bare_t_lower));
+        c.push(Cell {
+            metric: "repeat",
+            value: format_exact(part.repeat),
+            text: format!("×{}", format_exact(part.repeat)),
+            class: "",
+            title: "how many times per step (layers)".into(),
+            basis: None,
+        });
+        parts.push(ResultRow {
+            id: format!("{i}.{k}/{j}"),
+            op_key: format!("{i}.{k}"),
+            chip: j,
+            name: format!("  {} ×{}", part.name, format_exact(part.repeat)),
+            class: "part-row",
+            cells: c,
+            analysis: Some(Box::new(a.clone())),
+            error: None,
+            parts: Vec::new(),
+            serving: None,
+            lines: Vec::new(),
+        });
+    }
+    parts
+}
+
+/// The row of operation `i` on chip `j`, from its figures `r`.
+fn result_row(s: &Scenario, i: usize, j: usize, r: &PairResults) -> ResultRow {
     let (op, chip) = (&s.ops[i], &s.chips[j]);
-    let name = format!("{} · {}", op_name(op), chip.name);
-    // A model workload's aggregate analysis comes with its parts: analyse once.
-    let workload = roofline::workload::analyze_workload(op, chip, &s.options);
-    let analysis = match &workload {
-        Ok(Some(w)) => Ok(w.analysis.clone()),
-        _ => analyze(op, chip, &s.options),
-    };
-    let (mut cells, analysis, error) = match analysis {
-        Ok(a) => {
-            let mut c = cells(&a);
-            insert_expected(&mut c, expected_cells(op, chip, &s.options, &a));
-            add_training_expected(&mut c);
-            // Issue 26: against the baseline (filled by `compare::rows_with_base`) and each
-            // resource's leverage.
-            insert_after(&mut c, "t_lower", vec![compare::no_base_cell()]);
-            insert_after(
-                &mut c,
-                "fits",
-                compare::elasticity_cells(&a, chip, &s.options),
-            );
-            (c, Some(Box::new(a)), None)
-        }
+    let (mut cells, analysis, error) = match &r.analysis {
+        Ok(a) => (analysed_cells(a, r), Some(Box::new(a.clone())), None),
         Err(e) => (Vec::new(), None, Some(e.to_string())),
     };
-    let mut parts = Vec::new();
-    let mut class = "";
-    if let Ok(Some(w)) = workload {
+    let (mut parts, mut class) = (Vec::new(), "");
+    if let Ok(Some(w)) = &r.workload {
         class = "total-row";
-        cells.extend(workload_cells(&w));
-        for (k, (part, a)) in w.parts.into_iter().enumerate() {
-            let mut c = self::cells(&a);
-            insert_expected(&mut c, expected_cells(&part.op, chip, &s.options, &a));
-            c.push(Cell {
-                metric: "repeat",
-                value: format_exact(part.repeat),
-                text: format!("×{}", format_exact(part.repeat)),
-                class: "",
-                title: "how many times per step (layers)".into(),
-                basis: None,
-            });
-            parts.push(ResultRow {
-                id: format!("{i}.{k}/{j}"),
-                op_key: format!("{i}.{k}"),
-                chip: j,
-                name: format!("  {} ×{}", part.name, format_exact(part.repeat)),
-                class: "part-row",
-                cells: c,
-                analysis: Some(Box::new(a)),
-                error: None,
-                parts: Vec::new(),
-                serving: None,
-                lines: Vec::new(),
-            });
-        }
+        cells.extend(workload_cells(w));
+        parts = part_rows(i, j, w, r);
     }
-    let serving = analysis
-        .is_some()
-        .then(|| super::serving::serving_row(s, i, j).map(Box::new))
-        .flatten();
+    let serving = r
+        .serving
+        .as_ref()
+        .and_then(|v| super::serving::serving_row(s, i, j, v))
+        .map(Box::new);
     ResultRow {
         id: format!("{i}/{j}"),
         op_key: i.to_string(),
         chip: j,
-        name,
+        name: format!("{} · {}", op_name(op), chip.name),
         class,
         cells,
         analysis,
@@ -398,11 +407,9 @@ fn step_words(op: &roofline::op::Op, step: f64, at: &str) -> String {
         return String::new();
     }
     let b = op.get_num("b").unwrap_or(1.0);
-    let per_seq = match op.get("phase").as_deref() {
-        Some("prefill") => op.get_num("ctx").unwrap_or(1.0),
-        Some("verify") => op.get_num("spec_k").unwrap_or(0.0) + 1.0,
-        _ => 1.0,
-    };
+    let per_seq = op
+        .llm()
+        .map_or(1.0, |l| l.phase.tokens_per_sequence(l.ctx, l.spec_k));
     format!(
         ", step {}{at}: {} tokens/s in the step",
         pretty(step, Unit::Seconds),
@@ -426,32 +433,25 @@ pub fn key_line(s: &Scenario) -> String {
 
 /// The key result line with the given detail.
 pub fn key_line_with(s: &Scenario, detail: KeyLineDetail) -> String {
-    key_line_cached(s, detail, &mut KeyLineCache::default())
+    key_line_of(s, &Results::of(s), detail)
 }
 
-/// What the key line remembers per (operation, chip) between edits: its words after the
-/// series name (an analysis each), recomputed only when the operation, the chip, the options
-/// or the detail changed.
-pub type KeyLineCache = PairCache<KeyLineDetail, (Arc<str>, Option<f64>)>;
-
-/// [`key_line_with`], re-using the words of `cache` that are still valid (and updating it):
-/// an edit of one operation analyses only that operation again.
-pub fn key_line_cached(s: &Scenario, detail: KeyLineDetail, cache: &mut KeyLineCache) -> String {
-    let mut cache = cache.pass();
+/// The key result line of `s` from `results` (the store brought to `s`): words only.
+pub fn key_line_of(s: &Scenario, results: &Results, detail: KeyLineDetail) -> String {
     let mut parts = Vec::new();
-    let mut times = vec![None; s.ops.len() * s.chips.len()];
+    let at = |i: usize, j: usize| results.get(i, j).map(|r| &r.analysis);
     for (j, chip) in s.chips.iter().enumerate() {
         for (i, op) in s.ops.iter().enumerate() {
             let who = series_name(s, op, &chip.name);
-            let (words, t) = cache.get(s, i, j, &detail, || {
-                let (w, t) = key_line_words(s, i, j, detail);
-                (Arc::from(w.as_str()), t)
-            });
-            times[i * s.chips.len() + j] = t;
+            let words = at(i, j)
+                .map(|a| key_line_words(op, a, detail))
+                .unwrap_or_default();
             parts.push(format!("{who}{words}"));
         }
     }
-    let against = compare::base_words(s, |i, j| times[i * s.chips.len() + j]);
+    let against = compare::base_words(s, |i, j| {
+        at(i, j).and_then(|a| a.as_ref().ok()).map(|a| a.t_lower)
+    });
     let chips = s
         .chips
         .iter()
@@ -471,18 +471,14 @@ pub fn key_line_cached(s: &Scenario, detail: KeyLineDetail, cache: &mut KeyLineC
     format!("{chips} — {}{against}{cal}", parts.join("; "))
 }
 
-/// The key line's words for operation `i` on chip `j`, after its series name: `: memory-bound,
-/// compute-bound for B > 240 exactly …`, or the analysis's error; with its `t_lower`.
+/// The key line's words for `op` analysed as `a`, after its series name: `: memory-bound,
+/// compute-bound for B > 240 exactly …`, or the analysis's error.
 fn key_line_words(
-    s: &Scenario,
-    i: usize,
-    j: usize,
+    op: &roofline::op::Op,
+    a: &Result<Analysis, roofline::Error>,
     detail: KeyLineDetail,
-) -> (String, Option<f64>) {
-    let (op, chip) = (&s.ops[i], &s.chips[j]);
-    let a = analyze(op, chip, &s.options);
-    let t = a.as_ref().ok().map(|a| a.t_lower);
-    let words = match a {
+) -> String {
+    match a {
         Ok(a) => {
             let mut t = format!(": {}-bound", a.bound.as_str());
             t.push_str(&a.report.key_words);
@@ -532,6 +528,5 @@ fn key_line_words(
             t
         }
         Err(e) => format!(": {e}"),
-    };
-    (words, t)
+    }
 }

@@ -8,10 +8,9 @@
 //! `tokens_per_s` is the issue's `B / tpot`: output tokens per second of the `n`-chip group
 //! while decoding at the mean context `P + G/2`. Each metric name means one thing per row.
 
+use roofline::results::ServingResults;
 use roofline::scenario::Scenario;
-use roofline::serving::{
-    serving, smallest_topology, speculative, Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS,
-};
+use roofline::serving::{Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cell::{Cell, ResultRow};
@@ -320,26 +319,22 @@ fn speculative_cells(v: Result<Option<Speculative>, roofline::Error>) -> [Cell; 
 
 /// The serving row of operation `i` on chip `j`, `None` unless it is an `llm` op whose own
 /// analysis succeeded (its error is then on the model's row already).
-pub fn serving_row(s: &Scenario, i: usize, j: usize) -> Option<ResultRow> {
-    let (op, chip) = (s.ops.get(i)?, s.chips.get(j)?);
+/// `r` are the store's serving figures of the pair.
+pub fn serving_row(s: &Scenario, i: usize, j: usize, r: &ServingResults) -> Option<ResultRow> {
+    let op = s.ops.get(i)?;
     let mut lines = Vec::new();
-    let (cells, error, name) = match serving(op, chip, &s.options) {
+    let (cells, error, name) = match &r.figures {
         Ok(None) => return None,
         Ok(Some(v)) => (
             {
-                let mut cells = serving_cells(&v);
+                let mut cells = serving_cells(v);
                 let bound = tpot_bound(op);
-                cells.push(min_chips_cell(
-                    smallest_topology(op, chip, &s.options, bound),
-                    bound,
-                ));
-                cells.extend(speculative_cells(speculative(op, chip, &s.options)));
-                cells.extend(super::expected::serving_expected_cells(
-                    op, chip, &s.options, &v,
-                ));
+                cells.push(min_chips_cell(r.topology.clone(), bound));
+                cells.extend(speculative_cells(r.speculative.clone()));
+                cells.extend(super::expected::serving_expected_cells(r.expected.as_ref()));
                 // Under a load the headline figures are the load's (issue 40).
                 // The draw program leaves a load's row to the app (`None`).
-                lines = super::serving_load::apply(op, chip, &s.options, &mut cells)?;
+                lines = super::serving_load::apply(op, &r.load, &mut cells)?;
                 // Under load, the simulated tails (issue 42): pending until the app's worker
                 // answers for this scenario.
                 cells.extend(super::serving_tails::pending_cells(op));

@@ -9,12 +9,9 @@
 //! Kept apart from `serving` (the static row) so that the two read on their own: `serving_row`
 //! builds the static cells, then [`apply`] rewrites what a load changes.
 
-use roofline::analysis::Options;
 use roofline::chip::Chip;
 use roofline::op::{Engine, Load, Op};
 use roofline::units::{format_exact, format_sig, Unit};
-#[cfg(feature = "load")]
-use roofline::validation::load::page::load_row;
 use roofline::validation::load::page::{Figure, LoadRow};
 
 use super::cell::Cell;
@@ -119,7 +116,11 @@ const NO_RATE: &str =
 /// need no load model, and leaves a load's or an engine's row to the app: it never shows the
 /// static figures for a link that asks for a load.
 #[cfg(not(feature = "load"))]
-pub fn apply(op: &Op, _chip: &Chip, _opts: &Options, cells: &mut Vec<Cell>) -> Option<Vec<String>> {
+pub fn apply(
+    op: &Op,
+    _load: &Result<Option<LoadRow>, roofline::Error>,
+    cells: &mut Vec<Cell>,
+) -> Option<Vec<String>> {
     let l = op.llm()?;
     if l.load != Load::Batch || l.engine != Engine::Generic {
         return None;
@@ -144,12 +145,17 @@ fn static_row(b: f64, engine: Engine) -> LoadRow {
 
 /// What the row's cells become under `op`'s load, and the derivation's lines. Under
 /// `load=batch` the static cells stay (an engine other than `generic` changes only the
-/// expectations); under a load the headline figures are the load's.
+/// expectations); under a load the headline figures are the load's. `load` is the store's
+/// ([`roofline::results::ServingResults::load`]).
 #[cfg(feature = "load")]
-pub fn apply(op: &Op, chip: &Chip, opts: &Options, cells: &mut Vec<Cell>) -> Option<Vec<String>> {
+pub fn apply(
+    op: &Op,
+    load: &Result<Option<LoadRow>, roofline::Error>,
+    cells: &mut Vec<Cell>,
+) -> Option<Vec<String>> {
     let l = op.llm()?;
-    let mut row = match load_row(op, chip, opts) {
-        Ok(Some(r)) => r,
+    let mut row = match load {
+        Ok(Some(r)) => r.clone(),
         Ok(None) => return Some(Vec::new()),
         Err(e) => {
             refuse(cells, l.load, &e.to_string());

@@ -353,10 +353,9 @@ fn tokens_at(op: &Op, field: &str, x: f64) -> f64 {
             op.get_num(k).unwrap_or(0.0)
         }
     };
-    match op.get("phase").as_deref() {
-        Some("prefill") => num("b") * num("ctx"),
-        Some("verify") => num("b") * (num("spec_k") + 1.0),
-        _ => num("b"),
+    match op.llm() {
+        Some(l) => num("b") * l.phase.tokens_per_sequence(num("ctx"), num("spec_k")),
+        None => num("b"),
     }
 }
 

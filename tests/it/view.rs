@@ -311,8 +311,9 @@ fn row_cache_hands_back_unchanged_rows_and_recomputes_edited_ones() {
     // The first load: D = F = 4096 and D = F = 1024 on one TPU v5e.
     let mut s = Scenario::default();
     let mut cache = view::RowCache::default();
-    let first = view::result_rows_cached(&s, &mut cache);
-    let again = view::result_rows_cached(&s, &mut cache);
+    let mut store = roofline::results::Results::of(&s);
+    let first = view::result_rows_cached(&s, &store, &mut cache);
+    let again = view::result_rows_cached(&s, &store, &mut cache);
     assert_eq!(first.len(), 2);
     assert!(first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)));
 
@@ -320,7 +321,8 @@ fn row_cache_hands_back_unchanged_rows_and_recomputes_edited_ones() {
     // B = 1024 (the default batch), D = F = 2048 → 2·B·D·F = 2·1024·2048·2048 = 8.589934592e9.
     s.ops[1].set("d", "2048").unwrap();
     s.ops[1].set("f", "2048").unwrap();
-    let edited = view::result_rows_cached(&s, &mut cache);
+    store.update(&s);
+    let edited = view::result_rows_cached(&s, &store, &mut cache);
     assert!(Arc::ptr_eq(&first[0], &edited[0]));
     assert!(!Arc::ptr_eq(&first[1], &edited[1]));
     let b = s.ops[1].get_num("b").unwrap();
@@ -332,7 +334,8 @@ fn row_cache_hands_back_unchanged_rows_and_recomputes_edited_ones() {
 
     // The options belong to every row: a derate rebuilds them all.
     s.options.derate = 0.5;
-    let derated = view::result_rows_cached(&s, &mut cache);
+    store.update(&s);
+    let derated = view::result_rows_cached(&s, &store, &mut cache);
     assert!(derated.iter().zip(&edited).all(|(a, b)| !Arc::ptr_eq(a, b)));
 }
 
@@ -710,14 +713,18 @@ fn a_profile_is_compared_with_the_step_only_when_it_may_be_that_step() {
     assert!(r.resembles() && r.message(&m.name).is_none(), "{r:?}");
 }
 
-/// The key line kept between edits: an edit of one operation gives the line a fresh
-/// computation gives, and words of the operations it did not touch stay as they were.
+/// The key line from one store kept between edits: an edit of one operation gives the line a
+/// fresh computation gives, and words of the operations it did not touch stay as they were.
 #[test]
-fn the_cached_key_line_follows_each_edit() {
+fn the_key_line_from_the_store_follows_each_edit() {
     let mut s = Scenario::default();
-    let mut cache = view::KeyLineCache::default();
+    let mut store = roofline::results::Results::new();
+    let mut key = |s: &Scenario, detail| {
+        store.update(s);
+        view::key_line_of(s, &store, detail)
+    };
     let full = view::KeyLineDetail::Full;
-    let first = view::key_line_cached(&s, full, &mut cache);
+    let first = key(&s, full);
     assert_eq!(first, view::key_line(&s));
     // Question 3's D = F = 4096 bf16 × int8 on the v5e: compute-bound above the exact B
     // solved by hand in `exact_crossover` (240.9…), the rule of thumb's 240 beside it.
@@ -731,7 +738,7 @@ fn the_cached_key_line_follows_each_edit() {
     // The second matmul's D = F = 1024 → 2048: its words change, the first's stay.
     s.ops[1].set("d", "2048").unwrap();
     s.ops[1].set("f", "2048").unwrap();
-    let second = view::key_line_cached(&s, full, &mut cache);
+    let second = key(&s, full);
     assert_eq!(second, view::key_line(&s));
     assert_ne!(second, first);
     let head = |l: &str| l.split("; ").next().unwrap().to_string();
@@ -739,9 +746,9 @@ fn the_cached_key_line_follows_each_edit() {
     // And back: the words computed for 1024 again, not left over from 2048.
     s.ops[1].set("d", "1024").unwrap();
     s.ops[1].set("f", "1024").unwrap();
-    assert_eq!(view::key_line_cached(&s, full, &mut cache), first);
-    // The compact detail is part of the key: the embed's words are not the page's.
-    let compact = view::key_line_cached(&s, view::KeyLineDetail::Compact, &mut cache);
+    assert_eq!(key(&s, full), first);
+    // The compact detail: the embed's words are not the page's.
+    let compact = key(&s, view::KeyLineDetail::Compact);
     assert_eq!(
         compact,
         view::key_line_with(&s, view::KeyLineDetail::Compact)
@@ -749,21 +756,25 @@ fn the_cached_key_line_follows_each_edit() {
     assert_ne!(compact, first);
 }
 
-/// The roofline plot kept between edits: after each edit it is the plot a fresh computation
-/// gives, with the edited operation's point moved and the others where they were.
+/// The roofline plot from one store kept between edits: after each edit it is the plot a fresh
+/// computation gives, with the edited operation's point moved and the others where they were.
 #[test]
-fn the_cached_roofline_chart_follows_each_edit() {
+fn the_roofline_chart_from_the_store_follows_each_edit() {
     let mut s = Scenario::default();
     s.chips.push(roofline::preset("h100").unwrap());
-    let mut cache = view::RooflineCache::default();
-    let first = view::roofline_chart_cached(&s, &mut cache);
+    let mut store = roofline::results::Results::new();
+    let mut chart = |s: &Scenario| {
+        store.update(s);
+        view::roofline_chart_of(s, &store)
+    };
+    let first = chart(&s);
     assert_eq!(first, view::roofline_chart(&s));
     assert_eq!(first.points.len(), 4);
     // D = F = 1024 → 2048 for the second matmul: its intensity 2BDF / (2BD + DF + 2BF) (bf16
     // × int8 bytes) grows with D = F, so its two points (odd series) move; the first op's stay.
     s.ops[1].set("d", "2048").unwrap();
     s.ops[1].set("f", "2048").unwrap();
-    let second = view::roofline_chart_cached(&s, &mut cache);
+    let second = chart(&s);
     assert_eq!(second, view::roofline_chart(&s));
     for (a, b) in first.points.iter().zip(&second.points) {
         let moved = a.series_idx % 2 == 1;
@@ -772,7 +783,7 @@ fn the_cached_roofline_chart_follows_each_edit() {
     // A chip edit moves every point on that chip: the H100's HBM bandwidth halved.
     let bw = s.chips[1].hbm;
     s.chips[1].hbm = bw / 2.0;
-    let third = view::roofline_chart_cached(&s, &mut cache);
+    let third = chart(&s);
     assert_eq!(third, view::roofline_chart(&s));
     assert_ne!(third, second);
 }

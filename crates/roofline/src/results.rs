@@ -23,7 +23,9 @@ use crate::op::Op;
 use crate::options::Options;
 use crate::scenario::Scenario;
 use crate::serving::{serving, smallest_topology, speculative, Serving, Speculative, Topology};
-use crate::validation::load::page::{load_row, LoadRow};
+#[cfg(feature = "load")]
+use crate::validation::load::page::load_row;
+use crate::validation::load::page::LoadRow;
 use crate::validation::{expectation_for, expectation_with, serving_features, Expectation};
 use crate::workload::{analyze_workload, Workload};
 
@@ -37,11 +39,51 @@ pub struct PairResults {
     /// The expected time against the bare bound (no derate, no calibration: what the
     /// validation set was fitted against) with its band, or why there is none.
     pub expectation: Result<Expectation, String>,
+    /// The bare bound the expectation is applied to (`t_lower` without derate or
+    /// calibration); `None` when there is no bare analysis.
+    pub bare_t_lower: Option<f64>,
+    /// A composite's parts' expectations, in the workload's part order (empty for a single
+    /// operation), each against its part's bare bound.
+    pub parts: Vec<PartExpectation>,
     /// How `t_lower` moves with each of the chip's resources; `None` when the analysis failed.
     pub elasticities: Option<Elasticities>,
     /// The serving figures of an `llm` (`Ok(None)` for any other kind), present only when the
     /// analysis succeeded (the page shows no serving row under a failed analysis).
     pub serving: Option<ServingResults>,
+}
+
+/// One part of a composite step: its expected time against its bare bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartExpectation {
+    /// The expected time and band, or why there is none.
+    pub expectation: Result<Expectation, String>,
+    /// The part's bare bound, `None` when it has no bare analysis.
+    pub bare_t_lower: Option<f64>,
+}
+
+impl PartExpectation {
+    /// The expectation of `op` analysed as `a` under `opts`, against its bare analysis (`a`
+    /// itself when `opts` are already bare).
+    fn of(op: &Op, chip: &Chip, opts: &Options, a: &Analysis) -> PartExpectation {
+        let bare = bare_options(opts);
+        let computed;
+        let b = if *opts == bare {
+            Some(a)
+        } else {
+            computed = analyze(op, chip, &bare).ok();
+            computed.as_ref()
+        };
+        match b {
+            Some(b) => PartExpectation {
+                expectation: expectation_for(op, chip, b),
+                bare_t_lower: Some(b.t_lower),
+            },
+            None => PartExpectation {
+                expectation: Err("no bare bound".to_string()),
+                bare_t_lower: None,
+            },
+        }
+    }
 }
 
 /// An `llm`'s serving figures on the chip.
@@ -92,13 +134,20 @@ impl PairResults {
             Ok(Some(w)) => Ok(w.analysis.clone()),
             _ => analyze(op, chip, opts),
         };
-        let bare = bare_options(opts);
-        let expectation = match &analysis {
-            Ok(a) if *opts == bare => expectation_for(op, chip, a),
-            Ok(_) => analyze(op, chip, &bare)
-                .map_err(|_| "no bare bound".to_string())
-                .and_then(|b| expectation_for(op, chip, &b)),
-            Err(_) => Err("no bare bound".to_string()),
+        let own = match &analysis {
+            Ok(a) => PartExpectation::of(op, chip, opts, a),
+            Err(_) => PartExpectation {
+                expectation: Err("no bare bound".to_string()),
+                bare_t_lower: None,
+            },
+        };
+        let parts = match &workload {
+            Ok(Some(w)) => w
+                .parts
+                .iter()
+                .map(|(part, a)| PartExpectation::of(&part.op, chip, opts, a))
+                .collect(),
+            _ => Vec::new(),
         };
         let elasticities = analysis.as_ref().ok().map(|a| elasticities(a, chip, opts));
         let serving = analysis
@@ -107,7 +156,9 @@ impl PairResults {
         PairResults {
             analysis,
             workload,
-            expectation,
+            expectation: own.expectation,
+            bare_t_lower: own.bare_t_lower,
+            parts,
             elasticities,
             serving,
         }
@@ -125,21 +176,41 @@ impl PairResults {
 }
 
 impl ServingResults {
+    /// The figures; the topology, speculative decoding, the load and the expectations only
+    /// where the serving figures exist (the row shows nothing else otherwise).
     fn compute(op: &Op, chip: &Chip, opts: &Options) -> ServingResults {
         let figures = serving(op, chip, opts);
-        let tpot_max = op.llm().and_then(|l| l.tpot_max).map(|ms| ms / 1e3);
-        let expected = match &figures {
-            Ok(Some(v)) => serving_expectation(op, chip, opts, v),
-            _ => None,
+        let Ok(Some(v)) = &figures else {
+            return ServingResults {
+                figures,
+                topology: Ok(None),
+                speculative: Ok(None),
+                load: Ok(None),
+                expected: None,
+            };
         };
+        let tpot_max = op.llm().and_then(|l| l.tpot_max).map(|ms| ms / 1e3);
         ServingResults {
             topology: smallest_topology(op, chip, opts, tpot_max),
             speculative: speculative(op, chip, opts),
-            load: load_row(op, chip, opts),
+            load: load_figures(op, chip, opts),
+            expected: serving_expectation(op, chip, opts, v),
             figures,
-            expected,
         }
     }
+}
+
+/// The load figures ([`load_row`]).
+#[cfg(feature = "load")]
+fn load_figures(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<LoadRow>, Error> {
+    load_row(op, chip, opts)
+}
+
+/// Built without the `load` feature (the page's draw program, whose size budget the load
+/// model would overrun), the store holds no load figures, and the views show no load's row.
+#[cfg(not(feature = "load"))]
+fn load_figures(_: &Op, _: &Chip, _: &Options) -> Result<Option<LoadRow>, Error> {
+    Ok(None)
 }
 
 /// The options the validation set's ratios were fitted against: the same FLOP convention, no

@@ -306,11 +306,9 @@ pub(crate) fn collective_report(
 /// sequence; verify scores `k+1`.
 pub(crate) fn step_words(op: &crate::op::Op, step: f64) -> String {
     let b = op.get_num("b").unwrap_or(1.0);
-    let per_seq = match op.get("phase").as_deref() {
-        Some("prefill") => op.get_num("ctx").unwrap_or(1.0),
-        Some("verify") => op.get_num("spec_k").unwrap_or(0.0) + 1.0,
-        _ => 1.0,
-    };
+    let per_seq = op
+        .llm()
+        .map_or(1.0, |l| l.phase.tokens_per_sequence(l.ctx, l.spec_k));
     if step.is_nan() || step <= 0.0 {
         return String::new();
     }

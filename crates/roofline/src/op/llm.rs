@@ -57,6 +57,20 @@ id_enum! {
     }
 }
 
+impl InferenceStep {
+    /// Tokens each sequence brings to a step of this kind: 1 (decode), `ctx` (prefill),
+    /// `k + 1` (verify, `k = spec_k`). The one place the tokens of a step are written: a
+    /// step's tokens are `B` times this ([`Llm::tokens`], the key line's words, the sweep's
+    /// tokens per second).
+    pub fn tokens_per_sequence(self, ctx: f64, spec_k: f64) -> f64 {
+        match self {
+            InferenceStep::Decode => 1.0,
+            InferenceStep::Prefill => ctx,
+            InferenceStep::Verify => spec_k + 1.0,
+        }
+    }
+}
+
 /// `none`, the zoo's ids in its order, then `custom`: the `draft` field takes all but the last,
 /// the `preset` field all but the first (`tests/it/llm.rs` and `tests/it/speculative.rs` check they
 /// match [`arch_presets`]).
@@ -388,11 +402,7 @@ impl Llm {
 
     /// Tokens processed per step: `B` (decode) or `B·ctx` (prefill).
     pub fn tokens(&self) -> f64 {
-        match self.phase {
-            InferenceStep::Decode => self.b,
-            InferenceStep::Prefill => self.b * self.ctx,
-            InferenceStep::Verify => self.b * (self.spec_k + 1.0),
-        }
+        self.b * self.phase.tokens_per_sequence(self.ctx, self.spec_k)
     }
 
     /// The draft model (a zoo preset), if speculative decoding is on.
