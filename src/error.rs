@@ -4,7 +4,7 @@
 //! status line (`role="status"`); none is thrown away. Pure, so its messages are tested
 //! natively.
 
-use roofline::error::clip_text;
+use roofline::inputs::clip_text;
 use std::fmt;
 
 /// Longest user text repeated in a message, in characters (as the core's).
@@ -14,7 +14,7 @@ const SHOWN_CHARS: usize = 40;
 #[derive(Debug, Clone, PartialEq)]
 pub enum AppError {
     /// The core refused a value or an analysis: its message, unchanged.
-    Core(roofline::Error),
+    Core(roofline::inputs::Error),
     /// A value the app checks itself (a choice, a sweep bound, a label, a size in pixels): the
     /// field, the text as typed (clipped) and why, written as the core writes an invalid field.
     Invalid {
@@ -61,8 +61,8 @@ impl AppError {
     }
 }
 
-impl From<roofline::Error> for AppError {
-    fn from(e: roofline::Error) -> AppError {
+impl From<roofline::inputs::Error> for AppError {
+    fn from(e: roofline::inputs::Error) -> AppError {
         AppError::Core(e)
     }
 }
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn messages_name_the_field_and_keep_the_cores_words() {
         // The core's own message passes through unchanged.
-        let mut op = roofline::Op::default_for("matmul").unwrap();
+        let mut op = roofline::inputs::Op::default_for("matmul").unwrap();
         let core = op.set("d", "-5").unwrap_err();
         let shown = AppError::from(core.clone()).to_string();
         assert_eq!(shown, core.to_string());

@@ -3,7 +3,7 @@
 //! (`the validation data has no "rows"`, `the imported profile's "time" is not a number`).
 //! Over the core's [`Value`]; the writer is [`crate::json`].
 
-use roofline::arch::json::Value;
+use roofline::inputs::json::Value;
 
 /// What a text is, for its messages: `Doc("the validation data")`.
 #[derive(Debug, Clone, Copy)]

@@ -4,7 +4,7 @@
 //! moving, duplicating or removing a card moves, copies or drops its DOM and leaves the
 //! other cards alone. Pure, so it is tested natively.
 
-use roofline::scenario::{BaseRow, Scenario};
+use roofline::inputs::{BaseRow, Scenario};
 
 /// An edit of the list of operations or chips; the ids follow the items.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,8 +6,8 @@
 //! their span's name; the page reads the name again (`roofline::profile::steps::parse_span`,
 //! a pure function of it) rather than the nested form the worker also writes.
 
-use roofline::arch::json::Value;
-use roofline::json::{Options, Sink, Token, Tokenizer};
+use roofline::inputs::json::Value;
+use roofline::profile::json::{Options, Sink, Token, Tokenizer};
 use roofline::profile::steps::{parse_span, Span};
 use roofline::profile::{Format, Kernel, Parallel, Profile, Step, TimeSource};
 
@@ -210,7 +210,7 @@ impl Sink for Build {
             Token::Key(k) if self.depth == 1 => self.key = k.to_string(),
             Token::Key(k) => self.kernel_key = k.to_string(),
             Token::Str(s) => self.value(Value::String(s.to_string()))?,
-            Token::Num(n) => self.value(Value::Number(roofline::json::number(n)?))?,
+            Token::Num(n) => self.value(Value::Number(roofline::profile::json::number(n)?))?,
             Token::Bool(b) => self.value(Value::Bool(b))?,
             Token::Null => self.value(Value::Null)?,
         }

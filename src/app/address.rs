@@ -3,7 +3,7 @@
 //! calls [`set_address`]).
 
 use leptos::prelude::*;
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
 
 use super::{check, ctx};
 

@@ -70,7 +70,7 @@ pub fn draw_scaled(
     let root = ScreenBackend::Right(backend).into_drawing_area();
     match model {
         ChartModel::Sweep(m) => charts::sweep::draw(root, m, &theme),
-        ChartModel::Roofline(m) => charts::roofline::draw(root, m, &theme),
+        ChartModel::Roofline(m) => charts::roofline_chart::draw(root, m, &theme),
         ChartModel::Frontier(m) => charts::frontier::draw(root, m, &theme),
         ChartModel::Load(m) => charts::load::draw(root, m, &theme),
     }

@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use super::collapse;
-use roofline::chip::{presets, Chip, ChipField};
-use roofline::dtype::PeakKey;
+use roofline::inputs::PeakKey;
+use roofline::inputs::{presets, Chip, ChipField};
 
 use super::field::Field;
 use super::menu::{MenuButton, MenuGroup};
@@ -19,7 +19,7 @@ pub fn ChipsPanel() -> impl IntoView {
         let chip = if id == "custom" {
             Some(Chip::custom("Custom chip"))
         } else {
-            roofline::chip::preset(&id)
+            roofline::inputs::preset(&id)
         };
         if let Some(chip) = chip {
             c.edit_chips(ListEdit::Push(chip));

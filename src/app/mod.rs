@@ -24,9 +24,9 @@ mod text_measure;
 mod validation;
 
 use leptos::prelude::*;
-use roofline::chip::Chip;
-use roofline::op::Op;
-use roofline::scenario::Scenario;
+use roofline::inputs::Chip;
+use roofline::inputs::Op;
+use roofline::inputs::Scenario;
 
 pub use crate::error::AppError;
 use crate::keys::{Keys, ListEdit};
@@ -397,15 +397,15 @@ pub fn App() -> impl IntoView {
     // system's preference.
     let theme = Memo::new(move |_| scenario.with(|s| s.theme));
     let dark = Signal::derive(move || match theme.get() {
-        Some(roofline::scenario::ColorScheme::Dark) => true,
-        Some(roofline::scenario::ColorScheme::Light) => false,
+        Some(roofline::inputs::ColorScheme::Dark) => true,
+        Some(roofline::inputs::ColorScheme::Light) => false,
         None => os_dark.get(),
     });
     // Sync with the outside world: the stylesheet reads `data-theme` on `<html>`.
     Effect::new(move |_| {
         let word = match theme.get() {
-            Some(roofline::scenario::ColorScheme::Dark) => Some("dark"),
-            Some(roofline::scenario::ColorScheme::Light) => Some("light"),
+            Some(roofline::inputs::ColorScheme::Dark) => Some("dark"),
+            Some(roofline::inputs::ColorScheme::Light) => Some("light"),
             None => None,
         };
         if let Some(root) = document().document_element() {

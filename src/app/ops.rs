@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::collapse;
-use roofline::op::{FieldType, Op};
+use roofline::inputs::{FieldType, Op};
 
 use super::field::Field;
 use super::menu::{MenuButton, MenuGroup};
@@ -61,7 +61,7 @@ fn set_log_axes(c: super::Ctx) {
 /// The kinds offered by "add operation", grouped by family in the kind table's order.
 fn op_kind_groups() -> Vec<MenuGroup> {
     let mut groups: Vec<MenuGroup> = Vec::new();
-    for k in roofline::OpKind::KINDS {
+    for k in roofline::inputs::OpKind::KINDS {
         let item = (k.id.to_string(), k.label.to_string());
         match groups.iter_mut().find(|g| g.heading == k.family) {
             Some(g) => g.items.push(item),
@@ -79,7 +79,7 @@ fn choices_of(ty: FieldType, none: Option<&'static str>) -> Vec<(String, String)
     match ty {
         FieldType::DType => none
             .into_iter()
-            .chain(roofline::dtype::DType::ALL.iter().map(|d| d.as_str()))
+            .chain(roofline::inputs::DType::ALL.iter().map(|d| d.as_str()))
             .map(|d| (d.to_string(), d.to_string()))
             .collect(),
         FieldType::Choice(options) => options
@@ -149,7 +149,7 @@ fn OpCard(
         let Ok(template) = Op::default_for(kind) else {
             return ().into_any();
         };
-        let field = move |spec: &'static roofline::op::FieldSpec| {
+        let field = move |spec: &'static roofline::inputs::FieldSpec| {
             let key = spec.key;
             let unit = spec.unit;
             // Quantities with a unit show it (`32 MiB`), to the last digit.

@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use super::collapse;
-use roofline::analysis::FlopConvention;
-use roofline::scenario::ColorScheme;
+use roofline::inputs::ColorScheme;
+use roofline::inputs::FlopConvention;
 use roofline::units::{format_exact, parse_quantity};
 
 use super::field::Field;
@@ -15,9 +15,8 @@ use crate::view::{self, sweepable_fields};
 #[component]
 pub fn OptionsPanel() -> impl IntoView {
     let c = ctx();
-    let text_of = move |f: fn(&roofline::scenario::Scenario) -> String| {
-        Memo::new(move |_| c.scenario.with(f))
-    };
+    let text_of =
+        move |f: fn(&roofline::inputs::Scenario) -> String| Memo::new(move |_| c.scenario.with(f));
     let conv_now = text_of(|s| {
         if s.options.convention == FlopConvention::OnePerMac {
             "1mac".into()
@@ -50,7 +49,7 @@ pub fn OptionsPanel() -> impl IntoView {
     });
     let derate = Callback::new(move |t: String| {
         // `0.95` or `95%`, 0.01 to 1, as in links.
-        let v = roofline::analysis::parse_derate(&t)?;
+        let v = roofline::inputs::parse_derate(&t)?;
         c.set(|s| &mut s.options.derate, v);
         Ok(())
     });

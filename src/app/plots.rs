@@ -2,7 +2,7 @@
 //! line and a visually hidden data table per plot for screen readers.
 
 use leptos::prelude::*;
-use roofline::scenario::{PlotKind, Scenario, SweepAxes};
+use roofline::inputs::{PlotKind, Scenario, SweepAxes};
 
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
@@ -354,15 +354,10 @@ pub fn DataTable(
 fn CalibrationMarker() -> impl IntoView {
     let c = ctx();
     let cal = Memo::new(move |_| c.scenario.with(|s| s.options.cal));
-    let remove = move |_| {
-        c.set(
-            |s| &mut s.options.cal,
-            roofline::analysis::Calibration::NONE,
-        )
-    };
+    let remove = move |_| c.set(|s| &mut s.options.cal, roofline::inputs::Calibration::NONE);
     move || {
         let cal = cal.get();
-        (cal != roofline::analysis::Calibration::NONE).then(|| {
+        (cal != roofline::inputs::Calibration::NONE).then(|| {
             let text = cal.format();
             view! {
                 <span class="calibrated" role="status" data-calibrated=text.clone()>

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::collapse;
 
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
 
 use super::address::load_as_new_entry;
 use super::ctx;

@@ -11,7 +11,7 @@ use crate::view::columns::{
     figure_label, header_of, header_title, is_column, is_extra, is_kind_figure, HEAD, KIND_HEAD,
 };
 use crate::view::{self, Cell, ResultRow};
-use roofline::scenario::BaseRow;
+use roofline::inputs::BaseRow;
 
 fn head_cell((metric, text): (&'static str, &'static str)) -> impl IntoView {
     let title = Some(header_title(metric)).filter(|t| !t.is_empty());

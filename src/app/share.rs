@@ -2,7 +2,7 @@
 //! the embed dialog with a live preview, exports (PNG, SVG, CSV, JSON), and the chromeless embed.
 
 use leptos::prelude::*;
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
 use wasm_bindgen::JsCast;
 
 use super::address::set_address;

@@ -10,7 +10,7 @@
 //! // Browser (plotters-canvas), HiDPI-aware:
 //! let theme = ChartTheme::light().with_scale(window.device_pixel_ratio());
 //! let root = CanvasBackend::with_canvas_object(canvas).unwrap().into_drawing_area();
-//! let geometry = charts::roofline::draw(root, &model, &theme).map_err(|e| e.to_string())?;
+//! let geometry = charts::roofline_chart::draw(root, &model, &theme).map_err(|e| e.to_string())?;
 //! // Pointer read-out (offset in CSS px × devicePixelRatio):
 //! let hit = charts::nearest_point(&model.hit_points(), &geometry, px, py);
 //! ```
@@ -26,7 +26,7 @@ pub mod geometry;
 pub mod load;
 pub mod model;
 mod paint;
-pub mod roofline;
+pub mod roofline_chart;
 pub mod sweep;
 pub mod theme;
 

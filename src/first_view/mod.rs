@@ -23,7 +23,7 @@ mod results;
 use std::cell::RefCell;
 use std::fmt::Write as _;
 
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
 
 pub use html::esc;
 pub use measure::helvetica;

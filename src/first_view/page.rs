@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use roofline::scenario::{PlotKind, Scenario};
+use roofline::inputs::{PlotKind, Scenario};
 
 /// The title bar; the chapter's question shows on the front page's scenario only (as the app's).
 pub fn header(out: &mut String, s: &Scenario) {
@@ -48,7 +48,7 @@ pub fn tabs(out: &mut String, s: &Scenario) {
         write!(out, r#"<button class="sv-tab{sel}">{text}</button>"#).unwrap();
     }
     out.push_str(r#"</div><span class="spacer"></span>"#);
-    if s.options.cal != roofline::analysis::Calibration::NONE {
+    if s.options.cal != roofline::inputs::Calibration::NONE {
         out.push_str(r#"<span class="calibrated"><button class="small cal-chip">calibrated ✕</button></span>"#);
     }
     if s.plot.shows_sweep() {

@@ -1,7 +1,7 @@
 //! The plots of the first view: which charts a scenario shows (as the app's `Charts` builds
 //! them) and each as inline SVG.
 
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
 
 use crate::charts::ChartGeometry;
 use crate::view::{self, ChartModel};

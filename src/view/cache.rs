@@ -5,10 +5,10 @@
 
 use std::collections::HashMap;
 
-use roofline::analysis::Options;
-use roofline::chip::Chip;
-use roofline::op::Op;
-use roofline::scenario::Scenario;
+use roofline::inputs::Chip;
+use roofline::inputs::Op;
+use roofline::inputs::Options;
+use roofline::inputs::Scenario;
 
 /// Values keyed by (operation index, chip index), each with the inputs it was computed from:
 /// the operation, the chip, the options and `X` (`()` when nothing else matters).

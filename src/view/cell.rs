@@ -2,7 +2,7 @@
 //! row itself. Their own module, below the rows and what adds cells and rows to them
 //! (expectations, serving, comparisons), so those need not import the rows that call them.
 
-use roofline::analysis::Analysis;
+use roofline::results::Analysis;
 use roofline::units::format_exact;
 
 /// A row of the results table.

@@ -293,7 +293,7 @@ impl ChartModel {
         };
         charts::render_svg_with::<B, _>(width, height, &theme, |root, theme| match self {
             ChartModel::Sweep(m) => charts::sweep::draw(root, m, theme),
-            ChartModel::Roofline(m) => charts::roofline::draw(root, m, theme),
+            ChartModel::Roofline(m) => charts::roofline_chart::draw(root, m, theme),
             ChartModel::Frontier(m) => charts::frontier::draw(root, m, theme),
             #[cfg(feature = "load")]
             ChartModel::Load(m) => charts::load::draw(root, m, theme),

@@ -1,13 +1,13 @@
 //! A baseline and what moves a result (issue 26), as the page shows them: every row's
 //! `vs_base` and elasticity cells, the key line's words, the explanation panel's lines and
-//! the results CSV. The figures come from `roofline::compare`; this only words them. Pure,
-//! tested natively.
+//! the results CSV. The figures come from the core's comparison (through `roofline::results`);
+//! this only words them. Pure, tested natively.
 
 use std::sync::Arc;
 
-use roofline::analysis::Analysis;
-use roofline::compare::{self, Elasticities};
-use roofline::scenario::{BaseRow, Scenario};
+use roofline::inputs::{BaseRow, Scenario};
+use roofline::results::Analysis;
+use roofline::results::{ratio_words, vs_base, Elasticities};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
@@ -131,7 +131,7 @@ fn vs_base_cell(t_row: f64, t_base: Result<f64, &str>, base: &str, is_base: bool
         };
     }
     let r = t_base.map_err(str::to_string).and_then(|tb| {
-        compare::vs_base(t_row, tb)
+        vs_base(t_row, tb)
             .map(|r| (r, tb))
             .ok_or_else(|| "no time".into())
     });
@@ -146,7 +146,7 @@ fn vs_base_cell(t_row: f64, t_base: Result<f64, &str>, base: &str, is_base: bool
                 pretty(t_row, Unit::Seconds),
                 pretty(tb, Unit::Seconds),
                 format_sig(r, 4),
-                compare::ratio_words(r, base)
+                ratio_words(r, base)
             ),
             basis: None,
         },
@@ -236,12 +236,8 @@ pub fn base_words(s: &Scenario, t: impl Fn(usize, usize) -> Option<f64>) -> Stri
             if (i, j) == (op, chip) {
                 continue;
             }
-            if let Some(r) = t(i, j).and_then(|tr| compare::vs_base(tr, tb)) {
-                words.push(format!(
-                    "{}: {}",
-                    row_label(s, i, j),
-                    compare::ratio_words(r, &name)
-                ));
+            if let Some(r) = t(i, j).and_then(|tr| vs_base(tr, tb)) {
+                words.push(format!("{}: {}", row_label(s, i, j), ratio_words(r, &name)));
             }
         }
     }

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use roofline::chip::{Chip, ChipField};
+use roofline::inputs::{Chip, ChipField};
 use roofline::units::format_field;
 
 use super::names::pretty;
@@ -54,7 +54,7 @@ impl SourceNotes {
         use std::collections::BTreeMap;
         let mut notes = BTreeMap::new();
         let mut others = BTreeMap::new();
-        for n in roofline::chip::source_notes() {
+        for n in roofline::inputs::source_notes() {
             let key = format!("{}/{}", n.preset, n.field.as_str());
             if let Some(o) = n.others {
                 others.insert(key.clone(), o);
@@ -95,7 +95,7 @@ impl SourceNotes {
 
 impl NotesTable {
     fn from_json(text: &str) -> Result<NotesTable, String> {
-        let v = roofline::arch::json::parse(text)
+        let v = roofline::inputs::json::parse(text)
             .map_err(|e| format!("the source notes are not JSON: {e}"))?;
         let map = |k: &str| -> Result<HashMap<String, String>, String> {
             v.get(k)

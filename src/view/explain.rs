@@ -2,9 +2,9 @@
 //! part and input by input, then "what moves it". Computed only while the panel is open (the
 //! Shapley split evaluates `T_lower` up to 2^n times). Pure, tested natively.
 
-use roofline::analysis::analyze;
-use roofline::compare::{self, Explanation};
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
+use roofline::results::analyze;
+use roofline::results::{explain, levers, ratio_words, Explanation};
 use roofline::units::{format_sig, Unit};
 
 use super::compare::{row_label, ELASTICITY_METHOD, SHAPLEY_METHOD};
@@ -76,11 +76,11 @@ pub fn explain_panel(s: &Scenario, i: usize, j: usize) -> Result<ExplainPanel, S
         s.chips.get(j).ok_or("no such chip")?,
     );
     let a = analyze(op, chip, &s.options).map_err(|e| e.to_string())?;
-    let l = compare::levers(&a, chip, &s.options);
+    let l = levers(&a, chip, &s.options);
     let against = match s.base_row() {
         None => Err("no baseline: choose one with a row's \"base\" button".into()),
         Some(b) if (b.op, b.chip) == (i, j) => Err("this row is the baseline".into()),
-        Some(b) => compare::explain((&s.ops[b.op], &s.chips[b.chip]), (op, chip), &s.options)
+        Some(b) => explain((&s.ops[b.op], &s.chips[b.chip]), (op, chip), &s.options)
             .map(|e| against(&row_label(s, i, j), &row_label(s, b.op, b.chip), &e))
             .map_err(|e| format!("the baseline has no time: {e}")),
     };
@@ -103,7 +103,7 @@ fn against(row: &str, base: &str, e: &Explanation) -> Against {
         pretty(e.t_row, Unit::Seconds),
         pretty(e.t_base, Unit::Seconds),
         format_sig(e.ratio, 3),
-        compare::ratio_words(e.ratio, base)
+        ratio_words(e.ratio, base)
     );
     let parts: Vec<PartLine> = e
         .parts

@@ -1,12 +1,13 @@
 //! Exports: file names, the sweep as CSV, the scenario with its results as JSON, the embed
 //! snippet.
 
-use roofline::analysis::{Analysis, FlopConvention};
-use roofline::compare::{Elasticities, Explanation};
-use roofline::op::Op;
+use roofline::inputs::FlopConvention;
+use roofline::inputs::Op;
+use roofline::inputs::Scenario;
+use roofline::results::sweep;
+use roofline::results::Analysis;
 use roofline::results::Results;
-use roofline::scenario::Scenario;
-use roofline::sweep::sweep;
+use roofline::results::{Elasticities, Explanation};
 use roofline::units::format_exact;
 
 /// A file name stem for exports: `roofline-lab-tpu-v5e-matmul-sweep`.
@@ -136,7 +137,7 @@ pub fn comparison(s: &Scenario) -> Option<Vec<Compared>> {
             if (i, j) == (b.op, b.chip) {
                 continue;
             }
-            let e = roofline::compare::explain(base, (op, chip), &s.options);
+            let e = roofline::results::explain(base, (op, chip), &s.options);
             out.push(Compared {
                 chip: j,
                 error: e.as_ref().err().map(|e| e.to_string()),

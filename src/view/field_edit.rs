@@ -48,7 +48,7 @@ impl FieldEdit {
                 self.shown = now();
                 self.error = None;
             }
-            Err(e) => self.error = Some(roofline::error::clip_text(&e, MAX_MESSAGE)),
+            Err(e) => self.error = Some(roofline::inputs::clip_text(&e, MAX_MESSAGE)),
         }
     }
 
@@ -77,7 +77,7 @@ impl FieldEdit {
                     String::new()
                 };
                 let room = MAX_MESSAGE.saturating_sub(note.chars().count());
-                self.error = Some(roofline::error::clip_text(&e, room) + &note);
+                self.error = Some(roofline::inputs::clip_text(&e, room) + &note);
             }
             Ok(()) => {
                 self.shown = now();
@@ -120,8 +120,8 @@ impl FieldEdit {
 /// What the page computes with while a field's text is invalid: ` — showing D = 4096`.
 fn showing(label: &str, before: &str) -> String {
     let (label, before) = (
-        roofline::error::clip_text(label, 40),
-        roofline::error::clip_text(before, 40),
+        roofline::inputs::clip_text(label, 40),
+        roofline::inputs::clip_text(before, 40),
     );
     if before.trim().is_empty() {
         format!(" — showing {label} empty, as before")

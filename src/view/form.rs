@@ -2,9 +2,9 @@
 //! tiles, the sharding fields of an unsharded matmul, an LLM's architecture when a preset gives
 //! it), and whether the fold starts open.
 
-use roofline::chip::{Chip, ChipField};
-use roofline::field::{FieldSpec, SliderScale};
-use roofline::op::Op;
+use roofline::inputs::Op;
+use roofline::inputs::{Chip, ChipField};
+use roofline::inputs::{FieldSpec, SliderScale};
 
 /// Whether an operation's "more fields" should be open: when one of them is set away from what
 /// the op's own preset gives (a link that sets tiles, a draft model or an optimizer shows them;
@@ -187,7 +187,7 @@ pub fn sweep_range_for(spec: &FieldSpec, now: Option<f64>) -> (f64, f64) {
 /// has the swept field as a number (and no training step's plot stands in for the sweep), the
 /// sweep moves to the first numeric field of the first operation that has one, over [`sweep_range_for`]'s range, sampled log-spaced on a log x axis
 /// where that range spans two decades or more. `true` when it moved.
-pub fn keep_sweep_on_a_field(s: &mut roofline::scenario::Scenario) -> bool {
+pub fn keep_sweep_on_a_field(s: &mut roofline::inputs::Scenario) -> bool {
     let has = |o: &Op| o.field(&s.sweep.field).is_some_and(FieldSpec::is_numeric);
     // A training step's plot stands in for the sweep when no operation has the swept field.
     if s.ops.iter().any(has) || s.ops.iter().any(|o| o.traits().train_plot) {

@@ -1,10 +1,10 @@
 //! The serving frontier's model (`plot=frontier`): for every `llm` operation on every chip,
 //! output tokens/s per chip against time per output token over powers-of-two batches
-//! ([`roofline::serving::frontier`]), the batches beyond the largest that fits marked out of
+//! ([`roofline::results::frontier`]), the batches beyond the largest that fits marked out of
 //! memory. Other operations have no frontier; an operation that fails to analyse is left out.
 
-use roofline::scenario::Scenario;
-use roofline::serving::frontier;
+use roofline::inputs::Scenario;
+use roofline::results::frontier;
 
 use super::names::series_name;
 use crate::charts::{FrontierChart, FrontierCurve, FrontierMark};

@@ -1,11 +1,11 @@
 //! A pasted Hugging Face `config.json` into an operation that takes an architecture (`llm`
 //! since issue 13, `train` since issue 22; [`Op::takes_arch`]): the core's reader
-//! ([`roofline::arch::Arch::from_hf_config`]) fills the operation's architecture fields
+//! ([`roofline::inputs::Arch::from_hf_config`]) fills the operation's architecture fields
 //! ([`Op::set_arch`]); the rest (batch, context, mesh, dtypes, ...) is kept. The link then
 //! carries the architecture fields, never the JSON.
 
-use roofline::arch::{Arch, ArchFields, ConfigReport};
-use roofline::op::Op;
+use roofline::inputs::Op;
+use roofline::inputs::{Arch, ArchFields, ConfigReport};
 use roofline::units::format_params;
 
 /// What an import found, as the page says it under the text area.

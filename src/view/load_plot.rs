@@ -8,9 +8,9 @@
 //! throughput–interactivity frontier. An engine without a curve or without measured rows says
 //! so in the legend; every number is the core's.
 
-use roofline::chip::Chip;
-use roofline::op::{Engine, Load, Op};
-use roofline::scenario::Scenario;
+use roofline::inputs::Chip;
+use roofline::inputs::Scenario;
+use roofline::inputs::{Engine, Load, Op};
 use roofline::units::{format_exact, format_sig, Unit};
 use roofline::validation::load::page::{
     load_curve, load_row, measured_points_of, Axis, LoadCurve, LoadRow, MeasuredPoint, MeasuredRow,

@@ -7,13 +7,13 @@
 //! the first operation's dtype (bf16 when there is no operation or it fails) and the HBM
 //! bandwidth. The fit is made against it, so `cal=` from a fit means what it says.
 
-use roofline::dtype::DType;
-use roofline::error::Error;
+use roofline::inputs::DType;
+use roofline::inputs::Error;
+use roofline::inputs::Scenario;
 use roofline::profile::{
     default_groups, fit, group_totals, rank_by_time_lost, Fit, GroupTotal, Kernel, Profile,
     Roofline,
 };
-use roofline::scenario::Scenario;
 use roofline::units::{format_exact, Unit};
 
 use super::names::pretty;
@@ -42,7 +42,9 @@ pub fn measured_roofline(s: &Scenario) -> Result<(Roofline, String), Error> {
     let dtype = s
         .ops
         .first()
-        .and_then(|op| roofline::analyze(op, chip, &roofline::Options::default()).ok())
+        .and_then(|op| {
+            roofline::results::analyze(op, chip, &roofline::inputs::Options::default()).ok()
+        })
         .map_or(DType::Bf16, |a| a.compute.dtype);
     let peak = chip.peak(dtype)?;
     let roof = Roofline::new(peak, chip.hbm)?;
@@ -60,8 +62,8 @@ pub fn measured_roofline(s: &Scenario) -> Result<(Roofline, String), Error> {
 /// and attention kernels as such, communication as collectives, every other group (norms,
 /// softmax, copies, elementwise) as memory-bound kernels; kernels no group matches are not
 /// guessed at.
-fn workload_of_group(group: &str) -> Option<roofline::op::MeasureKind> {
-    use roofline::op::MeasureKind;
+fn workload_of_group(group: &str) -> Option<roofline::inputs::MeasureKind> {
+    use roofline::inputs::MeasureKind;
     Some(match group {
         "gemm" => MeasureKind::Gemm,
         "attention" => MeasureKind::Attention,
@@ -74,7 +76,7 @@ fn workload_of_group(group: &str) -> Option<roofline::op::MeasureKind> {
 /// The expected time of each placed kernel (issue 25): its roofline bound times what the
 /// validation set measured for its kind of work (by its name group) on chip 1's generation;
 /// `None` where the set has no evidence (the table shows `none`).
-pub fn add_expected(t: &mut MeasuredTable, chip: &roofline::chip::Chip) {
+pub fn add_expected(t: &mut MeasuredTable, chip: &roofline::inputs::Chip) {
     let Some(family) = roofline::validation::family_of(chip) else {
         return;
     };
@@ -91,9 +93,9 @@ pub fn add_expected(t: &mut MeasuredTable, chip: &roofline::chip::Chip) {
         };
         let bound = time * frac;
         let resource = match (r.bound, group_of(&r.name)) {
-            (_, Some("communication")) => roofline::resource::Bound::Network,
-            (Some("memory"), _) => roofline::resource::Bound::Memory,
-            _ => roofline::resource::Bound::Compute,
+            (_, Some("communication")) => roofline::results::Bound::Network,
+            (Some("memory"), _) => roofline::results::Bound::Memory,
+            _ => roofline::results::Bound::Compute,
         };
         let features = roofline::validation::Features::kernel(resource, bound, r.count as f64);
         r.expected = group_of(&r.name)
@@ -538,9 +540,9 @@ const CC_PRESETS: &[(&str, &[&str])] = &[
 ];
 
 /// The presets `p` was recorded on that chip 1 (`current`) is not (see [`ChipOffer`]).
-pub fn chip_offer(p: &Profile, current: Option<&roofline::chip::Chip>) -> Option<ChipOffer> {
+pub fn chip_offer(p: &Profile, current: Option<&roofline::inputs::Chip>) -> Option<ChipOffer> {
     let (ids, reason): (Vec<&'static str>, String) = if let Some(d) = p.device.as_deref() {
-        let id = roofline::chip::preset_for_device(d)?;
+        let id = roofline::inputs::preset_for_device(d)?;
         (vec![id], format!("the export names {d}"))
     } else {
         let cc = p.compute_capability.as_deref()?;
@@ -552,7 +554,7 @@ pub fn chip_offer(p: &Profile, current: Option<&roofline::chip::Chip>) -> Option
     };
     let ids: Vec<&'static str> = ids
         .into_iter()
-        .filter(|id| roofline::chip::preset(id).is_some())
+        .filter(|id| roofline::inputs::preset(id).is_some())
         .collect();
     let here = current.and_then(|c| c.preset_id.as_deref());
     (!ids.is_empty() && !here.is_some_and(|h| ids.contains(&h)))

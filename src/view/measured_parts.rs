@@ -5,12 +5,12 @@
 //! category: norms, attention, GEMMs (every other matmul-like part), communication, and the
 //! rest. Pure, tested natively.
 
-use roofline::error::Error;
-use roofline::op::PartKind;
+use roofline::inputs::Error;
+use roofline::inputs::PartKind;
+use roofline::inputs::Scenario;
 use roofline::profile::{default_groups, group_totals, GroupTotal, Profile, Roofline};
-use roofline::scenario::Scenario;
+use roofline::results::analyze_workload;
 use roofline::units::{format_exact, Unit};
-use roofline::workload::analyze_workload;
 
 use super::names::{op_name, pretty};
 

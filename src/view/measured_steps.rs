@@ -1,6 +1,6 @@
 //! A serving engine's steps against the roofline (issue 43): each step a trace annotates
 //! (`roofline::profile::steps`) with its measured GPU time, the `T_lower` of that exact step
-//! (the mixed step of `roofline::serving::step_time`: weights read once, experts hit by the
+//! (the mixed step of `roofline::results::step_time`: weights read once, experts hit by the
 //! step's tokens, attention from its aggregates), the expected time and band, the ratio and
 //! what binds it; the steps grouped by phase and batch with medians over the steady-state
 //! window; and what a fit of the user's own engine is fitted on. Pure, tested natively.

@@ -3,7 +3,7 @@
 //! the Leptos components only render what this module computes.
 //!
 //! One file per concern: [`names`] (what operations, series and axes are called), [`rows`]
-//! (the results table and the key line), [`sweep`] and [`roofline`] (the two chart models),
+//! (the results table and the key line), [`sweep`] and [`roofline_plot`] (the two chart models),
 //! [`chart`] (the chart in front: its table, read-out and SVG), [`export`] (CSV, JSON, embed),
 //! [`recipes`] (the chapter's worked examples), [`form`] (which fields fold) and [`cache`] (what is remembered per (operation,
 //! chip) between edits).
@@ -28,7 +28,7 @@ pub mod measured_parts;
 pub mod measured_steps;
 pub mod names;
 pub mod recipes;
-pub mod roofline;
+pub mod roofline_plot;
 pub mod rows;
 pub mod serving;
 pub mod serving_load;
@@ -61,7 +61,7 @@ pub use measured_parts::{match_llm_parts, PartMatch, StepMatch};
 pub use measured_steps::{step_table, StepRow, StepTable};
 pub use names::{op_name, pretty, OP_KINDS};
 pub use recipes::{recipes, Recipe};
-pub use roofline::{roofline_chart, roofline_chart_of};
+pub use roofline_plot::{roofline_chart, roofline_chart_of};
 pub use rows::{
     cells, key_line, key_line_of, key_line_with, result_rows, result_rows_cached, Cell,
     KeyLineDetail, ResultRow, RowCache,

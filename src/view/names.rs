@@ -1,16 +1,16 @@
 //! What things are called on the page: operation kinds, operations, series, swept fields, and
 //! quantities formatted for people.
 
-use roofline::op::Op;
-use roofline::scenario::Scenario;
+use roofline::inputs::Op;
+use roofline::inputs::Scenario;
 use roofline::units::Unit;
 
 /// Operation kinds offered in the forms: (kind id, label).
 pub const OP_KINDS: &[(&str, &str)] = &OP_KIND_PAIRS;
 
-const OP_KIND_PAIRS: [(&str, &str); roofline::OpKind::IDS.len()] = {
-    let kinds = roofline::OpKind::KINDS;
-    let mut out = [("", ""); roofline::OpKind::IDS.len()];
+const OP_KIND_PAIRS: [(&str, &str); roofline::inputs::OpKind::IDS.len()] = {
+    let kinds = roofline::inputs::OpKind::KINDS;
+    let mut out = [("", ""); roofline::inputs::OpKind::IDS.len()];
     let mut i = 0;
     while i < out.len() {
         out[i] = (kinds[i].id, kinds[i].label);

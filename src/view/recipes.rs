@@ -1,7 +1,7 @@
 //! The chapter's worked examples, loadable in one click, each with the chapter's answer and ours
 //! computed from the (possibly edited) scenario.
 
-use roofline::scenario::Scenario;
+use roofline::inputs::Scenario;
 
 mod answers;
 

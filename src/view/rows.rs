@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use roofline::analysis::{Analysis, Bound};
+use roofline::inputs::Scenario;
+use roofline::results::Workload;
+use roofline::results::{Analysis, Bound};
 use roofline::results::{PairResults, Results};
-use roofline::scenario::Scenario;
 use roofline::units::{format_exact, format_sig, Unit};
-use roofline::workload::Workload;
 
 use super::cache::PairCache;
 use super::cell::cell;
@@ -158,8 +158,8 @@ pub fn cells(a: &Analysis) -> Vec<Cell> {
 
 /// A figure a kind reports, as a cell (its tone as the bound colours). Days are written as
 /// people read them ([`days_words`]: years past a century, never `1.85e6 days`).
-fn figure_cell(f: &roofline::analysis::Figure) -> Cell {
-    use roofline::analysis::Tone;
+fn figure_cell(f: &roofline::results::Figure) -> Cell {
+    use roofline::results::Tone;
     let days = matches!(f.metric, "days" | "days_at_mfu");
     let text = match f.value.parse::<f64>() {
         Ok(d) if days => days_words(d),
@@ -402,7 +402,7 @@ fn result_row(s: &Scenario, i: usize, j: usize, r: &PairResults) -> ResultRow {
 /// A model step's words in the key line: `, step 13.3 ms at ctx 2048: 2,400 tokens/s in the
 /// step` (its tokens: B in decode, B·ctx in prefill, B·(k+1) to verify). Not "per sequence":
 /// what a sequence sees per token is the serving row's TPOT, at its own context.
-fn step_words(op: &roofline::op::Op, step: f64, at: &str) -> String {
+fn step_words(op: &roofline::inputs::Op, step: f64, at: &str) -> String {
     if !(step.is_finite() && step > 0.0) {
         return String::new();
     }
@@ -460,7 +460,7 @@ pub fn key_line_of(s: &Scenario, results: &Results, detail: KeyLineDetail) -> St
         .join(", ");
     // A calibrated page says so wherever its numbers are read (issue 24: a fitted calibration
     // changed every time with nothing saying it was on).
-    let cal = if s.options.cal == roofline::analysis::Calibration::NONE {
+    let cal = if s.options.cal == roofline::inputs::Calibration::NONE {
         String::new()
     } else {
         format!(
@@ -474,8 +474,8 @@ pub fn key_line_of(s: &Scenario, results: &Results, detail: KeyLineDetail) -> St
 /// The key line's words for `op` analysed as `a`, after its series name: `: memory-bound,
 /// compute-bound for B > 240 exactly …`, or the analysis's error.
 fn key_line_words(
-    op: &roofline::op::Op,
-    a: &Result<Analysis, roofline::Error>,
+    op: &roofline::inputs::Op,
+    a: &Result<Analysis, roofline::inputs::Error>,
     detail: KeyLineDetail,
 ) -> String {
     match a {

@@ -8,9 +8,9 @@
 //! `tokens_per_s` is the issue's `B / tpot`: output tokens per second of the `n`-chip group
 //! while decoding at the mean context `P + G/2`. Each metric name means one thing per row.
 
+use roofline::inputs::Scenario;
 use roofline::results::ServingResults;
-use roofline::scenario::Scenario;
-use roofline::serving::{Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS};
+use roofline::results::{Serving, Speculative, Topology, MAX_TOPOLOGY_CHIPS};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cell::{Cell, ResultRow};
@@ -214,7 +214,10 @@ fn optional(
 
 /// Part 8's smallest topology: the fewest chips (a power of two) that hold the batch and, under
 /// a `tpot_max` bound (seconds), decode within it.
-fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>, bound: Option<f64>) -> Cell {
+fn min_chips_cell(
+    t: Result<Option<Topology>, roofline::inputs::Error>,
+    bound: Option<f64>,
+) -> Cell {
     let memory = "the smallest power-of-two group of chips whose HBM holds the weights and B KV \
                   caches at P + G (applied-inference.md, \"smallest topology\")";
     let title = match (bound, &t) {
@@ -260,14 +263,14 @@ fn min_chips_cell(t: Result<Option<Topology>, roofline::Error>, bound: Option<f6
 }
 
 /// The `tpot_max` bound of an `llm` op, seconds.
-fn tpot_bound(op: &roofline::Op) -> Option<f64> {
+fn tpot_bound(op: &roofline::inputs::Op) -> Option<f64> {
     // The field is in ms (`tpot_max=50`).
     op.get_num("tpot_max").map(|ms| ms / 1e3)
 }
 
 /// Speculative decoding's cells (`tpot_spec`, `spec_speedup`): `none` and why without a draft
 /// or when it fails.
-fn speculative_cells(v: Result<Option<Speculative>, roofline::Error>) -> [Cell; 2] {
+fn speculative_cells(v: Result<Option<Speculative>, roofline::inputs::Error>) -> [Cell; 2] {
     let s = match v {
         Ok(Some(s)) => s,
         other => {

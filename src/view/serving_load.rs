@@ -9,8 +9,8 @@
 //! Kept apart from `serving` (the static row) so that the two read on their own: `serving_row`
 //! builds the static cells, then [`apply`] rewrites what a load changes.
 
-use roofline::chip::Chip;
-use roofline::op::{Engine, Load, Op};
+use roofline::inputs::Chip;
+use roofline::inputs::{Engine, Load, Op};
 use roofline::units::{format_exact, format_sig, Unit};
 use roofline::validation::load::page::{Figure, LoadRow};
 
@@ -30,7 +30,7 @@ pub fn engine_name(e: Engine) -> &'static str {
 
 /// The operation and chip the load plot (`plot=load`) shows: the first `llm` operation under
 /// `load=concurrency|rate`, on the first chip; `None` without one (no load tab).
-pub fn load_pair(s: &roofline::scenario::Scenario) -> Option<(&Op, &Chip)> {
+pub fn load_pair(s: &roofline::inputs::Scenario) -> Option<(&Op, &Chip)> {
     let op = s
         .ops
         .iter()
@@ -118,7 +118,7 @@ const NO_RATE: &str =
 #[cfg(not(feature = "load"))]
 pub fn apply(
     op: &Op,
-    _load: &Result<Option<LoadRow>, roofline::Error>,
+    _load: &Result<Option<LoadRow>, roofline::inputs::Error>,
     cells: &mut Vec<Cell>,
 ) -> Option<Vec<String>> {
     let l = op.llm()?;
@@ -150,7 +150,7 @@ fn static_row(b: f64, engine: Engine) -> LoadRow {
 #[cfg(feature = "load")]
 pub fn apply(
     op: &Op,
-    load: &Result<Option<LoadRow>, roofline::Error>,
+    load: &Result<Option<LoadRow>, roofline::inputs::Error>,
     cells: &mut Vec<Cell>,
 ) -> Option<Vec<String>> {
     let l = op.llm()?;

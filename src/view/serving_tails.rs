@@ -10,14 +10,14 @@
 //! and so show the tails `pending`, never a figure of another model.
 //!
 //! Each cell's title is its derivation: the simulated count, the warm-up discarded, the seed,
-//! and what timed the steps (`roofline::serving::tails`).
+//! and what timed the steps (`roofline::results::tails`).
 
-use roofline::analysis::Options;
-use roofline::chip::Chip;
-use roofline::op::{Disagg, Llm, Load, Op};
-use roofline::serving::sim::{BoundSteps, Pcts, StepTiming};
-use roofline::serving::tails::{count, DisaggFigures, Tails};
-use roofline::serving::{disagg, kv_tier};
+use roofline::inputs::Chip;
+use roofline::inputs::Options;
+use roofline::inputs::{Disagg, Llm, Load, Op};
+use roofline::results::sim::{BoundSteps, Pcts, StepTiming};
+use roofline::results::tails::{count, DisaggFigures, Tails};
+use roofline::results::{disagg, kv_tier};
 use roofline::units::{format_exact, format_sig, Unit};
 
 mod worker;
@@ -211,10 +211,10 @@ fn provenance(t: &Tails, measured: usize, warmup: usize) -> String {
     )
 }
 
-/// The tails cells of `op` from its result (`roofline::serving::tails`), the same metrics as
+/// The tails cells of `op` from its result (`roofline::results::tails`), the same metrics as
 /// [`pending_cells`]: an error, or a run with no figure, leaves each cell `none` with the
 /// reason.
-pub fn tails_cells(op: &Op, result: &Result<Option<Tails>, roofline::Error>) -> Vec<Cell> {
+pub fn tails_cells(op: &Op, result: &Result<Option<Tails>, roofline::inputs::Error>) -> Vec<Cell> {
     let ms = metrics(op);
     let t = match result {
         Ok(Some(t)) => t,
@@ -473,7 +473,7 @@ pub const CHECKED_KEYS: [&str; 9] = [
 /// ratio whose workers fit, a `d_chip` the scenario has, a host tier on a chip with a host
 /// link. The page refuses an edit that fails at the field (the last good plot kept), where a
 /// simulation would otherwise fail later in the worker. Cheap: no simulation.
-pub fn precheck(op: &Op, chips: &[Chip], opts: &Options) -> Result<(), roofline::Error> {
+pub fn precheck(op: &Op, chips: &[Chip], opts: &Options) -> Result<(), roofline::inputs::Error> {
     let Some(l) = loaded(op) else {
         return Ok(());
     };
@@ -481,15 +481,13 @@ pub fn precheck(op: &Op, chips: &[Chip], opts: &Options) -> Result<(), roofline:
         if l.disagg != Disagg::None {
             let d_chip = match l.d_chip {
                 None => chip,
-                Some(n) => {
-                    chips
-                        .get(n as usize - 1)
-                        .ok_or_else(|| roofline::Error::InvalidField {
-                            field: "d_chip".into(),
-                            value: format_exact(n),
-                            reason: format!("the scenario has {} chip(s)", chips.len()),
-                        })?
-                }
+                Some(n) => chips.get(n as usize - 1).ok_or_else(|| {
+                    roofline::inputs::Error::InvalidField {
+                        field: "d_chip".into(),
+                        value: format_exact(n),
+                        reason: format!("the scenario has {} chip(s)", chips.len()),
+                    }
+                })?,
             };
             let xy = match l.disagg {
                 Disagg::Split { prefill, decode } => (prefill, decode),
@@ -498,14 +496,13 @@ pub fn precheck(op: &Op, chips: &[Chip], opts: &Options) -> Result<(), roofline:
             disagg::plan(l, chip, d_chip, opts, xy)?;
         }
         if l.kv_host.is_some() {
-            let coef =
-                BoundSteps
-                    .coef(l, chip)
-                    .map_err(|reason| roofline::Error::InvalidField {
-                        field: "engine".into(),
-                        value: l.engine.as_str().into(),
-                        reason,
-                    })?;
+            let coef = BoundSteps.coef(l, chip).map_err(|reason| {
+                roofline::inputs::Error::InvalidField {
+                    field: "engine".into(),
+                    value: l.engine.as_str().into(),
+                    reason,
+                }
+            })?;
             kv_tier::plan(l, chip, opts, 1.0, coef)?;
         }
     }

@@ -3,10 +3,10 @@
 
 use std::rc::Rc;
 
-use roofline::analysis::{analyze, memory_fit, Analysis};
-use roofline::op::{Op, PartKind};
-use roofline::scenario::Scenario;
-use roofline::sweep::sweep;
+use roofline::inputs::Scenario;
+use roofline::inputs::{Op, PartKind};
+use roofline::results::sweep;
+use roofline::results::{analyze, memory_fit, Analysis};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
@@ -14,7 +14,7 @@ use super::names::{dim_word, name_of, op_name, pretty, series_name};
 use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
 
 /// What the sweep plot shows on its y axis: part of the scenario (`y=` in links).
-pub use roofline::scenario::SweepMetric;
+pub use roofline::inputs::SweepMetric;
 
 /// Numeric fields of the scenario's operations that a sweep can vary: (key, label), no repeats.
 pub fn sweepable_fields(s: &Scenario) -> Vec<(&'static str, &'static str)> {
@@ -70,8 +70,8 @@ fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
 /// A series, the analysis at the operation's own values (for its peak and critical lines), and
 /// where in the swept range it stops fitting in memory ([`oom_edge`]).
 pub type Swept = (
-    Result<roofline::sweep::SweepCurve, roofline::Error>,
-    Result<Analysis, roofline::Error>,
+    Result<roofline::results::SweepCurve, roofline::inputs::Error>,
+    Result<Analysis, roofline::inputs::Error>,
     Option<OomEdge>,
 );
 
@@ -91,9 +91,9 @@ pub enum OomEdge {
 /// up to 60 steps, whole numbers for integer fields).
 pub fn oom_edge(
     op: &Op,
-    chip: &roofline::chip::Chip,
-    opts: &roofline::options::Options,
-    spec: &roofline::sweep::SweepSpec,
+    chip: &roofline::inputs::Chip,
+    opts: &roofline::inputs::Options,
+    spec: &roofline::inputs::SweepSpec,
 ) -> Option<OomEdge> {
     // Memory only: a full analysis of an MoE would bisect its critical batch at every step.
     let at = |x: f64| -> Option<bool> {
@@ -114,7 +114,7 @@ pub fn oom_edge(
     }
     let integer = op
         .field(&spec.field)
-        .is_some_and(|f| f.ty == roofline::op::FieldType::Integer);
+        .is_some_and(|f| f.ty == roofline::inputs::FieldType::Integer);
     let (mut lo, mut hi) = (spec.from, spec.to);
     for _ in 0..60 {
         // Geometric steps across decades, then halving (exact for whole numbers at the end).
@@ -139,7 +139,7 @@ pub fn oom_edge(
 /// Sweeps remembered between charts: a series is re-swept only when its operation, its chip, the
 /// options or the sweep changed, so an edit to one operation re-sweeps only that operation's
 /// series. Each chart keeps only the entries it used.
-pub type SweepCache = PairCache<roofline::sweep::SweepSpec, Rc<Swept>>;
+pub type SweepCache = PairCache<roofline::inputs::SweepSpec, Rc<Swept>>;
 
 /// The sweep plot: one series per (operation, chip), peak lines, exact crossovers, and the
 /// closed-form approximation as a dashed line.
@@ -230,7 +230,7 @@ pub fn sweep_chart_cached(
                 chart.vlines.push(VLine { x, label });
             }
             let idx = j * n_ops + i;
-            let y_of = |p: &roofline::sweep::SweepPoint| match metric {
+            let y_of = |p: &roofline::results::SweepPoint| match metric {
                 SweepMetric::Achieved => p.achieved,
                 SweepMetric::Time => p.t_lower,
                 SweepMetric::Fraction => 100.0 * p.fraction,
@@ -255,7 +255,7 @@ pub fn sweep_chart_cached(
             if metric == SweepMetric::Time && op.traits().comm_curves {
                 let label = series_name(s, op, &chip.name);
                 for (k, term) in ["T_math", "T_comms"].into_iter().enumerate() {
-                    let of = |p: &roofline::sweep::SweepPoint| {
+                    let of = |p: &roofline::results::SweepPoint| {
                         if k == 0 {
                             p.t_math
                         } else {
@@ -379,8 +379,8 @@ fn part_series(
     chart: &mut SweepChart,
     s: &Scenario,
     op: &Op,
-    chip: &roofline::chip::Chip,
-    series: &roofline::sweep::SweepCurve,
+    chip: &roofline::inputs::Chip,
+    series: &roofline::results::SweepCurve,
     idx: usize,
 ) {
     const GROUPS: [&str; 3] = [
@@ -394,7 +394,7 @@ fn part_series(
         if o.set_num(&s.sweep.field, p.x).is_err() {
             continue;
         }
-        let Some(parts) = roofline::workload::parts(&o) else {
+        let Some(parts) = roofline::results::parts(&o) else {
             return;
         };
         // (Σ FLOPs, Σ time) per group; the peak is the chip's peak for the step's dtype.

@@ -1,5 +1,5 @@
 //! The training plot: step time (or MFU) against the chip count or the batch per chip, one
-//! curve per parallelism strategy ([`roofline::train::train_plot`]), with the crossovers where
+//! curve per parallelism strategy ([`roofline::results::train_plot`]), with the crossovers where
 //! communication starts to bind and the out-of-memory boundaries (training.md's figures of
 //! comms against FLOPs per strategy), as a [`SweepChart`] so that the canvas, read-out, SVG,
 //! embed and screen-reader table draw it like any sweep.
@@ -13,15 +13,15 @@
 //! legend entry, or `out of memory` when none of its points fits (pure data parallelism of a
 //! large model).
 
-use roofline::op::Op;
-use roofline::scenario::Scenario;
-use roofline::train::{train_plot, PlotAxis, PlotStrategy, TrainPlot};
+use roofline::inputs::Chip;
+use roofline::inputs::Op;
+use roofline::inputs::Scenario;
+use roofline::results::{train_plot, PlotAxis, PlotStrategy, TrainPlot};
 use roofline::units::format_sig;
-use roofline::Chip;
 
 use super::names::series_name;
 use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
-use roofline::scenario::SweepMetric;
+use roofline::inputs::SweepMetric;
 
 /// Points per curve.
 pub const TRAIN_POINTS: usize = 33;

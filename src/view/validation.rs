@@ -11,7 +11,7 @@
 //! ([`ValidationPage::from_json`]). So the set's texts, its 70 scenarios' analyses and the
 //! held-out fits stay out of the wasm, and the view costs a file instead of seconds of fitting.
 
-use roofline::arch::json::Value;
+use roofline::inputs::json::Value;
 use roofline::units::{format_exact, Unit};
 use roofline::validation::load::page::MeasuredRow;
 use roofline::validation::{report, MeasureKind, Report, Row, Summary};
@@ -209,7 +209,7 @@ impl ValidationPage {
 
     /// Reads [`ValidationPage::to_json`]'s text; says what is missing or malformed.
     pub fn from_json(text: &str) -> Result<ValidationPage, String> {
-        let v = roofline::arch::json::parse(text)
+        let v = roofline::inputs::json::parse(text)
             .map_err(|e| format!("the validation data is not JSON: {e}"))?;
         let summaries = DOC
             .list(&v, "summaries")?

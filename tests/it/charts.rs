@@ -35,7 +35,7 @@ mod sweep {
 
 /// See [`sweep`].
 mod roofline {
-    pub use roofline_lab::charts::roofline::*;
+    pub use roofline_lab::charts::roofline_chart::*;
     use roofline_lab::charts::{
         render_svg_with, ChartGeometry, ChartTheme, NoBackend, RooflineChart,
     };

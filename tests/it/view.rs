@@ -507,7 +507,7 @@ fn measured_rows_groups_fit_and_markers() {
             800,
             500,
             &theme,
-            |root, t| roofline_lab::charts::roofline::draw(root, m, t),
+            |root, t| roofline_lab::charts::roofline_chart::draw(root, m, t),
         )
         .unwrap()
         .0

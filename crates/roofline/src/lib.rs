@@ -37,7 +37,9 @@
 //!   ratio to them and a calibration fitted on them, held out by source ([`validation::report`]).
 //! * [`results`]: the result store above them all ([`results::Results`]): each (operation,
 //!   chip, options) of a scenario computed once per edit, keyed by content, with its analysis,
-//!   workload, serving, load figures, expectations and elasticities as plain data.
+//!   workload, serving, load figures, expectations and elasticities as plain data; and the
+//!   door to every output the page reads. [`inputs`]: the door to every input it sets up.
+//!   The app names only these two, [`url`], [`units`], [`profile`] and [`validation`].
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!
@@ -73,6 +75,7 @@ pub mod compare;
 pub mod dtype;
 pub mod error;
 pub mod eval;
+pub mod inputs;
 pub mod json;
 pub mod op;
 pub mod options;

@@ -12,22 +12,35 @@
 //!
 //! Plain data out: each figure is a field of [`PairResults`], asked by its type, never through a
 //! string key. The top layer of the core: it reads every layer below it and nothing reads it.
+//!
+//! Also the page's door to the core's outputs: what the page reads or computes beside the
+//! store (a sweep, the load and serving models a plot draws, a training plot, a comparison)
+//! is re-exported here, so the app names six modules of the core ([`crate::inputs`] says
+//! which). Each item lives, and is documented, in its own module.
 
 use std::sync::Arc;
 
-use crate::analysis::{analyze, Analysis};
+pub use crate::analysis::{analyze, memory_fit, Analysis, Bound, Figure, Resource, Tone};
+pub use crate::compare::{explain, levers, ratio_words, vs_base, Elasticities, Explanation};
+pub use crate::serving::{
+    disagg, frontier, kv_tier, sim, step_time, tails, Decomp, EngineState, Serving, Speculative,
+    Timing, Topology, MAX_TOPOLOGY_CHIPS,
+};
+pub use crate::sweep::{sweep, SweepCurve, SweepPoint};
+pub use crate::train::{train_plot, PlotAxis, PlotStrategy, Regime, TrainPlot};
+
 use crate::chip::Chip;
-use crate::compare::{elasticities, Elasticities};
+use crate::compare::elasticities;
 use crate::error::Error;
 use crate::op::Op;
 use crate::options::Options;
 use crate::scenario::Scenario;
-use crate::serving::{serving, smallest_topology, speculative, Serving, Speculative, Topology};
+use crate::serving::{serving, smallest_topology, speculative};
 #[cfg(feature = "load")]
 use crate::validation::load::page::load_row;
 use crate::validation::load::page::LoadRow;
 use crate::validation::{expectation_for, expectation_with, serving_features, Expectation};
-use crate::workload::{analyze_workload, Workload};
+pub use crate::workload::{analyze_workload, parts, Workload};
 
 /// Everything the core computes for one (operation, chip) pair under the scenario's options.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use roofline::inputs::PlotKind;
 use roofline::profile::Profile;
-use roofline::scenario::PlotKind;
 use wasm_bindgen::JsCast;
 
 use super::super::{check, js_detail, AppError};

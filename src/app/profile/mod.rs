@@ -20,8 +20,8 @@ mod steps;
 use import::Import;
 
 use super::collapse;
+use roofline::inputs::Scenario;
 use roofline::profile::{Calibration, Profile};
-use roofline::scenario::Scenario;
 use wasm_bindgen::JsCast;
 
 use super::{ctx, AppError};
@@ -241,7 +241,7 @@ fn ChipOffer() -> impl IntoView {
         })
     });
     let use_chip = move |id: &'static str| {
-        let Some(chip) = roofline::chip::preset(id) else {
+        let Some(chip) = roofline::inputs::preset(id) else {
             return;
         };
         c.scenario.maybe_update(|s| match s.chips.first_mut() {
@@ -263,7 +263,7 @@ fn ChipOffer() -> impl IntoView {
                 .ids
                 .iter()
                 .map(|&id| {
-                    let name = roofline::chip::preset(id).map(|ch| ch.name).unwrap_or_default();
+                    let name = roofline::inputs::preset(id).map(|ch| ch.name).unwrap_or_default();
                     view! {
                         <button class="small" data-action="use-chip" data-chip-id=id on:click=move |_| use_chip(id)>
                             {format!("Place on {name}")}

@@ -12,10 +12,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use roofline::chip::Chip;
-use roofline::op::Op;
+use roofline::inputs::Chip;
+use roofline::inputs::Op;
+use roofline::inputs::Scenario;
 use roofline::profile::Profile;
-use roofline::scenario::Scenario;
 
 use super::super::check;
 use crate::view::measured_steps::{StepTable, StepTableBuilder};
@@ -27,7 +27,7 @@ const SLICE_MS: f64 = 8.0;
 const BATCH: usize = 8;
 
 /// What the steps are timed with: the first `llm` operation, the first chip, the convention.
-pub(super) type StepInputs = (Option<Op>, Option<Chip>, roofline::FlopConvention);
+pub(super) type StepInputs = (Option<Op>, Option<Chip>, roofline::inputs::FlopConvention);
 
 /// The step table, or why the steps cannot be timed: `None` without steps, or while being
 /// built.
@@ -111,7 +111,7 @@ fn scenario_of((op, chip, convention): &StepInputs) -> Scenario {
     Scenario {
         ops: op.iter().cloned().collect(),
         chips: chip.iter().cloned().collect(),
-        options: roofline::Options {
+        options: roofline::inputs::Options {
             convention: *convention,
             ..Default::default()
         },

@@ -44,7 +44,7 @@ const GROUP_HEAD: [&str; 6] = [
 type EngineFit = Result<(OwnEngine, Vec<String>, Result<(), String>), String>;
 
 /// The text of the scenario's first `llm` operation's own engine, if it has one.
-fn own_text(s: &roofline::scenario::Scenario) -> Option<String> {
+fn own_text(s: &roofline::inputs::Scenario) -> Option<String> {
     s.ops
         .iter()
         .find_map(|o| o.llm())

@@ -1,13 +1,13 @@
 //! Building the step table (see the parent module's docs): each step's mix, bound and
 //! expected time, the steady-state window, the groups' medians, a few steps at a time.
 
-use roofline::analysis::Options;
-use roofline::chip::Chip;
-use roofline::op::{Op, PhaseLoad, StepMix};
+use roofline::inputs::Chip;
+use roofline::inputs::Options;
+use roofline::inputs::Scenario;
+use roofline::inputs::{Op, PhaseLoad, StepMix};
 use roofline::profile::steps::{Aggregates, StepName, StepPhase};
 use roofline::profile::{OwnEngine, Parallel, Profile, Step, StepObs};
-use roofline::scenario::Scenario;
-use roofline::serving::step_time;
+use roofline::results::step_time;
 use roofline::units::format_exact;
 use roofline::validation::{expectation_with, Features, Split};
 

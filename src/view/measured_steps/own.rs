@@ -55,7 +55,7 @@ pub fn fit_lines(f: &roofline::profile::StepFit) -> Vec<String> {
     ]
 }
 
-/// The user's own engine as the load model reads a state's times ([`roofline::serving::Timing`]):
+/// The user's own engine as the load model reads a state's times ([`roofline::results::Timing`]):
 /// each figure's bound split by resource, times the engine's factors, plus its fixed time per
 /// step for every step the figure spans. With it the serving row and the load plot give "my
 /// engine"'s figures at any load (`serving::figures(&model, &OwnTiming(e))`), where the
@@ -64,14 +64,14 @@ pub fn fit_lines(f: &roofline::profile::StepFit) -> Vec<String> {
 pub struct OwnTiming(pub OwnEngine);
 
 impl OwnTiming {
-    fn of(&self, d: &roofline::serving::Decomp) -> f64 {
+    fn of(&self, d: &roofline::results::Decomp) -> f64 {
         let [c, m, n] = d.by_bound;
         self.0.compute * c + self.0.memory * m + self.0.network * n + self.0.step * d.steps
     }
 }
 
-impl roofline::serving::Timing for OwnTiming {
-    fn times(&self, s: &roofline::serving::EngineState) -> Option<(f64, f64)> {
+impl roofline::results::Timing for OwnTiming {
+    fn times(&self, s: &roofline::results::EngineState) -> Option<(f64, f64)> {
         Some((self.of(&s.ttft), self.of(&s.tpot)))
     }
 }

@@ -1,9 +1,9 @@
 //! Each worked example's "ours": the figures the chapter's question asks for, computed from the
 //! (possibly edited) scenario, as [`super::Recipe::ours`] shows them beside the chapter's answer.
 
-use roofline::analysis::{analyze, Analysis};
-use roofline::op::Op;
-use roofline::scenario::Scenario;
+use roofline::inputs::Op;
+use roofline::inputs::Scenario;
+use roofline::results::{analyze, Analysis};
 use roofline::units::{format_sig, Unit};
 
 use crate::view::names::{dim_word, op_name, pretty};
@@ -71,7 +71,7 @@ pub(super) fn per_op(s: &Scenario, sep: &str, f: impl Fn(&Op, Analysis) -> Strin
 /// `f` of the first operation on each chip, joined by `; `.
 pub(super) fn per_chip(
     s: &Scenario,
-    f: impl Fn(&roofline::chip::Chip, &Op) -> Option<String>,
+    f: impl Fn(&roofline::inputs::Chip, &Op) -> Option<String>,
 ) -> String {
     let Some(op) = s.ops.first() else {
         return "—".into();
@@ -116,7 +116,7 @@ pub(super) fn ours_times(s: &Scenario) -> String {
 
 pub(super) fn ours_steps(s: &Scenario) -> String {
     per_chip(s, |c, op| {
-        let w = roofline::workload::analyze_workload(op, c, &s.options).ok()??;
+        let w = roofline::results::analyze_workload(op, c, &s.options).ok()??;
         Some(format!(
             "{}: {} per step, {} tokens/s, reads {}",
             c.name,
@@ -162,7 +162,7 @@ pub(super) fn ours_train_critical(s: &Scenario, strategy: &str) -> String {
     };
     let book = c.book.map_or("—".into(), |b| format_sig(b, 4));
     match (c.regime, c.exact) {
-        (roofline::train::Regime::Always, _) => format!(
+        (roofline::results::Regime::Always, _) => format!(
             "communication-bound at every batch: compute-bound only while Y < {book} (the closed form)"
         ),
         (_, Some(b)) if strategy == "tp" => format!(
@@ -312,7 +312,7 @@ pub(super) const SWEEP_C: [f64; 4] = [4.0, 16.0, 64.0, 128.0];
 /// plot's curves pass through them).
 #[cfg(feature = "load")]
 pub(super) fn ours_load_sweep(s: &Scenario) -> String {
-    use roofline::op::{Engine, Load};
+    use roofline::inputs::{Engine, Load};
     use roofline::validation::load::page::load_row;
     let rows = ours_load(s);
     let (Some(op), Some(chip)) = (s.ops.first(), s.chips.first()) else {

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use roofline::arch::json::Value;
-use roofline::chip::Chip;
-use roofline::op::Llm;
-use roofline::scenario::Scenario;
-use roofline::serving::sim::{StepCoef, StepTiming};
-use roofline::serving::tails::tails;
+use roofline::inputs::json::Value;
+use roofline::inputs::Chip;
+use roofline::inputs::Llm;
+use roofline::inputs::Scenario;
+use roofline::results::sim::{StepCoef, StepTiming};
+use roofline::results::tails::tails;
 use roofline::units::{format_sig, Unit};
 use roofline::validation::load::steps::FittedSteps;
 use serde::Serialize;
@@ -144,7 +144,7 @@ pub fn run(key: &str) -> String {
 /// Reads the worker's JSON.
 pub fn read(json: &str) -> Result<SimDone, String> {
     let doc = crate::json_read::Doc("the simulation's answer");
-    let v: Value = roofline::arch::json::parse(json).map_err(|e| e.to_string())?;
+    let v: Value = roofline::inputs::json::parse(json).map_err(|e| e.to_string())?;
     let key = doc.text(&v, "key")?;
     let mut rows = Vec::new();
     for r in doc.list(&v, "rows")? {

@@ -127,6 +127,8 @@ mod trace;
 mod trace_steps;
 mod uncertainty;
 
+/// The streaming JSON reader a trace is read with (the page's import worker reads with it too).
+pub use crate::json;
 pub use calibrate::{fit, CalibratedTerms, Calibration, Fit, Shares};
 pub use guard::{check_fit, FitCheck, MAX_FIXED_SHARE, MAX_RELATIVE_ERROR, MIN_SHAPES};
 pub use importer::{import, Importer};

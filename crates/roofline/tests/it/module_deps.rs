@@ -50,6 +50,7 @@ const LAYERS: &[&str] = &[
     "url",
     "compare",
     "validation",
+    "inputs",
     "results",
 ];
 
@@ -504,4 +505,70 @@ fn resolution_and_circles_on_a_planted_crate() {
     assert_eq!(edges("fam::c"), ["fam::a", "low"]);
     let circles: Vec<String> = c.circles().into_iter().map(|(n, _)| n).collect();
     assert_eq!(circles, ["planted: fam::{a, b}"]);
+}
+
+/// The core's doors (issue 41): the only modules of the core the app names, through paths
+/// that say which door (no glob, no renamed import, no item taken from the crate's root).
+const DOORS: &[&str] = &["inputs", "results", "url", "units", "profile", "validation"];
+
+/// What the app's text names of the core that is not a door: `roofline::<module>` paths
+/// outside [`DOORS`], `roofline::<Item>` from the root, `use roofline::{…}`, globs and
+/// renames (the app's own modules are never called `roofline`).
+fn off_door_paths(file: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(k) = rest.find("roofline::") {
+            let before = rest[..k].chars().next_back();
+            let after = &rest[k + "roofline::".len()..];
+            rest = after;
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let tail = &after[name.len()..];
+            let door = DOORS.contains(&name.as_str());
+            let glob = door && tail.split(';').next().unwrap_or("").contains("::*");
+            let renamed = door
+                && line.trim_start().starts_with("use ")
+                && tail.split(';').next().unwrap_or("").contains(" as ");
+            if !door || glob || renamed {
+                out.push(format!("{file}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_app_names_only_the_core_doors() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|p| {
+            let rel = p.strip_prefix(&src).unwrap().display().to_string();
+            off_door_paths(&rel, &std::fs::read_to_string(p).unwrap())
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "the app reaches the core through {DOORS:?} only:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_door_check_sees_what_it_must() {
+    let bad = "use roofline::op::Op;\nuse roofline::Chip;\nuse roofline::{Op, Chip};\n\
+               use roofline::results::*;\nuse roofline::inputs::Op as O;\n";
+    assert_eq!(off_door_paths("x.rs", bad).len(), 5);
+    let good = "use roofline::inputs::{Chip, Op};\nuse crate::charts::roofline_chart::draw;\n\
+                let a = roofline::results::analyze(&op, &chip, &o);\n";
+    assert!(off_door_paths("x.rs", good).is_empty());
 }

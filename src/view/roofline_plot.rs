@@ -1,9 +1,9 @@
 //! The roofline chart model: per chip its compute ceilings, memory and link slopes and ridges;
 //! one point per (operation, chip).
 
-use roofline::analysis::{Analysis, Resource};
+use roofline::inputs::Scenario;
 use roofline::results::Results;
-use roofline::scenario::Scenario;
+use roofline::results::{Analysis, Resource};
 use roofline::units::{format_sig, Unit};
 
 use super::names::{pretty, series_name};
