@@ -4,7 +4,8 @@
 //! basis, running batch, saturation, goodput and engine, at a desktop's and a phone's width; a
 //! rate past saturation shows `none` and where it saturates; an engine switch and a prefix hit
 //! change the figures and the link; bad input at `c`, `qps`, `prefix_hit` and `chunk` is named
-//! next to its field and keeps the last good figures and plot.
+//! next to its field and keeps the last good figures and plot. With `engine=own:…` (issue 43)
+//! the row's expectation and the load plot's "my engine" curve are the user's own engine's.
 #![cfg(not(target_arch = "wasm32"))]
 
 use e2e_harness::{close_to, num, Browser};
