@@ -48,7 +48,7 @@ pub struct Cell {
     /// Tooltip.
     pub title: String,
     /// For an expected figure (`*_expected`), the points it rests on as
-    /// `roofline::validation::Basis::id` (`chip`, `family`, `pooled`), or `none` where there is
+    /// `roofline::validation::Basis::id` (`chip`, `family`, `pooled`, `own`), or `none` where there is
     /// no expectation: written as `data-basis`. `None` for every other figure.
     pub basis: Option<&'static str>,
 }

@@ -121,15 +121,8 @@ pub fn basis_mark(metric: &str, basis: Option<&str>) -> Option<(&'static str, &'
     if metric.ends_with("_lo") || metric.ends_with("_hi") {
         return None;
     }
-    let b = [Basis::Chip, Basis::Family, Basis::Pooled]
-        .into_iter()
-        .find(|b| Some(b.id()) == basis)?;
-    let mark = match b {
-        Basis::Chip => "chip",
-        Basis::Family => "fam",
-        Basis::Pooled => "pool",
-    };
-    Some((mark, b.label()))
+    let b = Basis::ALL.into_iter().find(|b| Some(b.id()) == basis)?;
+    Some((b.mark(), b.label()))
 }
 
 /// The one sentence the expected column's header says (issue 38, point 5): what the figure

@@ -13,7 +13,8 @@ use roofline::inputs::Scenario;
 use roofline::inputs::{Engine, Load, Op};
 use roofline::units::{format_exact, format_sig, Unit};
 use roofline::validation::load::page::{
-    load_curve, load_row, measured_points_of, Axis, LoadCurve, LoadRow, MeasuredPoint, MeasuredRow,
+    load_curve, load_row, measured_points_of, own_curve, Axis, LoadCurve, LoadRow, MeasuredPoint,
+    MeasuredRow,
 };
 
 use super::names::{pretty, series_name};
@@ -42,6 +43,9 @@ pub struct LoadData {
     pub current: f64,
     /// Each engine's curve, or why it has none.
     pub curves: Vec<(Engine, Result<LoadCurve, String>)>,
+    /// "My engine" (issue 43): the curve of the link's own engine (`engine=own:…`), or why it
+    /// has none; `None` for a published engine.
+    pub mine: Option<Result<LoadCurve, String>>,
     /// The serving row's figures at the link's load (its own engine).
     pub here: Option<LoadRow>,
 }
@@ -67,7 +71,8 @@ pub fn load_data(s: &Scenario) -> Option<LoadData> {
         Axis::Concurrency
     };
     let mut engines = ENGINES.to_vec();
-    if !engines.contains(&l.engine) {
+    // With the user's own engine the link's curve is "my engine", not generic's.
+    if !engines.contains(&l.engine) && l.own_engine().is_none() {
         engines.push(l.engine);
     }
     let curves = engines
@@ -85,6 +90,9 @@ pub fn load_data(s: &Scenario) -> Option<LoadData> {
         own: l.engine,
         current: if axis == Axis::Rate { l.qps } else { l.c },
         curves,
+        mine: l
+            .own_engine()
+            .map(|e| own_curve(op, chip, &s.options, e, axis, POINTS).map_err(|e| e.to_string())),
         here: load_row(op, chip, &s.options).ok().flatten(),
     })
 }
@@ -253,6 +261,7 @@ pub fn load_chart(d: Option<&LoadData>, panel: LoadPanel, rows: Rows) -> LoadCha
             }
         }
     }
+    series.extend(own_series(d, panel, &mut notes));
     for e in ENGINES {
         let pts: Vec<LoadMark> = measured
             .iter()
@@ -312,6 +321,42 @@ pub fn load_chart(d: Option<&LoadData>, panel: LoadPanel, rows: Rows) -> LoadCha
         marks,
         notes,
     }
+}
+
+/// The legend of the user's own engine's curve.
+pub const MY_ENGINE: &str = "my engine (fit from your trace)";
+
+/// "My engine"'s curve on `panel` (issue 43, `engine=own:…`): its expected figures, without a
+/// band (the link carries no standard errors), in a colour of its own; its expected goodput
+/// goes to the notes.
+fn own_series(
+    d: &LoadData,
+    panel: LoadPanel,
+    notes: &mut Vec<(String, String)>,
+) -> Option<LoadSeries> {
+    let mut label = MY_ENGINE.to_string();
+    let points = match d.mine.as_ref()? {
+        Err(why) => {
+            label.push_str(&format!(": no curve ({why})"));
+            Vec::new()
+        }
+        Ok(c) => {
+            if let Some(g) = c.goodput_qps.expected {
+                let what = "goodput my engine (expected)".to_string();
+                notes.push((what, format!("{} req/s", format_sig(g, 4))));
+            }
+            c.points
+                .iter()
+                .filter_map(|p| mark(p.x, p, panel))
+                .collect()
+        }
+    };
+    Some(LoadSeries {
+        label: format!("{label} (this link's engine)"),
+        series_idx: 4,
+        points,
+        measured: false,
+    })
 }
 
 /// The link's own point (its serving row's expected figures at its load) on `panel`, and the

@@ -12,6 +12,7 @@
 use roofline::inputs::Chip;
 use roofline::inputs::{Engine, Load, Op};
 use roofline::units::{format_exact, format_sig, Unit};
+use roofline::validation::load::own::{own_words, NO_BAND};
 use roofline::validation::load::page::{Figure, LoadRow};
 
 use super::cell::Cell;
@@ -378,18 +379,30 @@ fn expectations(row: &LoadRow, output: f64, keep: bool, cells: &mut Vec<Cell>) {
         return;
     }
     let basis = row.basis.map(|b| b.id());
-    let fit = row.fitted_engine.map_or(String::new(), |e| {
-        let mut s = format!("the serving-at-load set's {} fit", engine_name(e));
-        if let Some(f) = &row.fallback {
-            s.push_str(&format!(" ({f})"));
+    let fit = match (row.own, row.fitted_engine) {
+        (Some(o), _) => own_words(&o),
+        (None, Some(e)) => {
+            let mut s = format!("the serving-at-load set's {} fit", engine_name(e));
+            if let Some(f) = &row.fallback {
+                s.push_str(&format!(" ({f})"));
+            }
+            s
         }
-        s
-    });
+        (None, None) => String::new(),
+    };
     let why = row
         .expected_none
         .clone()
         .or_else(|| row.why_none.clone())
         .unwrap_or_else(|| "no expectation".into());
+    // The own engine's figures have no band, and say why (the link carries no errors).
+    let why_band = match (
+        row.own,
+        row.expected_none.is_none() && row.why_none.is_none(),
+    ) {
+        (Some(_), true) => NO_BAND.to_string(),
+        _ => why.clone(),
+    };
     let t = |x: f64| secs(x);
     put(
         cells,
@@ -412,7 +425,7 @@ fn expectations(row: &LoadRow, output: f64, keep: bool, cells: &mut Vec<Cell>) {
             row.ttft.lo,
             t,
             "the band's low end (p10 of the held-out residuals)",
-            &why,
+            &why_band,
             basis,
         ),
     );
@@ -423,7 +436,7 @@ fn expectations(row: &LoadRow, output: f64, keep: bool, cells: &mut Vec<Cell>) {
             row.ttft.hi,
             t,
             "the band's high end (p90 of the held-out residuals)",
-            &why,
+            &why_band,
             basis,
         ),
     );
@@ -448,7 +461,7 @@ fn expectations(row: &LoadRow, output: f64, keep: bool, cells: &mut Vec<Cell>) {
             row.tpot.lo,
             t,
             "the band's low end (p10 of the held-out residuals)",
-            &why,
+            &why_band,
             basis,
         ),
     );
@@ -459,7 +472,7 @@ fn expectations(row: &LoadRow, output: f64, keep: bool, cells: &mut Vec<Cell>) {
             row.tpot.hi,
             t,
             "the band's high end (p90 of the held-out residuals)",
-            &why,
+            &why_band,
             basis,
         ),
     );
@@ -514,7 +527,13 @@ fn extras(row: &LoadRow, cells: &mut Vec<Cell>) {
     let good_why = row.goodput_none.clone().unwrap_or_else(|| why.clone());
     put(cells, cell("goodput_qps", row.goodput_qps, |x| format!("goodput {} req/s", format_sig(x, 4)),
         "the largest rate at which the mean TTFT ≤ ttft_max and the mean TPOT ≤ tpot_max (the bound)", &good_why));
-    put(cells, engine_cell(row.engine, row.fallback.as_deref()));
+    let own = row
+        .own
+        .map(|o| format!("{}; the step pattern and defaults generic's", own_words(&o)));
+    put(
+        cells,
+        engine_cell(row.engine, own.as_deref().or(row.fallback.as_deref())),
+    );
 }
 
 /// The engine named, with why its expectation is another engine's fit, if it is.

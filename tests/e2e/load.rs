@@ -4,7 +4,8 @@
 //! basis, running batch, saturation, goodput and engine, at a desktop's and a phone's width; a
 //! rate past saturation shows `none` and where it saturates; an engine switch and a prefix hit
 //! change the figures and the link; bad input at `c`, `qps`, `prefix_hit` and `chunk` is named
-//! next to its field and keeps the last good figures and plot.
+//! next to its field and keeps the last good figures and plot. With `engine=own:…` (issue 43)
+//! the row's expectation and the load plot's "my engine" curve are the user's own engine's.
 #![cfg(not(target_arch = "wasm32"))]
 
 use e2e_harness::{close_to, num, Browser};
@@ -258,5 +259,74 @@ async fn before_the_app_a_load_link_shows_no_static_serving_figures() {
         close_to(num(&s, "ttft"), 0.015745957664396792, 1e-9),
         "{s:?}"
     );
+    b.close().await;
+}
+
+/// "My engine" under a load (issue 43): a link with `engine=own:1:1.5:1:0` at one client on
+/// the H100 (Llama 3 8B, 1,024/256) shows the row's expected cells with `data-basis="own"`,
+/// the expected TPOT 1.5 × the bound's 4.527433 ms (one decode step per token, every part
+/// memory-bound: by hand ≈ 15.16 GB / 3.35e12 B/s = 4.525 ms; the golden file pins it), no
+/// band and why, not the generic fit's figure; the load plot's legend names "my engine (fit
+/// from your trace)" beside the published engines; at a desktop's and a phone's width.
+#[tokio::test(flavor = "current_thread")]
+async fn my_engine_under_a_load_gives_the_rows_expectation_and_the_plots_curve() {
+    const MINE: &str = "/?chip=h100&op=llm:preset=llama3-8b,prompt=1024,output=256,load=concurrency,c=1,engine=own:1:1.5:1:0&plot=load";
+    let b = Browser::start().await;
+    b.open(&MINE.replace("own:1:1.5:1:0", "generic")).await;
+    b.wait_for("tr[data-op='0.serving'] [data-metric='tpot_expected']")
+        .await;
+    let generic = b.row_metrics("0.serving", 0).await;
+    for size in [None, Some((390, 844))] {
+        b.viewport(size).await;
+        b.open(MINE).await;
+        b.wait_for("tr[data-op='0.serving'] [data-metric='tpot_expected']")
+            .await;
+        let s = b.row_metrics("0.serving", 0).await;
+        assert!(
+            close_to(num(&s, "tpot"), 0.004527433055522388, 1e-9),
+            "{s:?}"
+        );
+        assert!(
+            close_to(num(&s, "tpot_expected"), 1.5 * 0.004527433055522388, 1e-9),
+            "{size:?}: {s:?}"
+        );
+        assert_ne!(s.get("tpot_expected"), generic.get("tpot_expected"));
+        for m in [
+            "ttft_expected",
+            "tpot_expected",
+            "tokens_per_s_expected",
+            "requests_per_s_expected",
+        ] {
+            assert_eq!(attr(&b, m, "data-basis").await, "own", "{m} {size:?}");
+        }
+        assert_eq!(s.get("tpot_expected_lo").map(String::as_str), Some("none"));
+        assert!(attr(&b, "tpot_expected_lo", "title")
+            .await
+            .contains("not their standard errors"));
+        assert!(attr(&b, "tpot_expected", "title")
+            .await
+            .contains("your engine's fit"));
+        let legend = b
+            .js("const e = document.querySelector(\"canvas[data-chart='load'][data-panel='tpot']\"); return e ? e.getAttribute('aria-label') : ''")
+            .await;
+        let legend = legend.as_str().unwrap_or_default();
+        assert!(
+            legend.contains("my engine (fit from your trace)") && legend.contains("SGLang"),
+            "{size:?}: {legend}"
+        );
+        let overflow = b
+            .js("const e = document.documentElement; return [e.scrollWidth, e.clientWidth]")
+            .await;
+        assert!(
+            overflow[0].as_f64() <= overflow[1].as_f64(),
+            "{size:?}: {overflow}"
+        );
+        let w = size.map_or(1280, |(w, _)| w);
+        b.screenshot(&format!("load-my-engine-{w}")).await;
+    }
+    b.viewport(None).await;
+    let violations = b.axe().await;
+    assert!(violations.is_empty(), "{violations:#?}");
+    assert!(b.console_errors().await.is_empty());
     b.close().await;
 }

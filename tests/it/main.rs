@@ -27,6 +27,7 @@ mod view;
 mod view_form;
 mod view_load;
 mod view_models;
+mod view_own_load;
 mod view_plots;
 mod view_spec;
 mod view_train;

@@ -1,7 +1,6 @@
 //! The user's own engine (`engine=own:<terms>`): its fit in words, and its timing of the load
-//! model's states.
+//! model's states (the core's).
 
-use roofline::profile::OwnEngine;
 use roofline::units::{format_sig, Unit};
 
 use super::super::names::pretty;
@@ -55,23 +54,7 @@ pub fn fit_lines(f: &roofline::profile::StepFit) -> Vec<String> {
     ]
 }
 
-/// The user's own engine as the load model reads a state's times ([`roofline::results::Timing`]):
-/// each figure's bound split by resource, times the engine's factors, plus its fixed time per
-/// step for every step the figure spans. With it the serving row and the load plot give "my
-/// engine"'s figures at any load (`serving::figures(&model, &OwnTiming(e))`), where the
-/// published engines' fits give theirs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OwnTiming(pub OwnEngine);
-
-impl OwnTiming {
-    fn of(&self, d: &roofline::results::Decomp) -> f64 {
-        let [c, m, n] = d.by_bound;
-        self.0.compute * c + self.0.memory * m + self.0.network * n + self.0.step * d.steps
-    }
-}
-
-impl roofline::results::Timing for OwnTiming {
-    fn times(&self, s: &roofline::results::EngineState) -> Option<(f64, f64)> {
-        Some((self.of(&s.ttft), self.of(&s.tpot)))
-    }
-}
+/// The user's own engine as the load model reads a state's times: the core's
+/// ([`roofline::validation::load::own::OwnTiming`]), which the serving row and the load plot
+/// read under a load.
+pub use roofline::validation::load::own::OwnTiming;

@@ -29,9 +29,10 @@ use super::terms::select_terms_from;
 use super::{Family, MeasureKind, MIN_POINTS, SET_VERSION};
 
 /// Which points an expectation rests on, from the closest to the farthest: the chip's own
-/// points, its family's (generation's), or every family's pooled. Shown in each expected cell
-/// (`data-basis`); a figure with no expectation has the basis `none`, which is not a value of
-/// this type.
+/// points, its family's (generation's), or every family's pooled; or the user's own engine,
+/// fitted on the steps of their trace (`engine=own:…`, issue 43), in place of a published
+/// set. Shown in each expected cell (`data-basis`); a figure with no expectation has the basis
+/// `none`, which is not a value of this type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Basis {
     /// The chip's own measurements back the figure's kind of work.
@@ -40,15 +41,31 @@ pub enum Basis {
     Family,
     /// Only other families' points do: the fit pooled over every family.
     Pooled,
+    /// The user's own engine: its terms, fitted on their trace's steps, carried by the link.
+    Own,
 }
 
 impl Basis {
+    /// Every basis, in the order above.
+    pub const ALL: [Basis; 4] = [Basis::Chip, Basis::Family, Basis::Pooled, Basis::Own];
+
     /// The id a cell carries as `data-basis`.
     pub fn id(self) -> &'static str {
         match self {
             Basis::Chip => "chip",
             Basis::Family => "family",
             Basis::Pooled => "pooled",
+            Basis::Own => "own",
+        }
+    }
+
+    /// The short mark an expected cell shows of its basis.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Basis::Chip => "chip",
+            Basis::Family => "fam",
+            Basis::Pooled => "pool",
+            Basis::Own => "own",
         }
     }
 
@@ -58,6 +75,7 @@ impl Basis {
             Basis::Chip => "this chip's points",
             Basis::Family => "its family's points",
             Basis::Pooled => "every family's points",
+            Basis::Own => "your engine's fit from your trace's steps",
         }
     }
 }

@@ -20,6 +20,7 @@ mod llm;
 mod llm_ep;
 mod llm_sweep;
 mod load_disagg;
+mod load_own;
 mod load_rows;
 mod model;
 mod module_deps;

@@ -183,6 +183,28 @@ fn check(url: &str, exp: &str, d: &Decoded) -> Result<(), String> {
         }
         _ => {}
     }
+    if let Some(figure) = key.strip_prefix("load_expected.") {
+        // The serving row's expectation under a load (issue 43 pins "my engine"'s): the
+        // expected figures and their basis.
+        let (o, c) = loc(at)?;
+        let op = s.ops.get(o - 1).ok_or(format!("no op {o}"))?;
+        let chip = s.chips.get(c - 1).ok_or(format!("no chip {c}"))?;
+        let r = roofline::validation::load::page::load_row(op, chip, &s.options)
+            .map_err(|e| format!("load row failed: {e}"))?
+            .ok_or("no load row (not an llm)")?;
+        return match figure {
+            "basis" => eq(r.basis.map_or("none", |b| b.id()), value),
+            "ttft" => num(r.ttft.expected, value),
+            "tpot" => num(r.tpot.expected, value),
+            "ttft_lo" => num(r.ttft.lo, value),
+            "tpot_lo" => num(r.tpot.lo, value),
+            "ttft_hi" => num(r.ttft.hi, value),
+            "tpot_hi" => num(r.tpot.hi, value),
+            "requests_per_s" => num(r.requests_per_s.expected, value),
+            "tokens_per_s" => num(r.tokens_per_s.expected, value),
+            k => Err(format!("unknown expected load figure {k}")),
+        };
+    }
     if let Some(figure) = key.strip_prefix("load.") {
         // Serving under load (issue 40): the load model's bound figures.
         let (o, c) = loc(at)?;

@@ -25,6 +25,8 @@
 pub mod disagg;
 pub mod fit;
 mod fitted;
+mod measured;
+pub mod own;
 pub mod page;
 pub mod report;
 pub mod rows;

@@ -5,11 +5,16 @@
 //! a chart; nothing here formats text for it beyond the reasons a figure is `none`.
 
 use super::super::Basis;
+#[cfg(feature = "sources")]
+pub use super::measured::{measured_points, measured_set};
+pub use super::measured::{measured_points_of, MeasuredPoint, MeasuredRow};
+use super::own::OwnTiming;
 use super::{expectation_with, features_of, stored_fits, EngineFit, ExpectedTiming};
 use crate::analysis::Options;
 use crate::chip::Chip;
 use crate::error::Error;
 use crate::op::{Engine, Load, Op};
+use crate::profile::OwnEngine;
 use crate::serving::{
     figures, step_time, BoundTiming, LoadModel, Operating, PhaseLoad, StepMix, Timing,
 };
@@ -66,6 +71,8 @@ pub struct LoadRow {
     pub fallback: Option<String>,
     /// Which rows back the expectation.
     pub basis: Option<Basis>,
+    /// The user's own engine whose terms made the expectation (basis [`Basis::Own`]).
+    pub own: Option<crate::profile::OwnEngine>,
     /// What the row says about how the figures were obtained.
     pub notes: Vec<String>,
     /// The bound's derivation, each equation beside its numbers.
@@ -111,6 +118,11 @@ pub fn load_row(op: &Op, chip: &Chip, opts: &Options) -> Result<Option<LoadRow>,
     row.tpot.bound = at.map(|o| o.tpot);
     row.requests_per_s.bound = at.map(|o| o.requests_per_s);
     row.tokens_per_s.bound = f.tokens_per_s;
+    if let Some(e) = l.own_engine() {
+        // "My engine" (issue 43): the user's own engine in place of the published fits.
+        own_expectation(&mut row, &m, e)?;
+        return Ok(Some(row));
+    }
     match expectation_with(&fits, op, chip, opts) {
         Ok(e) => {
             row.ttft = Figure {
@@ -330,20 +342,10 @@ pub fn load_curve(
     axis: Axis,
     n: usize,
 ) -> Result<LoadCurve, Error> {
-    let mut op = op.clone();
-    op.set("engine", engine.as_str())?;
-    op.set(
-        "load",
-        if axis == Axis::Rate {
-            "rate"
-        } else {
-            "concurrency"
-        },
-    )?;
+    let op = at_axis(op, engine.as_str(), axis)?;
     let l = *op
         .llm()
         .ok_or_else(|| Error::invalid("kind", "not llm", "not an llm"))?;
-    let m = LoadModel::new(&op, chip, opts)?;
     let fits = stored_fits();
     let fit = fits
         .iter()
@@ -359,7 +361,58 @@ pub fn load_curve(
         chips: l.chips(),
         moe: l.shape.experts > 1.0,
     });
-    let bands = fit.map_or([None, None], |f| f.bands);
+    let sweep = Sweep {
+        timing: timing.as_ref().map(|t| t as &dyn Timing),
+        bands: fit.map_or([None, None], |f| f.bands),
+        basis,
+    };
+    curve_with(&op, chip, opts, engine.as_str(), axis, n, sweep)
+}
+
+/// `op` with `engine` (an id or `own:<terms>`) under the load of `axis`.
+fn at_axis(op: &Op, engine: &str, axis: Axis) -> Result<Op, Error> {
+    let mut op = op.clone();
+    op.set("engine", engine)?;
+    op.set(
+        "load",
+        if axis == Axis::Rate {
+            "rate"
+        } else {
+            "concurrency"
+        },
+    )?;
+    Ok(op)
+}
+
+/// How a curve's expectation is timed: by an engine's fit or the user's own engine (`None`:
+/// no expectation), with its bands and basis.
+struct Sweep<'a> {
+    /// The expectation's timing.
+    timing: Option<&'a dyn Timing>,
+    /// Its bands, TTFT then TPOT.
+    bands: Bands,
+    /// Which rows back it, or why there is none.
+    basis: Result<Basis, String>,
+}
+
+/// The curve of `op` with `engine` (an id or `own:<terms>`) under `axis`, its expectation
+/// timed as `sweep` says.
+fn curve_with(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    engine: &str,
+    axis: Axis,
+    n: usize,
+    sweep: Sweep,
+) -> Result<LoadCurve, Error> {
+    let op = at_axis(op, engine, axis)?;
+    let l = *op
+        .llm()
+        .ok_or_else(|| Error::invalid("kind", "not llm", "not an llm"))?;
+    let m = LoadModel::new(&op, chip, opts)?;
+    let timing = sweep.timing;
+    let bands = sweep.bands;
     let sat = m.saturation(&BoundTiming)?;
     let mut points = Vec::with_capacity(n);
     let cap = m.resolved.cap;
@@ -391,13 +444,11 @@ pub fn load_curve(
                 Axis::Concurrency => {
                     let nrun = x.min(cap);
                     let state = m.state(nrun)?;
-                    let e = timing
-                        .as_ref()
-                        .and_then(|t| m.closed_at(x, nrun, state.clone(), t as &dyn Timing));
+                    let e = timing.and_then(|t| m.closed_at(x, nrun, state.clone(), t));
                     (m.closed_at(x, nrun, state, &BoundTiming), e)
                 }
                 Axis::Rate => {
-                    let e = match &timing {
+                    let e = match timing {
                         Some(t) => m.open(x, t)?,
                         None => None,
                     };
@@ -418,7 +469,7 @@ pub fn load_curve(
     let goodput = match (l.ttft_bound(), l.tpot_bound()) {
         (Some(a), Some(b)) => Figure {
             bound: m.goodput(a, b, &BoundTiming)?.map(|g| g.qps),
-            expected: match &timing {
+            expected: match timing {
                 Some(t) => m.goodput(a, b, t)?.map(|g| g.qps),
                 None => None,
             },
@@ -427,15 +478,72 @@ pub fn load_curve(
         _ => Figure::default(),
     };
     Ok(LoadCurve {
-        engine,
+        engine: l.engine,
         axis,
         points,
         saturation_qps: sat,
         goodput_qps: goodput,
         ttft_max: l.ttft_bound(),
         tpot_max: l.tpot_bound(),
-        basis,
+        basis: sweep.basis,
     })
+}
+
+/// Fills `row`'s expected figures (the load model at the link's load, timed by `e`), without
+/// bands, with the basis [`Basis::Own`].
+fn own_expectation(row: &mut LoadRow, m: &LoadModel, e: OwnEngine) -> Result<(), Error> {
+    let f = figures(m, &OwnTiming(e))?;
+    let at = f.at.as_ref();
+    row.ttft = Figure {
+        expected: at.map(|o| o.ttft),
+        lo: None,
+        hi: None,
+        ..row.ttft
+    };
+    row.tpot = Figure {
+        expected: at.map(|o| o.tpot),
+        lo: None,
+        hi: None,
+        ..row.tpot
+    };
+    row.requests_per_s.expected = at.map(|o| o.requests_per_s);
+    row.tokens_per_s.expected = f.tokens_per_s;
+    row.fitted_engine = None;
+    row.fallback = None;
+    row.basis = Some(Basis::Own);
+    row.own = Some(e);
+    if at.is_none() {
+        row.expected_none = f.why_none.clone();
+    }
+    Ok(())
+}
+
+/// The load plot's "my engine" curve: `op` (an `llm`) on `chip` timed by `e` over `n` points
+/// of `axis`, as [`load_curve`] sweeps the published engines' (no band: see
+/// [`super::own::NO_BAND`]). The curve's engine is `generic`, whose step pattern and defaults the own
+/// engine takes; its basis is [`Basis::Own`].
+pub fn own_curve(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    e: OwnEngine,
+    axis: Axis,
+    n: usize,
+) -> Result<LoadCurve, Error> {
+    let timing = OwnTiming(e);
+    curve_with(
+        op,
+        chip,
+        opts,
+        &e.format(),
+        axis,
+        n,
+        Sweep {
+            timing: Some(&timing),
+            bands: [None, None],
+            basis: Ok(Basis::Own),
+        },
+    )
 }
 
 /// The throughput–interactivity frontier of every engine (tokens/s per chip against tokens/s
@@ -445,140 +553,4 @@ pub fn frontiers(op: &Op, chip: &Chip, opts: &Options, n: usize) -> Result<Vec<L
         .into_iter()
         .map(|e| load_curve(op, chip, opts, e, Axis::Concurrency, n))
         .collect()
-}
-
-/// A measured row of the set on the load plot.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MeasuredPoint {
-    /// The row's id.
-    pub id: String,
-    /// Its engine.
-    pub engine: Engine,
-    /// Its concurrency.
-    pub c: f64,
-    /// Its prompt and output lengths.
-    pub isl: f64,
-    /// Output length.
-    pub osl: f64,
-    /// Measured TTFT, seconds.
-    pub ttft: f64,
-    /// Measured TPOT, seconds.
-    pub tpot: f64,
-    /// Output tokens per second per chip, `c·G / (TTFT + (G − 1)·TPOT) / chips` (Little).
-    pub tokens_per_s_chip: f64,
-    /// `1 / TPOT`.
-    pub tokens_per_s_user: f64,
-}
-
-/// One expressed, distinct row of the serving-at-load set as plain data: what the page's
-/// lazily fetched validation data carries (the rows never enter the wasm), and what
-/// [`measured_points_of`] reads.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct MeasuredRow {
-    /// The row's id.
-    pub id: String,
-    /// The zoo preset its link names.
-    pub preset: String,
-    /// The chip preset.
-    pub chip: String,
-    /// Tensor-parallel, expert-parallel and in-group expert-parallel degrees.
-    pub tp: f64,
-    /// `ep`.
-    pub ep: f64,
-    /// `moe_ep`.
-    pub moe_ep: f64,
-    /// The engine's id (`vllm`, `sglang`, `trtllm`).
-    pub engine: String,
-    /// Clients (1 where the row names none).
-    pub c: f64,
-    /// Prompt length.
-    pub isl: f64,
-    /// Output length.
-    pub osl: f64,
-    /// Measured TTFT, seconds.
-    pub ttft: f64,
-    /// Measured TPOT, seconds.
-    pub tpot: f64,
-}
-
-/// The set's expressed rows, twins left out (each measurement once), as [`MeasuredRow`]s.
-#[cfg(feature = "sources")]
-pub fn measured_set() -> Vec<MeasuredRow> {
-    super::rows::expressed()
-        .filter(|(r, _)| r.twin.is_none())
-        .map(|(r, e)| MeasuredRow {
-            id: r.id.to_string(),
-            preset: e.preset.to_string(),
-            chip: e.chip.to_string(),
-            tp: f64::from(e.layout.tp),
-            ep: f64::from(e.layout.ep),
-            moe_ep: f64::from(e.layout.moe_ep),
-            engine: r.engine.to_string(),
-            c: f64::from(r.c.unwrap_or(1)),
-            isl: f64::from(r.isl),
-            osl: f64::from(r.osl),
-            ttft: r.ttft,
-            tpot: r.tpot,
-        })
-        .collect()
-}
-
-/// The set's measured rows of the same model (preset), chip, lengths and parallel layout as
-/// `op` (native only: the rows travel with the lazily fetched validation data), and per engine
-/// of the three whether it has none.
-#[cfg(feature = "sources")]
-pub fn measured_points(op: &Op, chip: &Chip) -> (Vec<MeasuredPoint>, Vec<(Engine, bool)>) {
-    measured_points_of(op, chip, &measured_set())
-}
-
-/// [`measured_points`] among `rows` (the page passes the rows of its lazily fetched data).
-pub fn measured_points_of(
-    op: &Op,
-    chip: &Chip,
-    rows: &[MeasuredRow],
-) -> (Vec<MeasuredPoint>, Vec<(Engine, bool)>) {
-    let mut out = Vec::new();
-    let Some(l) = op.llm() else {
-        return (out, Vec::new());
-    };
-    let chip_id = chip.preset_id.as_deref().unwrap_or("");
-    let arch = l.arch();
-    for r in rows {
-        // The same architecture (Llama 3 and 3.1 share theirs), chip and run.
-        let same_model = crate::arch::arch_preset(&r.preset).is_some_and(|p| p.arch == arch);
-        if !same_model || r.chip != chip_id {
-            continue;
-        }
-        if r.isl != l.prompt
-            || r.osl != l.output
-            || (r.tp, r.ep, r.moe_ep) != (l.tp, l.ep, l.moe_ep)
-        {
-            continue;
-        }
-        let Some(engine) = Engine::from_id(&r.engine) else {
-            continue;
-        };
-        let life = r.ttft + (r.osl - 1.0) * r.tpot;
-        out.push(MeasuredPoint {
-            id: r.id.clone(),
-            engine,
-            c: r.c,
-            isl: r.isl,
-            osl: r.osl,
-            ttft: r.ttft,
-            tpot: r.tpot,
-            tokens_per_s_chip: r.c * r.osl / life / l.chips(),
-            tokens_per_s_user: 1.0 / r.tpot,
-        });
-    }
-    out.sort_by(|a, b| {
-        (a.engine as usize, a.c)
-            .partial_cmp(&(b.engine as usize, b.c))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let has = [Engine::Vllm, Engine::Sglang, Engine::Trtllm]
-        .into_iter()
-        .map(|e| (e, out.iter().any(|p| p.engine == e)))
-        .collect();
-    (out, has)
 }
