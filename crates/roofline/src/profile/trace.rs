@@ -80,18 +80,82 @@ enum Cat {
 }
 
 fn classify_cat(s: &str) -> Cat {
-    let l = s.to_ascii_lowercase();
-    match l.as_str() {
-        "cpu_op" | "operator" => Cat::Op,
-        "cuda_runtime" | "cuda_driver" | "runtime" | "hip_runtime" => Cat::Runtime,
-        "kernel" => Cat::Kernel,
-        "gpu_memcpy" | "gpu_memset" | "memcpy" | "memset" => Cat::Mem,
-        "ac2g" => Cat::Flow,
-        "user_annotation" => Cat::Annotation,
-        "gpu_user_annotation" => Cat::GpuAnnotation,
-        _ => Cat::Other,
+    // Matched without case and without a lowered copy: one per event.
+    const CATS: [(&str, Cat); 14] = [
+        ("cpu_op", Cat::Op),
+        ("operator", Cat::Op),
+        ("cuda_runtime", Cat::Runtime),
+        ("cuda_driver", Cat::Runtime),
+        ("runtime", Cat::Runtime),
+        ("hip_runtime", Cat::Runtime),
+        ("kernel", Cat::Kernel),
+        ("gpu_memcpy", Cat::Mem),
+        ("gpu_memset", Cat::Mem),
+        ("memcpy", Cat::Mem),
+        ("memset", Cat::Mem),
+        ("ac2g", Cat::Flow),
+        ("user_annotation", Cat::Annotation),
+        ("gpu_user_annotation", Cat::GpuAnnotation),
+    ];
+    CATS.iter()
+        .find(|(name, _)| name.len() == s.len() && name.eq_ignore_ascii_case(s))
+        .map_or(Cat::Other, |&(_, c)| c)
+}
+
+/// The reader's maps (names, correlation ids) hashed the way rustc's own maps are (FxHash): a
+/// multiply and a rotate per 8 bytes. Its keys come from the file being read, in the user's
+/// own page, so no attacker chooses them.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
 
 /// Bytes per element of a PyTorch dtype name as the profiler writes it (`float`,
 /// `c10::BFloat16`); 0 when unknown or not a tensor (`Scalar`, `ScalarList`, ``).
@@ -424,9 +488,9 @@ struct TraceSink {
     events: u64,
     device: Option<String>,
     names: Vec<Box<str>>,
-    name_ids: HashMap<Box<str>, u32>,
+    name_ids: FxMap<Box<str>, u32>,
     ops: Vec<Op>,
-    launches: HashMap<i64, Launch>,
+    launches: FxMap<i64, Launch>,
     flows: Vec<(u64, Launch)>,
     gpu: Vec<Gpu>,
     mem_events: u64,
