@@ -184,20 +184,25 @@ fn hash_text(tag: u8, s: &str) -> u64 {
 
 fn num(t: Token<'_>) -> Option<f64> {
     let v: f64 = match t {
-        Token::Num(n) | Token::Str(n) => n.trim().parse().ok()?,
+        // A number token has no blanks around it; a string may.
+        Token::Num(n) => n.parse().ok()?,
+        Token::Str(n) => n.trim().parse().ok()?,
         _ => return None,
     };
     v.is_finite().then_some(v)
 }
 
 fn int(t: Token<'_>) -> Option<i64> {
-    match t {
-        Token::Num(n) | Token::Str(n) => n.trim().parse::<i64>().ok().or_else(|| {
-            let v: f64 = n.trim().parse().ok()?;
-            (v.fract() == 0.0 && v.abs() < 9e15).then_some(v as i64)
-        }),
-        _ => None,
-    }
+    let n = match t {
+        // A number token has no blanks around it; a string may.
+        Token::Num(n) => n,
+        Token::Str(n) => n.trim(),
+        _ => return None,
+    };
+    n.parse::<i64>().ok().or_else(|| {
+        let v: f64 = n.parse().ok()?;
+        (v.fract() == 0.0 && v.abs() < 9e15).then_some(v as i64)
+    })
 }
 
 /// An id (pid, tid, flow id) as a number where it is one, else a hash of its text.
@@ -916,7 +921,7 @@ impl TraceReader {
 
 /// The engine's steps in the trace and their GPU time (`trace_steps`).
 fn collect_steps(s: &TraceSink) -> trace_steps::Collected {
-    let mut flows: HashMap<u64, Launch> = HashMap::new();
+    let mut flows: FxMap<u64, Launch> = FxMap::default();
     for (id, l) in &s.flows {
         flows.entry(*id).or_insert(*l);
     }
@@ -945,7 +950,7 @@ fn collect_steps(s: &TraceSink) -> trace_steps::Collected {
 fn attribute(s: TraceSink) -> TraceResult {
     let ops = &s.ops;
     // Operators per thread, outer before inner when they start together.
-    let mut by_thread: HashMap<(u64, u64), Vec<u32>> = HashMap::new();
+    let mut by_thread: FxMap<(u64, u64), Vec<u32>> = FxMap::default();
     for (i, o) in ops.iter().enumerate() {
         by_thread.entry((o.pid, o.tid)).or_default().push(i as u32);
     }
@@ -955,12 +960,12 @@ fn attribute(s: TraceSink) -> TraceResult {
             a.start.total_cmp(&b.start).then(b.end.total_cmp(&a.end))
         });
     }
-    let mut flows: HashMap<u64, Vec<Launch>> = HashMap::new();
+    let mut flows: FxMap<u64, Vec<Launch>> = FxMap::default();
     for (id, l) in &s.flows {
         flows.entry(*id).or_default().push(*l);
     }
     // Where each kernel was launched from.
-    let mut queries: HashMap<(u64, u64), Vec<(f64, u32)>> = HashMap::new();
+    let mut queries: FxMap<(u64, u64), Vec<(f64, u32)>> = FxMap::default();
     let mut unresolved = Vec::new();
     for (k, g) in s.gpu.iter().enumerate() {
         let launch = g.corr.and_then(|c| {
@@ -1018,7 +1023,7 @@ fn attribute(s: TraceSink) -> TraceResult {
     }
     // Kernels with no launch found: a kernel's External id names its operator in recent
     // PyTorch versions (in older ones it repeats the correlation id).
-    let mut by_ext: HashMap<i64, u32> = HashMap::new();
+    let mut by_ext: FxMap<i64, u32> = FxMap::default();
     for (i, o) in ops.iter().enumerate() {
         if let Some(e) = o.ext {
             by_ext.entry(e).or_insert(i as u32);
@@ -1057,8 +1062,8 @@ fn attribute(s: TraceSink) -> TraceResult {
             a.kbytes = Some(a.kbytes.unwrap_or(0.0) + b);
         }
     };
-    let mut per_op: HashMap<u32, Agg> = HashMap::new();
-    let mut per_kernel: HashMap<u32, Agg> = HashMap::new();
+    let mut per_op: FxMap<u32, Agg> = FxMap::default();
+    let mut per_kernel: FxMap<u32, Agg> = FxMap::default();
     let mut attributed = 0u64;
     let mut own_figures = 0u64;
     for (k, g) in s.gpu.iter().enumerate() {
@@ -1090,7 +1095,7 @@ fn attribute(s: TraceSink) -> TraceResult {
     };
     // One record per (operator, input shapes), in the order of their first kernel.
     let mut rows: Vec<(usize, Kernel)> = Vec::new();
-    let mut merged: HashMap<(u32, Option<&str>), usize> = HashMap::new();
+    let mut merged: FxMap<(u32, Option<&str>), usize> = FxMap::default();
     let mut zero_time = 0u64;
     let mut owners: Vec<(&u32, &Agg)> = per_op.iter().collect();
     owners.sort_by_key(|(_, a)| a.first);
