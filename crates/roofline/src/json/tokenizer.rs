@@ -570,5 +570,5 @@ impl Tokenizer {
     }
 }
 
-mod fast;
+pub(crate) mod fast;
 mod scalars;

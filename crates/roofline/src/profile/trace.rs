@@ -13,6 +13,8 @@ use super::{Format, Kernel};
 use crate::json::{ErrorKind, JsonError, Options, Sink, Token, Tokenizer};
 use std::collections::HashMap;
 
+mod event;
+
 /// Longest input-shape text kept for one operator.
 const MAX_SHAPE: usize = 2000;
 
@@ -754,6 +756,13 @@ impl TraceSink {
 }
 
 impl Sink for TraceSink {
+    fn object_in_array(&mut self, text: &str, room: usize) -> Option<usize> {
+        if self.ctx.last() != Some(&Ctx::Events) {
+            return None;
+        }
+        self.read_event(text, room)
+    }
+
     fn token(&mut self, t: Token<'_>) -> Result<(), String> {
         let top = self.ctx.last().copied();
         match t {

@@ -18,7 +18,7 @@ fn ws(c: u8) -> bool {
 /// after it (which must be in `s`) cannot continue it; `None` for anything the state machine
 /// must read (a cut number, `-Infinity`, a leading zero followed by a digit, `1.`, `1e`).
 #[inline(always)]
-fn number_len(s: &[u8]) -> Option<usize> {
+pub(crate) fn number_len(s: &[u8]) -> Option<usize> {
     let digits = |from: usize| s[from..].iter().position(|c| !c.is_ascii_digit());
     let mut j = usize::from(s.first() == Some(&b'-'));
     match *s.get(j)? {
@@ -49,35 +49,34 @@ fn number_len(s: &[u8]) -> Option<usize> {
     (!next.is_ascii_digit() && !matches!(next, b'.' | b'e' | b'E')).then_some(j)
 }
 
-impl Tokenizer {
-    /// The string that starts after the quote at `chunk[i]`, if it is whole in the chunk, has
-    /// no escape, and is valid UTF-8 (with no control character where they are refused):
-    /// its text and the offset of its closing quote in the chunk. `text` is the chunk's valid
-    /// UTF-8 prefix.
-    #[inline(always)]
-    fn whole_string<'c>(
-        &self,
-        chunk: &'c [u8],
-        text: &'c str,
-        i: usize,
-    ) -> Option<(&'c str, usize)> {
-        let body = &chunk[i + 1..];
-        let p = find_quote_or_backslash(body)?;
-        if body[p] != b'"' {
-            return None;
-        }
-        let bytes = &body[..p];
-        if !self.opts.raw_control_chars && bytes.iter().any(|&c| c < 0x20) {
-            return None;
-        }
-        let end = i + 1 + p;
-        let s = match text.get(i + 1..end) {
-            Some(s) => s,
-            None => std::str::from_utf8(bytes).ok()?,
-        };
-        Some((s, end))
+/// The string that starts after the quote at `chunk[i]`, if it is whole in the chunk, has no
+/// escape, and is valid UTF-8 (with no control character unless `raw_control_chars`): its text
+/// and the offset of its closing quote in the chunk. `text` is the chunk's valid UTF-8 prefix.
+#[inline(always)]
+pub(crate) fn whole_string<'c>(
+    chunk: &'c [u8],
+    text: &'c str,
+    i: usize,
+    raw_control_chars: bool,
+) -> Option<(&'c str, usize)> {
+    let body = &chunk[i + 1..];
+    let p = find_quote_or_backslash(body)?;
+    if body[p] != b'"' {
+        return None;
     }
+    let bytes = &body[..p];
+    if !raw_control_chars && bytes.iter().any(|&c| c < 0x20) {
+        return None;
+    }
+    let end = i + 1 + p;
+    let s = match text.get(i + 1..end) {
+        Some(s) => s,
+        None => std::str::from_utf8(bytes).ok()?,
+    };
+    Some((s, end))
+}
 
+impl Tokenizer {
     /// Reads from `chunk[i]` while the lane can; returns where the state machine takes over
     /// (the chunk's length when all was read).
     pub(super) fn fast(
@@ -97,7 +96,8 @@ impl Tokenizer {
             let at = self.consumed + i as u64;
             match (self.st, b) {
                 (St::Value | St::ValueOrEnd | St::ArrayNext, b'"') => {
-                    let Some((s, end)) = self.whole_string(chunk, text, i) else {
+                    let Some((s, end)) = whole_string(chunk, text, i, self.opts.raw_control_chars)
+                    else {
                         return Ok(i);
                     };
                     self.start = at;
@@ -106,7 +106,8 @@ impl Tokenizer {
                     i = end + 1;
                 }
                 (St::KeyOrEnd | St::Key, b'"') => {
-                    let Some((s, end)) = self.whole_string(chunk, text, i) else {
+                    let Some((s, end)) = whole_string(chunk, text, i, self.opts.raw_control_chars)
+                    else {
                         return Ok(i);
                     };
                     self.start = at;
@@ -164,7 +165,22 @@ impl Tokenizer {
                     self.emit(sink, at + n as u64, t)?;
                     i += n;
                 }
-                (St::Value | St::ValueOrEnd | St::ArrayNext, b'{') => {
+                (St::ValueOrEnd | St::ArrayNext, b'{') => {
+                    // An object in an array: the sink may read it whole (a trace's event).
+                    let room = self.opts.max_depth.saturating_sub(self.stack.len());
+                    self.start = at;
+                    match text.get(i..).and_then(|t| sink.object_in_array(t, room)) {
+                        Some(n) => {
+                            self.after_value();
+                            i += n;
+                        }
+                        None => {
+                            self.open(sink, at, Frame::Object)?;
+                            i += 1;
+                        }
+                    }
+                }
+                (St::Value, b'{') => {
                     self.start = at;
                     self.open(sink, at, Frame::Object)?;
                     i += 1;
