@@ -1,12 +1,16 @@
 //! Import benchmark for measured profiles (issue 15): a generated ~50 MB PyTorch profiler
 //! trace imported whole and in the 1 MiB slices the page feeds, with throughput; and the
-//! calibration fit on the records it gives. Native figures; the page's come from
-//! `benches/page.rs`.
+//! calibration fit on the records it gives. Issue 43: the page benchmark's 50 MiB serving
+//! trace (annotated engine steps) and its gzip, in 1 MiB slices, with the time in the slices
+//! (inflating and parsing), the longest slice and the finish (joining kernels to operators and
+//! steps) apart. Native figures; the page's come from `benches/page.rs`.
 //!
 //! Run: `cargo bench -p roofline --bench profile`
 
 #[path = "../tests/common/profile_gen.rs"]
 mod profile_gen;
+#[path = "../tests/common/serving_gen.rs"]
+mod serving_gen;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
@@ -53,7 +57,99 @@ fn main() {
             ))
         );
     }
+    serving();
     divan::main();
+}
+
+/// The bytes with gzip around them (miniz_oxide's DEFLATE at its default level, the header
+/// and the CRC-32 and length trailer of RFC 1952).
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    out.extend(miniz_oxide::deflate::compress_to_vec(bytes, 6));
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(bytes);
+    out.extend(crc.finalize().to_le_bytes());
+    out.extend((bytes.len() as u32).to_le_bytes());
+    out
+}
+
+/// Issue 43's trace, plain and gzip, fed in the worker's 1 MiB slices: the slices (inflate
+/// and parse), the longest one, the finish, wall and CPU time; best of three (the machine is
+/// shared).
+fn serving() {
+    let plain = serving_gen::trace(SIZE);
+    let gz = gzip(&plain);
+    let mb = plain.len() as f64 / 1e6;
+    // The JSON tokenizer alone, with a sink that only counts: what the trace reader adds is
+    // the rest.
+    struct Count(u64);
+    impl roofline::json::Sink for Count {
+        fn token(&mut self, _: roofline::json::Token<'_>) -> Result<(), String> {
+            self.0 += 1;
+            Ok(())
+        }
+    }
+    let (t, c) = (Instant::now(), cpu_time());
+    let mut tok = roofline::json::Tokenizer::new(roofline::json::Options::TRACE);
+    let mut n = Count(0);
+    for s in plain.chunks(1 << 20) {
+        tok.feed(s, &mut n).expect("the serving trace is JSON");
+    }
+    tok.finish(&mut n).expect("the serving trace is JSON");
+    let cpu = c.zip(cpu_time()).map(|(a, b)| b - a);
+    println!(
+        "serving trace, JSON tokenizer alone: {} tokens in {:.0} ms wall, {:.0} ms CPU",
+        n.0,
+        t.elapsed().as_secs_f64() * 1e3,
+        cpu.unwrap_or(f64::NAN) * 1e3
+    );
+    for (what, bytes) in [("plain", &plain), ("gzip", &gz)] {
+        // (slices wall, slices CPU, longest slice, finish wall, finish CPU)
+        let mut best = [f64::INFINITY, f64::NAN, 0.0, 0.0, f64::NAN];
+        let mut steps = 0;
+        for _ in 0..3 {
+            let (t, c) = (Instant::now(), cpu_time());
+            let mut imp = Importer::new();
+            let mut slice_max = 0.0f64;
+            for s in bytes.chunks(1 << 20) {
+                let ts = Instant::now();
+                imp.feed(s).expect("the serving trace imports");
+                slice_max = slice_max.max(ts.elapsed().as_secs_f64());
+            }
+            let (feed, feed_cpu) = (
+                t.elapsed().as_secs_f64(),
+                c.zip(cpu_time()).map(|(a, b)| b - a),
+            );
+            let (f, c) = (Instant::now(), cpu_time());
+            let p = imp.finish().expect("the serving trace imports");
+            let (finish, finish_cpu) = (
+                f.elapsed().as_secs_f64(),
+                c.zip(cpu_time()).map(|(a, b)| b - a),
+            );
+            steps = p.steps.len();
+            if feed + finish < best[0] + best[3] {
+                best = [
+                    feed,
+                    feed_cpu.unwrap_or(f64::NAN),
+                    slice_max,
+                    finish,
+                    finish_cpu.unwrap_or(f64::NAN),
+                ];
+            }
+        }
+        println!(
+            "serving trace import, {what} ({:.1} MiB, {steps} steps): slices {:.0} ms wall, \
+             {:.0} ms CPU ({:.0} MB/s of text); longest slice {:.1} ms; finish {:.0} ms wall, \
+             {:.0} ms CPU",
+            bytes.len() as f64 / 1048576.0,
+            best[0] * 1e3,
+            best[1] * 1e3,
+            mb / best[0],
+            best[2] * 1e3,
+            best[3] * 1e3,
+            best[4] * 1e3
+        );
+    }
 }
 
 #[divan::bench(sample_count = 5, sample_size = 1)]

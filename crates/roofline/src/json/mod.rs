@@ -34,6 +34,7 @@
 
 mod tokenizer;
 
+pub(crate) use tokenizer::fast;
 pub use tokenizer::Tokenizer;
 
 use std::fmt;
@@ -190,6 +191,17 @@ pub fn number(t: &str) -> Result<f64, String> {
 pub trait Sink {
     /// Takes the next token.
     fn token(&mut self, t: Token<'_>) -> Result<(), String>;
+
+    /// Called where an object starts as an element of an array, with the text from its `{` to
+    /// the end of what the tokenizer holds (the valid UTF-8 of the chunk) and `room`, the levels
+    /// of nesting the tokenizer would still open: a sink may read the whole object itself and
+    /// return its length in bytes (blanks after it may be counted), and the tokenizer goes on
+    /// after it as though it had emitted its tokens. The default reads nothing. A sink that
+    /// reads one must take only text the tokenizer reads without error, and do with it what
+    /// its tokens would do; on `None` the tokenizer reads the object from its `{`.
+    fn object_in_array(&mut self, _text: &str, _room: usize) -> Option<usize> {
+        None
+    }
 }
 
 /// The character that starts `rest`, for messages: `` `x` ``, `character U+000B` for control

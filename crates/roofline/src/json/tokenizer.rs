@@ -246,8 +246,29 @@ impl Tokenizer {
 
     /// Reads `chunk`, which starts at offset `self.consumed`.
     fn run(&mut self, chunk: &[u8], sink: &mut impl Sink) -> Result<(), JsonError> {
+        // The chunk's valid UTF-8 prefix, checked once: the fast lane's strings are cut from
+        // it at their quotes (ASCII, so always character boundaries), not checked one by one.
+        let text = match std::str::from_utf8(chunk) {
+            Ok(s) => s,
+            Err(e) => std::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or(""),
+        };
         let mut i = 0;
         while i < chunk.len() {
+            if !matches!(
+                self.st,
+                St::Str { .. }
+                    | St::Esc { .. }
+                    | St::Unicode { .. }
+                    | St::Num(_)
+                    | St::Word
+                    | St::NegInf { .. }
+            ) {
+                // Between tokens: the fast lane reads what it can (`fast.rs`).
+                i = self.fast(sink, chunk, text, i)?;
+                if i == chunk.len() {
+                    break;
+                }
+            }
             let at = self.consumed + i as u64;
             i = match self.st {
                 St::Str { key } => self.string(sink, chunk, i, key)?,
@@ -549,4 +570,5 @@ impl Tokenizer {
     }
 }
 
+pub(crate) mod fast;
 mod scalars;

@@ -13,6 +13,8 @@ use super::{Format, Kernel};
 use crate::json::{ErrorKind, JsonError, Options, Sink, Token, Tokenizer};
 use std::collections::HashMap;
 
+mod event;
+
 /// Longest input-shape text kept for one operator.
 const MAX_SHAPE: usize = 2000;
 
@@ -80,18 +82,82 @@ enum Cat {
 }
 
 fn classify_cat(s: &str) -> Cat {
-    let l = s.to_ascii_lowercase();
-    match l.as_str() {
-        "cpu_op" | "operator" => Cat::Op,
-        "cuda_runtime" | "cuda_driver" | "runtime" | "hip_runtime" => Cat::Runtime,
-        "kernel" => Cat::Kernel,
-        "gpu_memcpy" | "gpu_memset" | "memcpy" | "memset" => Cat::Mem,
-        "ac2g" => Cat::Flow,
-        "user_annotation" => Cat::Annotation,
-        "gpu_user_annotation" => Cat::GpuAnnotation,
-        _ => Cat::Other,
+    // Matched without case and without a lowered copy: one per event.
+    const CATS: [(&str, Cat); 14] = [
+        ("cpu_op", Cat::Op),
+        ("operator", Cat::Op),
+        ("cuda_runtime", Cat::Runtime),
+        ("cuda_driver", Cat::Runtime),
+        ("runtime", Cat::Runtime),
+        ("hip_runtime", Cat::Runtime),
+        ("kernel", Cat::Kernel),
+        ("gpu_memcpy", Cat::Mem),
+        ("gpu_memset", Cat::Mem),
+        ("memcpy", Cat::Mem),
+        ("memset", Cat::Mem),
+        ("ac2g", Cat::Flow),
+        ("user_annotation", Cat::Annotation),
+        ("gpu_user_annotation", Cat::GpuAnnotation),
+    ];
+    CATS.iter()
+        .find(|(name, _)| name.len() == s.len() && name.eq_ignore_ascii_case(s))
+        .map_or(Cat::Other, |&(_, c)| c)
+}
+
+/// The reader's maps (names, correlation ids) hashed the way rustc's own maps are (FxHash): a
+/// multiply and a rotate per 8 bytes. Its keys come from the file being read, in the user's
+/// own page, so no attacker chooses them.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
 
 /// Bytes per element of a PyTorch dtype name as the profiler writes it (`float`,
 /// `c10::BFloat16`); 0 when unknown or not a tensor (`Scalar`, `ScalarList`, ``).
@@ -120,20 +186,25 @@ fn hash_text(tag: u8, s: &str) -> u64 {
 
 fn num(t: Token<'_>) -> Option<f64> {
     let v: f64 = match t {
-        Token::Num(n) | Token::Str(n) => n.trim().parse().ok()?,
+        // A number token has no blanks around it; a string may.
+        Token::Num(n) => n.parse().ok()?,
+        Token::Str(n) => n.trim().parse().ok()?,
         _ => return None,
     };
     v.is_finite().then_some(v)
 }
 
 fn int(t: Token<'_>) -> Option<i64> {
-    match t {
-        Token::Num(n) | Token::Str(n) => n.trim().parse::<i64>().ok().or_else(|| {
-            let v: f64 = n.trim().parse().ok()?;
-            (v.fract() == 0.0 && v.abs() < 9e15).then_some(v as i64)
-        }),
-        _ => None,
-    }
+    let n = match t {
+        // A number token has no blanks around it; a string may.
+        Token::Num(n) => n,
+        Token::Str(n) => n.trim(),
+        _ => return None,
+    };
+    n.parse::<i64>().ok().or_else(|| {
+        let v: f64 = n.parse().ok()?;
+        (v.fract() == 0.0 && v.abs() < 9e15).then_some(v as i64)
+    })
 }
 
 /// An id (pid, tid, flow id) as a number where it is one, else a hash of its text.
@@ -424,9 +495,9 @@ struct TraceSink {
     events: u64,
     device: Option<String>,
     names: Vec<Box<str>>,
-    name_ids: HashMap<Box<str>, u32>,
+    name_ids: FxMap<Box<str>, u32>,
     ops: Vec<Op>,
-    launches: HashMap<i64, Launch>,
+    launches: FxMap<i64, Launch>,
     flows: Vec<(u64, Launch)>,
     gpu: Vec<Gpu>,
     mem_events: u64,
@@ -685,6 +756,13 @@ impl TraceSink {
 }
 
 impl Sink for TraceSink {
+    fn object_in_array(&mut self, text: &str, room: usize) -> Option<usize> {
+        if self.ctx.last() != Some(&Ctx::Events) {
+            return None;
+        }
+        self.read_event(text, room)
+    }
+
     fn token(&mut self, t: Token<'_>) -> Result<(), String> {
         let top = self.ctx.last().copied();
         match t {
@@ -852,7 +930,7 @@ impl TraceReader {
 
 /// The engine's steps in the trace and their GPU time (`trace_steps`).
 fn collect_steps(s: &TraceSink) -> trace_steps::Collected {
-    let mut flows: HashMap<u64, Launch> = HashMap::new();
+    let mut flows: FxMap<u64, Launch> = FxMap::default();
     for (id, l) in &s.flows {
         flows.entry(*id).or_insert(*l);
     }
@@ -881,7 +959,7 @@ fn collect_steps(s: &TraceSink) -> trace_steps::Collected {
 fn attribute(s: TraceSink) -> TraceResult {
     let ops = &s.ops;
     // Operators per thread, outer before inner when they start together.
-    let mut by_thread: HashMap<(u64, u64), Vec<u32>> = HashMap::new();
+    let mut by_thread: FxMap<(u64, u64), Vec<u32>> = FxMap::default();
     for (i, o) in ops.iter().enumerate() {
         by_thread.entry((o.pid, o.tid)).or_default().push(i as u32);
     }
@@ -891,12 +969,12 @@ fn attribute(s: TraceSink) -> TraceResult {
             a.start.total_cmp(&b.start).then(b.end.total_cmp(&a.end))
         });
     }
-    let mut flows: HashMap<u64, Vec<Launch>> = HashMap::new();
+    let mut flows: FxMap<u64, Vec<Launch>> = FxMap::default();
     for (id, l) in &s.flows {
         flows.entry(*id).or_default().push(*l);
     }
     // Where each kernel was launched from.
-    let mut queries: HashMap<(u64, u64), Vec<(f64, u32)>> = HashMap::new();
+    let mut queries: FxMap<(u64, u64), Vec<(f64, u32)>> = FxMap::default();
     let mut unresolved = Vec::new();
     for (k, g) in s.gpu.iter().enumerate() {
         let launch = g.corr.and_then(|c| {
@@ -954,7 +1032,7 @@ fn attribute(s: TraceSink) -> TraceResult {
     }
     // Kernels with no launch found: a kernel's External id names its operator in recent
     // PyTorch versions (in older ones it repeats the correlation id).
-    let mut by_ext: HashMap<i64, u32> = HashMap::new();
+    let mut by_ext: FxMap<i64, u32> = FxMap::default();
     for (i, o) in ops.iter().enumerate() {
         if let Some(e) = o.ext {
             by_ext.entry(e).or_insert(i as u32);
@@ -993,8 +1071,8 @@ fn attribute(s: TraceSink) -> TraceResult {
             a.kbytes = Some(a.kbytes.unwrap_or(0.0) + b);
         }
     };
-    let mut per_op: HashMap<u32, Agg> = HashMap::new();
-    let mut per_kernel: HashMap<u32, Agg> = HashMap::new();
+    let mut per_op: FxMap<u32, Agg> = FxMap::default();
+    let mut per_kernel: FxMap<u32, Agg> = FxMap::default();
     let mut attributed = 0u64;
     let mut own_figures = 0u64;
     for (k, g) in s.gpu.iter().enumerate() {
@@ -1026,7 +1104,7 @@ fn attribute(s: TraceSink) -> TraceResult {
     };
     // One record per (operator, input shapes), in the order of their first kernel.
     let mut rows: Vec<(usize, Kernel)> = Vec::new();
-    let mut merged: HashMap<(u32, Option<&str>), usize> = HashMap::new();
+    let mut merged: FxMap<(u32, Option<&str>), usize> = FxMap::default();
     let mut zero_time = 0u64;
     let mut owners: Vec<(&u32, &Agg)> = per_op.iter().collect();
     owners.sort_by_key(|(_, a)| a.first);

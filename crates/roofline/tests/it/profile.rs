@@ -467,6 +467,59 @@ fn any_chunking_gives_the_same_profile() {
     }
 }
 
+/// Issue 43: an event whole in a slice is read straight from the text, one cut by the slice
+/// token by token; both give the same profile. Here the events the fast reading must either
+/// read as the tokens do or leave to them: duplicate `args`, nested and odd `Input Dims`
+/// (an object, a string, a list of lists), nested `Input type`, escapes and non-ASCII in
+/// names, literals, numbers with exponents, unknown keys holding objects and arrays, an empty
+/// `args`, and a kernel whose `args` come before its name. Read whole, then in slices of 1 byte
+/// (no event ever whole), 5 and 97 bytes.
+#[test]
+fn events_read_whole_or_token_by_token_give_the_same_profile() {
+    let text = r#"{"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5e1,
+       "args": {"External id": 7, "Input Dims": [[64, 128], [128, 32]], "Input type": ["float", "float"]},
+       "args": {"External id": 8, "Input Dims": [[64, 128], [128, 32]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 1, "args": {"correlation": 99, "External id": 8}},
+      {"ph": "X", "cat": "kernel", "args": {"correlation": 99, "grid": [1, 2, {"x": [3]}], "flag": true, "none": null},
+       "name": "gemm \"tiled\" é kernel", "pid": 0, "tid": 7, "ts": 20, "dur": 2.5E+1},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 100, "dur": 40,
+       "args": {"External id": 9, "Input Dims": [[32], [16, {"a": 1}], "x", [[1, 2], [3]], [16, 32], []],
+                "Input type": ["float", ["float"], {"t": 1}, 4, "float", "Scalar"], "extra": {"k": [1, [2]]}}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 101, "dur": 1, "args": {"correlation": 100}},
+      {"ph": "X", "cat": "Kernel", "name": "addmm_kernel", "pid": 0, "tid": 7, "ts": 120, "dur": 30, "args": {"correlation": 100}},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 1, "ts": 200, "dur": 10, "args": {}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 201, "dur": 1, "args": {"correlation": 101}},
+      {"ph": "X", "cat": "kernel", "name": "relu\tkernel", "pid": 0, "tid": 7, "ts": 210, "dur": 3, "args": {"correlation": 101, "External id": -1}},
+      {}
+    ]}"#;
+    let whole = import(text.as_bytes()).map_err(|e| e.to_string());
+    let p = whole.as_ref().expect("the trace imports");
+    // Three kernels, each matched to its operator; the mm's bytes from the second `args`
+    // (bf16: 2 · (64·128 + 128·32 + 64·32)) and its FLOPs 2·64·128·32.
+    assert_eq!(p.kernels.len(), 3, "{p:?}");
+    let mm = p.kernels.iter().find(|k| k.name == "aten::mm").unwrap();
+    assert_eq!(mm.flops, Some(2.0 * 64.0 * 128.0 * 32.0));
+    assert_eq!(
+        mm.bytes,
+        Some(2.0 * (64.0 * 128.0 + 128.0 * 32.0 + 64.0 * 32.0))
+    );
+    assert_eq!(mm.kernel.as_deref(), Some("gemm \"tiled\" é kernel"));
+    let addmm = p.kernels.iter().find(|k| k.name == "aten::addmm").unwrap();
+    assert_eq!(addmm.flops, None, "odd shapes give no FLOPs: {addmm:?}");
+    assert_eq!(
+        addmm.shape.as_deref(),
+        Some("[[32], [16, null], \"x\", [[1, 2], [3]], [16, 32], []]")
+    );
+    for chunk in [1, 5, 97] {
+        assert_eq!(
+            import_chunked(text.as_bytes(), chunk),
+            whole,
+            "in chunks of {chunk}"
+        );
+    }
+}
+
 /// Blanks and byte-order marks before the text are skipped in any order and however the file
 /// is sliced (FUZZ_SEED=7 found a blank, a mark and a blank read one way whole and another in
 /// slices): a trace after them is a trace, an unknown text quotes the same start, and a gzip
