@@ -38,6 +38,7 @@ mod serving_sim;
 mod serving_step;
 mod serving_tails;
 mod serving_tails_keys;
+mod serving_tails_sweep;
 mod speculative;
 mod train;
 mod train_op;

@@ -1,0 +1,181 @@
+//! The load plot's simulated bands (issue 42): the serving row's simulation run at each load
+//! of a sweep (a closed loop of `c` clients, or Poisson arrivals at `qps`), on the link's own
+//! engine aggregated on its chip, with the row's seed, lengths, prefix hits and host tier, each
+//! step read as the row reads it. Each point gives TTFT and TPOT at P50 and P99 (TPOT each
+//! request's own `(E2E − TTFT)/(G − 1)`, the row's `tpot_pNN`). At the link's own load and the
+//! row's request count the figures are the row's, bit for bit (`tests/it/serving_tails_sweep.rs`).
+
+use super::{aggregated_setup, count, simulate_n, Setup};
+use crate::analysis::Options;
+use crate::chip::Chip;
+use crate::error::Error;
+use crate::op::{Load, Op};
+use crate::serving::kv_tier;
+use crate::serving::sim::{StepCoef, StepTiming, WARMUP};
+use crate::units::format_sig;
+use serde::{Deserialize, Serialize};
+
+/// Requests each point of the load plot's sweep simulates (the first 20 % discarded): a
+/// 16-point sweep of the issue's scenario takes some 100 ms natively (`./dev bench`).
+pub const BAND_REQUESTS: usize = 1_000;
+
+/// One load of the sweep: its figures, or why it has none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// The load: clients, or requests per second.
+    pub x: f64,
+    /// The figures, or why there are none (a rate at or past saturation).
+    pub figures: Result<PointTails, String>,
+}
+
+/// P50 and P99 of TTFT and TPOT at one load, seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PointTails {
+    /// TTFT's median.
+    pub ttft_p50: f64,
+    /// TTFT's 99th percentile.
+    pub ttft_p99: f64,
+    /// TPOT's median (each request's own); `None` when every output is one token.
+    pub tpot_p50: Option<f64>,
+    /// TPOT's 99th percentile.
+    pub tpot_p99: Option<f64>,
+}
+
+/// The sweep's simulated tails (module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepTails {
+    /// Requests simulated per point, the warm-up included.
+    pub requests: usize,
+    /// Requests discarded per point.
+    pub warmup: usize,
+    /// The seed.
+    pub seed: u64,
+    /// What read the steps.
+    pub basis: String,
+    /// Each load, in the order asked.
+    pub points: Vec<SweepPoint>,
+}
+
+impl SweepTails {
+    /// The derivation's words: `1,000 requests per point (the first 200 discarded), seed 1`.
+    pub fn derivation(&self) -> String {
+        format!(
+            "{} requests per point (the first {} discarded as warm-up), seed {}",
+            count(self.requests),
+            count(self.warmup),
+            self.seed
+        )
+    }
+}
+
+/// The tails of `op` (an `llm` under `load=concurrency|rate`) on `chip` at each load of `xs`
+/// (clients or req/s, by the op's load), `requests` per point, its steps read by `timing` (the
+/// bound where it has no terms, as the row). `Ok(None)` for another kind or `load=batch`.
+pub fn sweep_tails(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    timing: &dyn StepTiming,
+    xs: &[f64],
+    requests: usize,
+) -> Result<Option<SweepTails>, Error> {
+    let Some(l) = op.llm() else {
+        return Ok(None);
+    };
+    if l.load == Load::Batch {
+        return Ok(None);
+    }
+    crate::analysis::t_lower(op, chip, opts)?;
+    let (coef, basis) = match timing.coef(l, chip) {
+        Ok(c) => (c, timing.basis(l)),
+        Err(why) => (
+            StepCoef::BOUND,
+            format!("each step at its bound (T_lower): {why}"),
+        ),
+    };
+    let requests = requests.max(1);
+    let points = xs
+        .iter()
+        .map(|&x| SweepPoint {
+            x,
+            figures: point(op, chip, opts, coef, x, requests),
+        })
+        .collect();
+    Ok(Some(SweepTails {
+        requests,
+        warmup: ((requests as f64) * WARMUP).floor() as usize,
+        seed: l.seed as u64,
+        basis,
+        points,
+    }))
+}
+
+/// The op's setup at load `x`, with its prefix hits and host tier as the row sets them.
+pub(crate) fn setup_at(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    coef: StepCoef,
+    x: f64,
+) -> Result<(crate::op::Llm, Setup), Error> {
+    let mut l = *op
+        .llm()
+        .ok_or_else(|| Error::invalid("op", "", "not an llm"))?;
+    if !(x.is_finite() && x > 0.0) {
+        return Err(Error::invalid("load", format_sig(x, 4), "not a load"));
+    }
+    match l.load {
+        Load::Rate => l.qps = x,
+        _ => l.c = x.round().max(1.0),
+    }
+    let mut setup = aggregated_setup(&l, chip, opts, coef)?;
+    if l.kv_host.is_some() || l.prefix_set.is_some() {
+        let p = kv_tier::plan(&l, chip, opts, setup.running, coef)?;
+        setup.hits = if p.host.is_some() { p.with } else { p.without };
+        setup.host = p.host;
+    }
+    Ok((l, setup))
+}
+
+fn point(
+    op: &Op,
+    chip: &Chip,
+    opts: &Options,
+    coef: StepCoef,
+    x: f64,
+    requests: usize,
+) -> Result<PointTails, String> {
+    let (l, setup) = setup_at(op, chip, opts, coef, x).map_err(|e| e.to_string())?;
+    if l.load == Load::Rate && l.qps >= setup.saturation {
+        return Err(format!(
+            "saturates at {} req/s: {} req/s queues without bound",
+            format_sig(setup.saturation, 4),
+            format_sig(l.qps, 4)
+        ));
+    }
+    let r = simulate_n(&l, &setup, requests).map_err(|e| e.to_string())?;
+    Ok(PointTails {
+        ttft_p50: r.ttft.p50,
+        ttft_p99: r.ttft.p99,
+        tpot_p50: r.tpot.map(|t| t.p50),
+        tpot_p99: r.tpot.map(|t| t.p99),
+    })
+}
+
+/// The loads of a sweep with the link's own added: `xs` and `own` (clients rounded for a
+/// closed loop), sorted, each once.
+pub fn with_own(xs: &[f64], own: f64, load: Load) -> Vec<f64> {
+    let round = |x: f64| match load {
+        Load::Rate => x,
+        _ => x.round().max(1.0),
+    };
+    let mut out: Vec<f64> = xs
+        .iter()
+        .chain(std::iter::once(&own))
+        .map(|&x| round(x))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    out.sort_by(f64::total_cmp);
+    out.dedup();
+    out
+}
