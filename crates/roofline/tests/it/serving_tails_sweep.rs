@@ -20,9 +20,10 @@ fn sweep(link: &str, xs: &[f64], n: usize) -> SweepTails {
         .unwrap()
 }
 
-/// At the link's own load, with as many requests as the row simulates and its seed, each
-/// point's P50 and P99 are the row's `ttft_p50/p99` and `tpot_p50/p99` exactly: a closed loop
-/// with drawn lengths, an open loop, and a prefix working set (its hits as the row's).
+/// At the link's own load the sweep simulates as many requests as the row, with its seed, and
+/// its P50 and P99 are the row's `ttft_p50/p99` and `tpot_p50/p99` exactly: a closed loop with
+/// drawn lengths, an open loop, and a prefix working set (its hits as the row's). The other
+/// loads simulate the count asked.
 #[test]
 fn at_the_links_own_load_the_band_is_the_rows_cells() {
     for link in [
@@ -39,10 +40,13 @@ fn at_the_links_own_load_the_band_is_the_rows_cells() {
         let own = if l.load == op::Load::Rate { l.qps } else { l.c };
         let xs = with_own(&[own / 4.0, own * 2.0], own, l.load);
         assert_eq!(xs.len(), 3, "{xs:?}");
-        let b = sweep(link, &xs, row.requests);
-        assert_eq!((b.seed, b.requests), (row.seed, row.requests));
-        assert_eq!(b.warmup, r.warmup, "{link}");
+        let b = sweep(link, &xs, 300);
+        assert_eq!((b.seed, b.requests, b.warmup), (row.seed, 300, 60));
+        assert_eq!((b.own, b.own_requests), (own, Some(row.requests)), "{link}");
+        assert_eq!(row.requests, 10_000, "{link}");
         let p = b.points.iter().find(|p| p.x == own).unwrap();
+        assert_eq!(p.requests, row.requests);
+        assert!(b.points.iter().filter(|p| p.x != own).all(|p| p.requests == 300));
         let f = p.figures.as_ref().unwrap();
         assert_eq!((f.ttft_p50, f.ttft_p99), (r.ttft.p50, r.ttft.p99), "{link}");
         let t = r.tpot.unwrap();
@@ -75,6 +79,12 @@ fn a_lone_client_is_its_steps_and_more_clients_wait() {
     assert_eq!(
         b.derivation(),
         "200 requests per point (the first 40 discarded as warm-up), seed 1"
+    );
+    let with_own = sweep(link, &[1.0, 4.0], 200);
+    assert_eq!(
+        with_own.derivation(),
+        "200 requests per point (the first 40 discarded as warm-up; at this link's load \
+         10,000, as its serving row), seed 1"
     );
     let one = b.points[0].figures.as_ref().unwrap();
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b;

@@ -2,10 +2,12 @@
 //! of a sweep (a closed loop of `c` clients, or Poisson arrivals at `qps`), on the link's own
 //! engine aggregated on its chip, with the row's seed, lengths, prefix hits and host tier, each
 //! step read as the row reads it. Each point gives TTFT and TPOT at P50 and P99 (TPOT each
-//! request's own `(E2E − TTFT)/(G − 1)`, the row's `tpot_pNN`). At the link's own load and the
-//! row's request count the figures are the row's, bit for bit (`tests/it/serving_tails_sweep.rs`).
+//! request's own `(E2E − TTFT)/(G − 1)`, the row's `tpot_pNN`). Each point simulates the
+//! requests asked ([`BAND_REQUESTS`] in the page), except the link's own load, which simulates
+//! as many as the serving row ([`super::SIM_REQUESTS`] or fewer, by the row's rule), so there
+//! its figures are the row's cells bit for bit (`tests/it/serving_tails_sweep.rs`).
 
-use super::{aggregated_setup, count, simulate_n, Setup};
+use super::{aggregated_setup, count, simulate, simulate_n, Setup};
 use crate::analysis::Options;
 use crate::chip::Chip;
 use crate::error::Error;
@@ -15,8 +17,8 @@ use crate::serving::sim::{StepCoef, StepTiming, WARMUP};
 use crate::units::format_sig;
 use serde::{Deserialize, Serialize};
 
-/// Requests each point of the load plot's sweep simulates (the first 20 % discarded): a
-/// 16-point sweep of the scenario takes some 100 ms natively (`./dev bench`).
+/// Requests each point of the load plot's sweep simulates (the first 20 % discarded); the
+/// link's own load simulates the row's count.
 pub const BAND_REQUESTS: usize = 1_000;
 
 /// One load of the sweep: its figures, or why it has none.
@@ -24,6 +26,8 @@ pub const BAND_REQUESTS: usize = 1_000;
 pub struct SweepPoint {
     /// The load: clients, or requests per second.
     pub x: f64,
+    /// Requests simulated at this load, the warm-up included.
+    pub requests: usize,
     /// The figures, or why there are none (a rate at or past saturation).
     pub figures: Result<PointTails, String>,
 }
@@ -44,10 +48,14 @@ pub struct PointTails {
 /// The sweep's simulated tails (module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepTails {
-    /// Requests simulated per point, the warm-up included.
+    /// Requests simulated per point, the warm-up included (the link's own load: the row's).
     pub requests: usize,
     /// Requests discarded per point.
     pub warmup: usize,
+    /// The link's own load, clients or req/s.
+    pub own: f64,
+    /// Requests simulated at the link's own load (the row's count).
+    pub own_requests: Option<usize>,
     /// The seed.
     pub seed: u64,
     /// What read the steps.
@@ -57,10 +65,17 @@ pub struct SweepTails {
 }
 
 impl SweepTails {
-    /// The derivation's words: `1,000 requests per point (the first 200 discarded), seed 1`.
+    /// The derivation's words: `1,000 requests per point (the first 200 discarded as warm-up;
+    /// at this link's load 10,000, as its serving row), seed 1`.
     pub fn derivation(&self) -> String {
+        let own = match self.own_requests {
+            Some(n) if n != self.requests => {
+                format!("; at this link's load {}, as its serving row", count(n))
+            }
+            _ => String::new(),
+        };
         format!(
-            "{} requests per point (the first {} discarded as warm-up), seed {}",
+            "{} requests per point (the first {} discarded as warm-up{own}), seed {}",
             count(self.requests),
             count(self.warmup),
             self.seed
@@ -94,16 +109,34 @@ pub fn sweep_tails(
         ),
     };
     let requests = requests.max(1);
+    let own = match l.load {
+        Load::Rate => l.qps,
+        _ => l.c.round().max(1.0),
+    };
+    let mut own_requests = None;
     let points = xs
         .iter()
-        .map(|&x| SweepPoint {
-            x,
-            figures: point(op, chip, opts, coef, x, requests),
+        .map(|&x| {
+            let at_own = x == own;
+            let (figures, n) = match point(op, chip, opts, coef, x, (!at_own).then_some(requests)) {
+                Ok((f, n)) => (Ok(f), n),
+                Err(why) => (Err(why), if at_own { 0 } else { requests }),
+            };
+            if at_own && n > 0 {
+                own_requests = Some(n);
+            }
+            SweepPoint {
+                x,
+                requests: n,
+                figures,
+            }
         })
         .collect();
     Ok(Some(SweepTails {
         requests,
         warmup: ((requests as f64) * WARMUP).floor() as usize,
+        own,
+        own_requests,
         seed: l.seed as u64,
         basis,
         points,
@@ -143,8 +176,8 @@ fn point(
     opts: &Options,
     coef: StepCoef,
     x: f64,
-    requests: usize,
-) -> Result<PointTails, String> {
+    requests: Option<usize>,
+) -> Result<(PointTails, usize), String> {
     let (l, setup) = setup_at(op, chip, opts, coef, x).map_err(|e| e.to_string())?;
     if l.load == Load::Rate && l.qps >= setup.saturation {
         return Err(format!(
@@ -153,13 +186,22 @@ fn point(
             format_sig(l.qps, 4)
         ));
     }
-    let r = simulate_n(&l, &setup, requests).map_err(|e| e.to_string())?;
-    Ok(PointTails {
+    // The link's own load as the row runs it (its request count); others `requests`.
+    let (r, n) = match requests {
+        Some(n) => (simulate_n(&l, &setup, n), n),
+        None => match simulate(&l, &setup) {
+            Ok((r, n)) => (Ok(r), n),
+            Err(e) => (Err(e), 0),
+        },
+    };
+    let r = r.map_err(|e| e.to_string())?;
+    let f = PointTails {
         ttft_p50: r.ttft.p50,
         ttft_p99: r.ttft.p99,
         tpot_p50: r.tpot.map(|t| t.p50),
         tpot_p99: r.tpot.map(|t| t.p99),
-    })
+    };
+    Ok((f, n))
 }
 
 /// The loads of a sweep with the link's own added: `xs` and `own` (clients rounded for a
