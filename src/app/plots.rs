@@ -7,6 +7,8 @@ use roofline::scenario::{PlotKind, Scenario, SweepAxes};
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
 use super::debounce::settled;
+use crate::view::load_plot::bands::{add_bands, BandState};
+use crate::view::serving_tails::bands::{band_key, Bands};
 use crate::view::{self, ChartModel};
 
 /// The chart models, one memo per plot: each is computed only while its plot is shown and
@@ -23,6 +25,9 @@ pub struct Charts {
     pub frontier: Memo<Option<ChartModel>>,
     /// The load plot's panels (TTFT, TPOT, frontier), `None` while it is hidden.
     pub load: [Memo<Option<ChartModel>>; 3],
+    /// The load plot's simulated bands: `running` until the worker's answer for the scenario
+    /// shown has arrived, then `done` (the plot's `data-sim`).
+    pub load_sim: Memo<&'static str>,
 }
 
 impl Charts {
@@ -64,11 +69,13 @@ impl Charts {
                     .then(|| ChartModel::Frontier(view::frontier_chart(s)))
             })
         });
+        let (load, load_sim) = load_panels(scenario);
         Charts {
             sweep,
             roofline,
             frontier,
-            load: load_panels(scenario),
+            load,
+            load_sim,
         }
     }
 
@@ -95,11 +102,15 @@ impl Charts {
 /// The load plot's three panels: the curves are computed once per scenario while the plot is
 /// shown (timed on the page's performance timeline as `load-plot-model`, which `./dev bench`
 /// reads), the measured rows laid on once the validation data (fetched when the plot first
-/// shows) has arrived.
-fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
+/// shows) has arrived, and the simulated bands once the simulation worker has answered for
+/// this scenario ([`load_bands`]).
+fn load_panels(
+    scenario: RwSignal<Scenario>,
+) -> ([Memo<Option<ChartModel>>; 3], Memo<&'static str>) {
     use crate::charts::LoadPanel;
     use crate::view::load_plot::{load_chart, load_data, Rows};
     let validation = super::validation::data();
+    let (bands, band_key, load_sim) = load_bands(scenario);
     let data = Memo::new(move |_| {
         scenario.with(|s| {
             s.plot.shows_load().then(|| {
@@ -126,11 +137,11 @@ fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
             super::validation::fetch();
         }
     });
-    LoadPanel::ALL.map(|panel| {
+    let panels = LoadPanel::ALL.map(|panel| {
         Memo::new(move |_| {
             data.with(|d| {
                 let d = d.as_ref()?;
-                let chart = validation.with(|v| {
+                let mut chart = validation.with(|v| {
                     let rows = match v {
                         None => Rows::Loading,
                         Some(Err(why)) => Rows::Failed(why),
@@ -138,10 +149,46 @@ fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
                     };
                     load_chart(d.as_ref(), panel, rows)
                 });
+                if let Some(d) = d.as_ref() {
+                    band_key.with(|k| {
+                        bands.done.with(|b| {
+                            let state = match (k, b) {
+                                (Some(k), Some(b)) if b.key == *k => BandState::Done(b),
+                                _ => BandState::Running,
+                            };
+                            add_bands(&mut chart, d, state);
+                        })
+                    });
+                }
                 Some(ChartModel::Load(chart))
             })
         })
-    })
+    });
+    (panels, load_sim)
+}
+
+/// The load plot's simulated bands: asked of their own worker by the scenario's band key
+/// while the plot shows (`view::serving_tails::bands`); the key, and whether the answer for
+/// it has arrived (`running` / `done`).
+fn load_bands(
+    scenario: RwSignal<Scenario>,
+) -> (
+    super::sim::Sim<Bands>,
+    Memo<Option<String>>,
+    Memo<&'static str>,
+) {
+    let bands = super::sim::Sim::bands();
+    let key = Memo::new(move |_| scenario.with(band_key));
+    Effect::new(move |_| bands.ask(key.get()));
+    let state = Memo::new(move |_| {
+        key.with(|k| {
+            bands.done.with(|b| match (k, b) {
+                (Some(k), Some(b)) if b.key == *k => "done",
+                _ => "running",
+            })
+        })
+    });
+    (bands, key, state)
 }
 
 /// Tabs + canvases + key line + hidden tables.
@@ -232,6 +279,7 @@ pub fn PlotsPanel() -> impl IntoView {
     let roofline = c.charts.roofline;
     let frontier = c.charts.frontier;
     let load = c.charts.load;
+    let load_sim = c.charts.load_sim;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs">
@@ -282,10 +330,12 @@ pub fn PlotsPanel() -> impl IntoView {
                 <DataTable model=frontier/>
             </Show>
             <Show when=move || plot.get().shows_load()>
-                {load.map(|m| view! {
-                    <ChartCanvas model=m dark=c.dark/>
-                    <DataTable model=m/>
-                })}
+                <div class="load-plot" data-sim=move || load_sim.get()>
+                    {load.map(|m| view! {
+                        <ChartCanvas model=m dark=c.dark/>
+                        <DataTable model=m/>
+                    })}
+                </div>
             </Show>
             <Show when=move || plot.get().shows_validation()>
                 <super::validation::ValidationView/>

@@ -16,6 +16,8 @@ use roofline::validation::load::page::{
     load_curve, load_row, measured_points_of, Axis, LoadCurve, LoadRow, MeasuredPoint, MeasuredRow,
 };
 
+pub mod bands;
+
 use super::names::{pretty, series_name};
 use super::serving_load::{engine_name, load_pair};
 use crate::charts::{HLine, LoadChart, LoadMark, LoadPanel, LoadSeries, Marker, VLine};
@@ -199,6 +201,7 @@ pub fn load_chart(d: Option<&LoadData>, panel: LoadPanel, rows: Rows) -> LoadCha
             vlines: Vec::new(),
             marks: Vec::new(),
             notes: Vec::new(),
+            sim: Vec::new(),
         };
     };
     let (title, x_label, y_label, x_unit, y_unit) = words(d, panel);
@@ -311,6 +314,7 @@ pub fn load_chart(d: Option<&LoadData>, panel: LoadPanel, rows: Rows) -> LoadCha
         vlines,
         marks,
         notes,
+        sim: Vec::new(),
     }
 }
 

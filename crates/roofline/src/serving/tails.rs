@@ -33,7 +33,10 @@ use crate::units::{format_exact, format_sig};
 use disagg_row::disagg_figures;
 pub use disagg_row::DisaggFigures;
 use serde::Serialize;
-pub use sweep::{sweep_tails, with_own, PointTails, SweepPoint, SweepTails, BAND_REQUESTS};
+pub use sweep::{
+    sweep_tails, with_own, PointTails, SweepPoint, SweepTails, BAND_MIN_REQUESTS, BAND_REQUESTS,
+    BAND_STEP_BUDGET,
+};
 
 /// Requests a row simulates (module docs).
 pub const SIM_REQUESTS: usize = 10_000;

@@ -41,7 +41,7 @@ fn at_the_links_own_load_the_band_is_the_rows_cells() {
         let xs = with_own(&[own / 4.0, own * 2.0], own, l.load);
         assert_eq!(xs.len(), 3, "{xs:?}");
         let b = sweep(link, &xs, 300);
-        assert_eq!((b.seed, b.requests, b.warmup), (row.seed, 300, 60));
+        assert_eq!((b.seed, b.requests), (row.seed, 300));
         assert_eq!((b.own, b.own_requests), (own, Some(row.requests)), "{link}");
         assert_eq!(row.requests, 10_000, "{link}");
         let p = b.points.iter().find(|p| p.x == own).unwrap();
@@ -75,16 +75,17 @@ fn a_lone_client_is_its_steps_and_more_clients_wait() {
         .sum::<f64>()
         / 49.0;
     let b = sweep(link, &[1.0, 16.0], 200);
-    assert_eq!((b.requests, b.warmup, b.seed), (200, 40, 1));
+    assert_eq!((b.requests, b.seed, b.counts()), (200, 1, Some((200, 200))));
     assert_eq!(
         b.derivation(),
-        "200 requests per point (the first 40 discarded as warm-up), seed 1"
+        "up to 200 requests per point (fewer where each takes many steps; the first 20 % of \
+         each discarded as warm-up), seed 1"
     );
     let with_own = sweep(link, &[1.0, 4.0], 200);
     assert_eq!(
         with_own.derivation(),
-        "200 requests per point (the first 40 discarded as warm-up; at this link's load \
-         10,000, as its serving row), seed 1"
+        "up to 200 requests per point (fewer where each takes many steps; the first 20 % of \
+         each discarded as warm-up; at this link's load 10,000, as its serving row), seed 1"
     );
     let one = b.points[0].figures.as_ref().unwrap();
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b;
@@ -118,4 +119,17 @@ fn past_saturation_and_bad_loads_have_no_figures() {
         with_own(&[3.4, 1.0], 2.5, op::Load::Rate),
         vec![1.0, 2.5, 3.4]
     );
+}
+
+/// Few clients with long outputs take many steps per request: a point simulates
+/// `⌊2·10⁵·n̄/G⌋` requests (`n̄` decoding at once, the closed loop's `c`), between 100 and the
+/// most asked. Outputs of 4,000 tokens: one client, ⌊200,000/4,000⌋ = 50 → 100 (the fewest);
+/// 4 clients, 200; 8 clients, 400; 64 clients, 3,200 → 1,000 (the most asked).
+#[test]
+fn few_clients_with_long_outputs_simulate_fewer_requests() {
+    let link = "?chip=h100&op=llm:prompt=100,output=4000,engine=vllm,load=concurrency,c=2";
+    let b = sweep(link, &[1.0, 4.0, 8.0, 64.0], 1_000);
+    let n: Vec<usize> = b.points.iter().map(|p| p.requests).collect();
+    assert_eq!(n, vec![100, 200, 400, 1_000]);
+    assert_eq!(b.counts(), Some((100, 1_000)));
 }

@@ -7,7 +7,7 @@
 //! as many as the serving row ([`super::SIM_REQUESTS`] or fewer, by the row's rule), so there
 //! its figures are the row's cells bit for bit (`tests/it/serving_tails_sweep.rs`).
 
-use super::{aggregated_setup, count, simulate, simulate_n, Setup};
+use super::{aggregated_setup, count, request_count, simulate, simulate_n, Setup};
 use crate::analysis::Options;
 use crate::chip::Chip;
 use crate::error::Error;
@@ -17,9 +17,15 @@ use crate::serving::sim::{StepCoef, StepTiming, WARMUP};
 use crate::units::format_sig;
 use serde::{Deserialize, Serialize};
 
-/// Requests each point of the load plot's sweep simulates (the first 20 % discarded); the
-/// link's own load simulates the row's count.
+/// The most requests each point of the load plot's sweep simulates (the first 20 % discarded);
+/// the link's own load simulates the row's count.
 pub const BAND_REQUESTS: usize = 1_000;
+/// Steps each point aims to stay under (few clients with long outputs: a run takes about
+/// `N·G/n̄` steps, as the row's [`super::STEP_BUDGET`]); natively a 16-point sweep of the
+/// issue's scenario takes about 0.1 s besides the row's own load (0.3 s at 1,000 everywhere).
+pub const BAND_STEP_BUDGET: f64 = 2e5;
+/// The fewest requests a point simulates.
+pub const BAND_MIN_REQUESTS: usize = 100;
 
 /// One load of the sweep: its figures, or why it has none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,10 +54,9 @@ pub struct PointTails {
 /// The sweep's simulated tails (module docs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepTails {
-    /// Requests simulated per point, the warm-up included (the link's own load: the row's).
+    /// The most requests simulated per point, the warm-up included (fewer where each takes many
+    /// steps, [`BAND_STEP_BUDGET`]; the link's own load: the row's).
     pub requests: usize,
-    /// Requests discarded per point.
-    pub warmup: usize,
     /// The link's own load, clients or req/s.
     pub own: f64,
     /// Requests simulated at the link's own load (the row's count).
@@ -65,21 +70,31 @@ pub struct SweepTails {
 }
 
 impl SweepTails {
-    /// The derivation's words: `1,000 requests per point (the first 200 discarded as warm-up;
-    /// at this link's load 10,000, as its serving row), seed 1`.
+    /// The derivation's words: `up to 1,000 requests per point (fewer where each takes many
+    /// steps; the first 20 % of each discarded as warm-up; at this link's load 10,000, as its
+    /// serving row), seed 1`.
     pub fn derivation(&self) -> String {
         let own = match self.own_requests {
-            Some(n) if n != self.requests => {
-                format!("; at this link's load {}, as its serving row", count(n))
-            }
-            _ => String::new(),
+            Some(n) => format!("; at this link's load {}, as its serving row", count(n)),
+            None => String::new(),
         };
         format!(
-            "{} requests per point (the first {} discarded as warm-up{own}), seed {}",
+            "up to {} requests per point (fewer where each takes many steps; the first {} % of \
+             each discarded as warm-up{own}), seed {}",
             count(self.requests),
-            count(self.warmup),
+            format_sig(WARMUP * 100.0, 3),
             self.seed
         )
+    }
+
+    /// The fewest and most requests its points other than the link's own load simulated.
+    pub fn counts(&self) -> Option<(usize, usize)> {
+        let n = self
+            .points
+            .iter()
+            .filter(|p| p.x != self.own && p.figures.is_ok())
+            .map(|p| p.requests);
+        Some((n.clone().min()?, n.max()?))
     }
 }
 
@@ -134,7 +149,6 @@ pub fn sweep_tails(
         .collect();
     Ok(Some(SweepTails {
         requests,
-        warmup: ((requests as f64) * WARMUP).floor() as usize,
         own,
         own_requests,
         seed: l.seed as u64,
@@ -188,7 +202,16 @@ fn point(
     }
     // The link's own load as the row runs it (its request count); others `requests`.
     let (r, n) = match requests {
-        Some(n) => (simulate_n(&l, &setup, n), n),
+        Some(most) => {
+            let n = request_count(
+                setup.running,
+                setup.spread,
+                l.output,
+                BAND_STEP_BUDGET,
+                (BAND_MIN_REQUESTS.min(most), most),
+            );
+            (simulate_n(&l, &setup, n), n)
+        }
         None => match simulate(&l, &setup) {
             Ok((r, n)) => (Ok(r), n),
             Err(e) => (Err(e), 0),
