@@ -150,7 +150,10 @@ impl<T: Answer> Sim<T> {
             return;
         };
         let done = match answer {
-            Ok(d) if d.key() == key => d,
+            Ok(d) if d.key() == key => {
+                timeline(T::WHAT, true);
+                d
+            }
             Ok(_) => return,
             Err(why) => {
                 // A worker that failed is not asked again.
@@ -164,6 +167,7 @@ impl<T: Answer> Sim<T> {
     /// Posts `key` to the idle worker, or to a new one.
     fn post(&self, key: String) {
         let me = *self;
+        timeline(T::WHAT, false);
         if JOBS.with(|j| j.borrow()[T::SLOT].is_none()) {
             if let Err(why) = me.start() {
                 return me.finish(Err(why));
@@ -234,6 +238,26 @@ impl<T: Answer> Sim<T> {
             }
         });
         Ok(())
+    }
+}
+
+/// The bands' time from the question to its answer on the page's performance timeline
+/// (`sim-bands`, the latest only, which `./dev bench` reads): marked when asked, measured
+/// when the answer for the key asked arrives. The rows' tails are timed by their own bench.
+fn timeline(what: Option<&'static str>, answered: bool) {
+    let (Some(what), Some(p)) = (what, web_sys::window().and_then(|w| w.performance())) else {
+        return;
+    };
+    let (start, name) = (format!("sim-{what}-start"), format!("sim-{what}"));
+    if answered {
+        p.clear_measures_with_measure_name(&name);
+        check(
+            p.measure_with_start_mark(&name, &start),
+            "measure the simulation's time",
+        );
+    } else {
+        p.clear_marks_with_mark_name(&start);
+        check(p.mark(&start), "mark the simulation's start");
     }
 }
 
