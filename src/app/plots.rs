@@ -8,6 +8,7 @@ use super::chart_canvas::ChartCanvas;
 use super::ctx;
 use super::debounce::settled;
 use crate::view::load_plot::bands::{add_bands, BandState};
+use crate::view::load_plot::queue::queue_chart;
 use crate::view::serving_tails::bands::{band_key, Bands};
 use crate::view::{self, ChartModel};
 
@@ -28,6 +29,8 @@ pub struct Charts {
     /// The load plot's simulated bands: `running` until the worker's answer for the scenario
     /// shown has arrived, then `done` (the plot's `data-sim`).
     pub load_sim: Memo<&'static str>,
+    /// The load plot's queue panel (a sweep chart over simulated time), `None` while hidden.
+    pub load_queue: Memo<Option<ChartModel>>,
 }
 
 impl Charts {
@@ -69,13 +72,14 @@ impl Charts {
                     .then(|| ChartModel::Frontier(view::frontier_chart(s)))
             })
         });
-        let (load, load_sim) = load_panels(scenario);
+        let (load, load_sim, load_queue) = load_panels(scenario);
         Charts {
             sweep,
             roofline,
             frontier,
             load,
             load_sim,
+            load_queue,
         }
     }
 
@@ -99,14 +103,20 @@ impl Charts {
     }
 }
 
+/// The load plot's three panels, whether its simulated bands are in (`running`/`done`), and
+/// its queue panel.
+type LoadPanels = (
+    [Memo<Option<ChartModel>>; 3],
+    Memo<&'static str>,
+    Memo<Option<ChartModel>>,
+);
+
 /// The load plot's three panels: the curves are computed once per scenario while the plot is
 /// shown (timed on the page's performance timeline as `load-plot-model`, which `./dev bench`
 /// reads), the measured rows laid on once the validation data (fetched when the plot first
 /// shows) has arrived, and the simulated bands once the simulation worker has answered for
 /// this scenario ([`load_bands`]).
-fn load_panels(
-    scenario: RwSignal<Scenario>,
-) -> ([Memo<Option<ChartModel>>; 3], Memo<&'static str>) {
+fn load_panels(scenario: RwSignal<Scenario>) -> LoadPanels {
     use crate::charts::LoadPanel;
     use crate::view::load_plot::{load_chart, load_data, Rows};
     let validation = super::validation::data();
@@ -164,7 +174,22 @@ fn load_panels(
             })
         })
     });
-    (panels, load_sim)
+    let queue = Memo::new(move |_| {
+        data.with(|d| {
+            let d = d.as_ref()?.as_ref()?;
+            let chart = band_key.with(|k| {
+                bands.done.with(|b| {
+                    let state = match (k, b) {
+                        (Some(k), Some(b)) if b.key == *k => BandState::Done(b),
+                        _ => BandState::Running,
+                    };
+                    queue_chart(d, state)
+                })
+            });
+            Some(ChartModel::Sweep(chart))
+        })
+    });
+    (panels, load_sim, queue)
 }
 
 /// The load plot's simulated bands: asked of their own worker by the scenario's band key
@@ -280,6 +305,7 @@ pub fn PlotsPanel() -> impl IntoView {
     let frontier = c.charts.frontier;
     let load = c.charts.load;
     let load_sim = c.charts.load_sim;
+    let load_queue = c.charts.load_queue;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs">
@@ -335,6 +361,10 @@ pub fn PlotsPanel() -> impl IntoView {
                         <ChartCanvas model=m dark=c.dark/>
                         <DataTable model=m/>
                     })}
+                    <div class="load-queue" data-load-queue="true">
+                        <ChartCanvas model=load_queue dark=c.dark/>
+                        <DataTable model=load_queue/>
+                    </div>
                 </div>
             </Show>
             <Show when=move || plot.get().shows_validation()>

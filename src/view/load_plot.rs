@@ -17,6 +17,7 @@ use roofline::validation::load::page::{
 };
 
 pub mod bands;
+pub mod queue;
 
 use super::names::{pretty, series_name};
 use super::serving_load::{engine_name, load_pair};

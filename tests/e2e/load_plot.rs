@@ -218,7 +218,8 @@ async fn table_rows(b: &Browser, starts: &str) -> Vec<Vec<String>> {
 /// table lists each load's P50 and P99 as the core computes them for the same link (the
 /// simulation run natively here with the same stored fits; P50 ≤ P99 at every load), and at the
 /// link's own load, c = 64, the band's P99 is the serving row's `ttft_p99` cell (both 10,000
-/// requests, seed 1). At a desktop's and a phone's width, no sideways scroll, axe clean
+/// requests, seed 1). The queue panel under the plot is drawn at c = 64 with its waiting and
+/// running lines. At a desktop's and a phone's width, no sideways scroll, axe clean
 /// (docs/screenshots/load-tails-*.png).
 #[tokio::test(flavor = "current_thread")]
 async fn the_load_plot_shades_simulated_p50_p99_bands() {
@@ -262,6 +263,34 @@ async fn the_load_plot_shades_simulated_p50_p99_bands() {
                 "at this link's load 10,000, as its serving row), seed 1; TTFT's P50 and P99"
             )),
             "{derivation:?}"
+        );
+        // The queue panel at c = 64: waiting and running over simulated time, drawn.
+        let q = b
+            .js("const c = document.querySelector('[data-load-queue] canvas'); return c ? c.getAttribute('aria-label') : ''")
+            .await;
+        let q = q.as_str().unwrap_or_default();
+        assert!(
+            q.starts_with("Queue over time at c = 64 (vLLM simulated)"),
+            "{w}: {q}"
+        );
+        let mut series = serde_json::Value::Null;
+        for _ in 0..50 {
+            series = b
+                .js("return [...document.querySelectorAll('[data-load-queue] table tbody tr')].map(r => r.cells[0].textContent)")
+                .await;
+            if series.to_string().contains("running batch") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let series = series.to_string();
+        assert!(
+            series.contains("waiting for admission") && series.contains("running batch"),
+            "{series}"
+        );
+        assert!(
+            b.canvas_ink("[data-load-queue] canvas").await > 0,
+            "{w}: queue blank"
         );
         let wide = b
             .js("return document.scrollingElement.scrollWidth - window.innerWidth")

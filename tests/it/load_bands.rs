@@ -126,3 +126,52 @@ fn panels_draw_the_band_of_their_own_scenario_only() {
         .label
         .ends_with("(the simulation was for another load)"));
 }
+
+/// The queue panel: pending, its title says `simulating…` and it has no line; answered, the
+/// waiting and running lines over simulated time at the link's own load (16 clients, far below
+/// vLLM's cap of hundreds: nobody waits, 16 run once all have started) with the warm-up's end
+/// marked at the sweep's own figure, and it reads back through the worker's JSON.
+#[test]
+fn the_queue_panel_shows_waiting_and_running_with_the_warm_up() {
+    use roofline_lab::view::load_plot::queue::queue_chart;
+    let s = scenario(LINK);
+    let d = load_data(&s).unwrap();
+    let key = band_key(&s).unwrap();
+    let b = read_bands(&run_bands(&key)).unwrap();
+    let pending = queue_chart(&d, BandState::Running);
+    assert!(
+        pending.title.ends_with("(simulating…)"),
+        "{}",
+        pending.title
+    );
+    assert!(pending.series.is_empty());
+    let c = queue_chart(&d, BandState::Done(&b));
+    assert!(
+        c.title.starts_with("Queue over time at c = 16"),
+        "{}",
+        c.title
+    );
+    let sweep = b.sweep.as_ref().unwrap();
+    assert!(!sweep.queue.is_empty() && sweep.queue.len() <= 512);
+    let (waiting, running) = (&c.series[0], &c.series[1]);
+    assert!(waiting.label.starts_with("waiting"));
+    assert!(waiting.points.iter().all(|p| p.1 == 0.0));
+    let end = sweep.warmup_end.unwrap();
+    assert_eq!(c.vlines[0].x, end);
+    assert!(c.vlines[0]
+        .label
+        .contains("the first 20 % of 10,000 requests"));
+    let after: Vec<f64> = running
+        .points
+        .iter()
+        .filter(|p| p.0 >= end)
+        .map(|p| p.1)
+        .collect();
+    assert!(
+        !after.is_empty() && after.iter().all(|&r| r == 16.0),
+        "{after:?}"
+    );
+    let at32 = load_data(&scenario(&LINK.replace("c=16", "c=32"))).unwrap();
+    let other = queue_chart(&at32, BandState::Done(&b));
+    assert!(other.series.is_empty() && other.title.contains("another load"));
+}

@@ -110,7 +110,7 @@ pub fn add_bands(chart: &mut LoadChart, d: &LoadData, state: BandState) {
 }
 
 /// The plot's load as the sweep names it: clients rounded, or the rate.
-fn own_load(d: &LoadData) -> f64 {
+pub(super) fn own_load(d: &LoadData) -> f64 {
     match d.axis {
         roofline::validation::load::page::Axis::Concurrency => d.current.round().max(1.0),
         roofline::validation::load::page::Axis::Rate => d.current,

@@ -10,7 +10,7 @@
 
 use roofline::arch::json::Value;
 use roofline::scenario::Scenario;
-use roofline::serving::sim::StepTiming;
+use roofline::serving::sim::{QueuePoint, StepTiming};
 use roofline::serving::tails::{
     sweep_tails, with_own, PointTails, SweepPoint, SweepTails, BAND_REQUESTS,
 };
@@ -128,7 +128,21 @@ fn read_sweep(doc: crate::json_read::Doc, t: &Value) -> Result<SweepTails, Strin
             figures,
         });
     }
+    let mut queue = Vec::new();
+    for q in doc.list(t, "queue")? {
+        let need = |k: &str| -> Result<f64, String> {
+            doc.number(q, k)?
+                .ok_or_else(|| format!("the simulated queue's \"{k}\" is empty"))
+        };
+        queue.push(QueuePoint {
+            t: need("t")?,
+            waiting: need("waiting")?,
+            running: need("running")?,
+        });
+    }
     Ok(SweepTails {
+        queue,
+        warmup_end: doc.opt_number(t, "warmup_end")?,
         requests: whole("requests")?,
         own: doc
             .number(t, "own")?

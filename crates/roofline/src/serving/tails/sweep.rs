@@ -13,7 +13,7 @@ use crate::chip::Chip;
 use crate::error::Error;
 use crate::op::{Load, Op};
 use crate::serving::kv_tier;
-use crate::serving::sim::{StepCoef, StepTiming, WARMUP};
+use crate::serving::sim::{QueuePoint, SimResult, StepCoef, StepTiming, WARMUP};
 use crate::units::format_sig;
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +61,11 @@ pub struct SweepTails {
     pub own: f64,
     /// Requests simulated at the link's own load (the row's count).
     pub own_requests: Option<usize>,
+    /// At the link's own load, the requests waiting and the running batch over simulated
+    /// time from the run's start ([`crate::serving::sim::QueueSeries`]); empty without it.
+    pub queue: Vec<QueuePoint>,
+    /// When the warm-up ends there, seconds from the run's start.
+    pub warmup_end: Option<f64>,
     /// The seed.
     pub seed: u64,
     /// What read the steps.
@@ -129,12 +134,19 @@ pub fn sweep_tails(
         _ => l.c.round().max(1.0),
     };
     let mut own_requests = None;
+    let (mut queue, mut warmup_end) = (Vec::new(), None);
     let points = xs
         .iter()
         .map(|&x| {
             let at_own = x == own;
             let (figures, n) = match point(op, chip, opts, coef, x, (!at_own).then_some(requests)) {
-                Ok((f, n)) => (Ok(f), n),
+                Ok((r, n)) => {
+                    if at_own {
+                        queue = r.series.clone();
+                        warmup_end = r.warmup_end;
+                    }
+                    (Ok(tails_of(&r)), n)
+                }
                 Err(why) => (Err(why), if at_own { 0 } else { requests }),
             };
             if at_own && n > 0 {
@@ -151,6 +163,8 @@ pub fn sweep_tails(
         requests,
         own,
         own_requests,
+        queue,
+        warmup_end,
         seed: l.seed as u64,
         basis,
         points,
@@ -191,7 +205,7 @@ fn point(
     coef: StepCoef,
     x: f64,
     requests: Option<usize>,
-) -> Result<(PointTails, usize), String> {
+) -> Result<(SimResult, usize), String> {
     let (l, setup) = setup_at(op, chip, opts, coef, x).map_err(|e| e.to_string())?;
     if l.load == Load::Rate && l.qps >= setup.saturation {
         return Err(format!(
@@ -217,14 +231,17 @@ fn point(
             Err(e) => (Err(e), 0),
         },
     };
-    let r = r.map_err(|e| e.to_string())?;
-    let f = PointTails {
+    Ok((r.map_err(|e| e.to_string())?, n))
+}
+
+/// A run's P50 and P99.
+fn tails_of(r: &SimResult) -> PointTails {
+    PointTails {
         ttft_p50: r.ttft.p50,
         ttft_p99: r.ttft.p99,
         tpot_p50: r.tpot.map(|t| t.p50),
         tpot_p99: r.tpot.map(|t| t.p99),
-    };
-    Ok((f, n))
+    }
 }
 
 /// The loads of a sweep with the link's own added: `xs` and `own` (clients rounded for a
