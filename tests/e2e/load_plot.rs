@@ -220,7 +220,7 @@ async fn table_rows(b: &Browser, starts: &str) -> Vec<Vec<String>> {
 /// link's own load, c = 64, the band's P99 is the serving row's `ttft_p99` cell (both 10,000
 /// requests, seed 1). The queue panel under the plot is drawn at c = 64 with its waiting and
 /// running lines. At a desktop's and a phone's width, no sideways scroll, axe clean
-/// (docs/screenshots/load-tails-*.png).
+/// (docs/screenshots/load-tails-*.png, load-queue-*.png).
 #[tokio::test(flavor = "current_thread")]
 async fn the_load_plot_shades_simulated_p50_p99_bands() {
     let s = roofline::url::decode(LINK).scenario;
@@ -304,6 +304,9 @@ async fn the_load_plot_shades_simulated_p50_p99_bands() {
         ))
         .await;
         b.screenshot(&format!("load-tails-{w}x{h}")).await;
+        b.js("document.querySelector('[data-load-queue]').scrollIntoView()")
+            .await;
+        b.screenshot(&format!("load-queue-{w}x{h}")).await;
     }
     let errors = b.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");
