@@ -63,39 +63,41 @@ pub async fn run(b: &Browser) -> Value {
     json!({"link": LINK, "model_ms": ms, "model_median_ms": median(ms.clone()), "bands": bands})
 }
 
-/// The bands' times: the link's first answer, then one per edit of `c` (60, 61, …), ms.
+/// The bands' times: the link's first answer, then one per edit of `c` (60, 61, …), ms. Each
+/// wait is its own script (a webdriver script has a time limit).
 async fn bands(b: &Browser) -> Value {
     b.open(LINK).await;
-    let v = b
-        .js(&format!(
-            r#"const input = document.querySelector(".card[data-op='0'] [name='c']");
-            const last = () => performance.getEntriesByName('sim-bands')[0];
-            const wait = async (before) => {{
-              const t0 = performance.now();
-              while (!last() || last().startTime === before) {{
-                if (performance.now() - t0 > 60000) throw new Error('no sim-bands');
-                await new Promise(r => setTimeout(r, 20));
-              }}
-              return last().duration;
-            }};
-            const first = await wait(-1);
-            const warm = [];
-            for (let i = 0; i < {BAND_EDITS}; i++) {{
-              const before = last().startTime;
-              input.value = String(60 + i);
-              input.dispatchEvent(new Event('input', {{bubbles: true}}));
-              warm.push(await wait(before));
+    let wait = |edit: Option<usize>| {
+        let edit = edit.map_or(String::new(), |c| {
+            format!(
+                r#"const input = document.querySelector(".card[data-op='0'] [name='c']");
+                input.value = '{c}';
+                input.dispatchEvent(new Event('input', {{bubbles: true}}));"#
+            )
+        });
+        format!(
+            r#"const last = () => performance.getEntriesByName('sim-bands')[0];
+            const before = last() ? last().startTime : -1;
+            {edit}
+            const t0 = performance.now();
+            while (!last() || last().startTime === before) {{
+              if (performance.now() - t0 > 8000) throw new Error('no sim-bands');
+              await new Promise(r => setTimeout(r, 20));
             }}
-            return [first, warm];"#
-        ))
-        .await;
-    let first = v[0].as_f64().unwrap_or(f64::NAN);
-    let warm: Vec<f64> = v[1]
-        .as_array()
-        .expect("the bands' times")
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
+            return last().duration;"#
+        )
+    };
+    // The link's first: wait until its answer is in (the measure appears with it).
+    b.wait_for("div.load-plot[data-sim='done']").await;
+    let first = b
+        .js("return performance.getEntriesByName('sim-bands')[0].duration")
+        .await
+        .as_f64()
+        .unwrap_or(f64::NAN);
+    let mut warm = Vec::new();
+    for i in 0..BAND_EDITS {
+        warm.push(b.js(&wait(Some(60 + i))).await.as_f64().unwrap_or(f64::NAN));
+    }
     json!({"first_ms": first, "warm_ms": warm, "warm_median_ms": median(warm.clone())})
 }
 

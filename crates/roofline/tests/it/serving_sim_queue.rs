@@ -2,9 +2,10 @@
 //! running batch after each step from the run's start, at most 512 bins that keep each
 //! figure's maximum, and the warm-up's end.
 
+use crate::serving_sim::spec;
 use roofline::op::Llm;
 use roofline::serving::sim::{
-    self, Arrivals, BoundSteps, QueuePoint, QueueSeries, SimSpec, Starts, QUEUE_POINTS,
+    self, Arrivals, BoundSteps, QueuePoint, QueueSeries, Starts, QUEUE_POINTS,
 };
 use roofline::serving::LoadModel;
 use roofline::*;
@@ -14,21 +15,6 @@ fn llm(link: &str) -> (Op, Llm, Chip) {
     let op = s.ops[0].clone();
     let l = *op.llm().unwrap();
     (op, l, s.chips[0].clone())
-}
-
-fn spec(requests: usize, arrivals: Arrivals, l: &Llm) -> SimSpec {
-    SimSpec {
-        requests,
-        arrivals,
-        seed: 1,
-        prompt: l.prompt,
-        output: l.output,
-        prompt_cv: 0.0,
-        output_cv: 0.0,
-        max_steps: 50_000_000,
-        fast_forward: true,
-        slo: None,
-    }
 }
 
 /// Merging keeps the maximum: 10,000 samples of nothing with one spike of 7 waiting (and 3
