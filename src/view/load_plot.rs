@@ -6,7 +6,9 @@
 //! layout ([`measured_points_of`]), which travel with the lazily fetched validation data, never
 //! in the wasm. Three panels: expected TTFT, expected TPOT (each with its fitted band) and the
 //! throughput–interactivity frontier. An engine without a curve or without measured rows says
-//! so in the legend; every number is the core's.
+//! so in the legend; every number is the core's. Issue 42 adds the simulated P50–P99 bands on
+//! the TTFT and TPOT panels ([`bands`]) and a queue panel under them ([`queue`]), both from the
+//! simulation worker's answer for the same scenario (`view::serving_tails::bands`).
 
 use roofline::chip::Chip;
 use roofline::op::{Engine, Load, Op};
