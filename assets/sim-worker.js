@@ -4,8 +4,9 @@
 // (the names from <meta name="sim-worker">, which scripts/csp_post_build.py writes) when a
 // serving row first runs under load; it loads the simulation's wasm (src/bin/sim.rs) and
 // answers one message per scenario:
-//   in:  {key: string}, the scenario's link (view::serving_tails::sim_key)
-//   out: {ok: string}, the tails cells of its rows as JSON, or
+//   in:  {key: string}, the scenario's link (view::serving_tails::sim_key), and
+//        what: "bands" for the load plot's simulated bands (view::serving_tails::bands)
+//   out: {ok: string}, the tails cells of its rows (or the bands) as JSON, or
 //        {error: message} (why the worker could not run).
 const params = new URL(self.location.href).searchParams;
 const sibling = (key, ext) => {
@@ -33,8 +34,9 @@ self.onmessage = async (event) => {
     return;
   }
   try {
-    const { key } = event.data;
-    self.postMessage({ ok: bindings.simulate(String(key)) });
+    const { key, what } = event.data;
+    const run = what === "bands" ? bindings.bands : bindings.simulate;
+    self.postMessage({ ok: run(String(key)) });
   } catch (e) {
     self.postMessage({ error: `the simulation failed: ${reason(e)}` });
   }

@@ -36,8 +36,9 @@
 //!   (c = 64), natively and in the page's simulation worker, start to answer, beside a worker's
 //!   start-up alone (`page/sim_tails.rs`). `BENCH_ONLY=tails` runs this part alone.
 //! - **Load plot (issue 40):** the load plot's model in the page (three engines' 64-point
-//!   concurrency sweeps), median over edits of `c` (`page/load_plot.rs`).
-//!   `BENCH_ONLY=load-plot` runs this part alone.
+//!   concurrency sweeps), median over edits of `c`, and its simulated P50–P99 bands in their
+//!   worker, question to answer (`page/load_plot.rs`). `BENCH_ONLY=load-plot` runs this part
+//!   alone.
 //!
 //! With `BENCH_PROFILE=1` the edits run under the DevTools CPU profiler and the profiles land in
 //! `target/bench/<scenario>.cpuprofile` (open them in Chromium's DevTools; build with

@@ -7,6 +7,9 @@ use roofline::inputs::{PlotKind, Scenario, SweepAxes};
 use super::chart_canvas::ChartCanvas;
 use super::ctx;
 use super::debounce::settled;
+use crate::view::load_plot::bands::{add_bands, BandState};
+use crate::view::load_plot::queue::queue_chart;
+use crate::view::serving_tails::bands::{band_key, Bands};
 use crate::view::{self, ChartModel};
 
 /// The chart models, one memo per plot: each is computed only while its plot is shown and
@@ -23,6 +26,11 @@ pub struct Charts {
     pub frontier: Memo<Option<ChartModel>>,
     /// The load plot's panels (TTFT, TPOT, frontier), `None` while it is hidden.
     pub load: [Memo<Option<ChartModel>>; 3],
+    /// The load plot's simulated bands: `running` until the worker's answer for the scenario
+    /// shown has arrived, then `done` (the plot's `data-sim`).
+    pub load_sim: Memo<&'static str>,
+    /// The load plot's queue panel (a sweep chart over simulated time), `None` while hidden.
+    pub load_queue: Memo<Option<ChartModel>>,
 }
 
 impl Charts {
@@ -65,11 +73,14 @@ impl Charts {
                     .then(|| ChartModel::Frontier(view::frontier_chart(s)))
             })
         });
+        let (load, load_sim, load_queue) = load_panels(scenario);
         Charts {
             sweep,
             roofline,
             frontier,
-            load: load_panels(scenario),
+            load,
+            load_sim,
+            load_queue,
         }
     }
 
@@ -93,14 +104,24 @@ impl Charts {
     }
 }
 
+/// The load plot's three panels, whether its simulated bands are in (`running`/`done`), and
+/// its queue panel.
+type LoadPanels = (
+    [Memo<Option<ChartModel>>; 3],
+    Memo<&'static str>,
+    Memo<Option<ChartModel>>,
+);
+
 /// The load plot's three panels: the curves are computed once per scenario while the plot is
 /// shown (timed on the page's performance timeline as `load-plot-model`, which `./dev bench`
 /// reads), the measured rows laid on once the validation data (fetched when the plot first
-/// shows) has arrived.
-fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
+/// shows) has arrived, and the simulated bands once the simulation worker has answered for
+/// this scenario ([`load_bands`]).
+fn load_panels(scenario: RwSignal<Scenario>) -> LoadPanels {
     use crate::charts::LoadPanel;
     use crate::view::load_plot::{load_chart, load_data, Rows};
     let validation = super::validation::data();
+    let (bands, band_key, load_sim) = load_bands(scenario);
     let data = Memo::new(move |_| {
         scenario.with(|s| {
             s.plot.shows_load().then(|| {
@@ -127,11 +148,11 @@ fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
             super::validation::fetch();
         }
     });
-    LoadPanel::ALL.map(|panel| {
+    let panels = LoadPanel::ALL.map(|panel| {
         Memo::new(move |_| {
             data.with(|d| {
                 let d = d.as_ref()?;
-                let chart = validation.with(|v| {
+                let mut chart = validation.with(|v| {
                     let rows = match v {
                         None => Rows::Loading,
                         Some(Err(why)) => Rows::Failed(why),
@@ -139,10 +160,61 @@ fn load_panels(scenario: RwSignal<Scenario>) -> [Memo<Option<ChartModel>>; 3] {
                     };
                     load_chart(d.as_ref(), panel, rows)
                 });
+                if let Some(d) = d.as_ref() {
+                    band_key.with(|k| {
+                        bands.done.with(|b| {
+                            let state = match (k, b) {
+                                (Some(k), Some(b)) if b.key == *k => BandState::Done(b),
+                                _ => BandState::Running,
+                            };
+                            add_bands(&mut chart, d, state);
+                        })
+                    });
+                }
                 Some(ChartModel::Load(chart))
             })
         })
-    })
+    });
+    let queue = Memo::new(move |_| {
+        data.with(|d| {
+            let d = d.as_ref()?.as_ref()?;
+            let chart = band_key.with(|k| {
+                bands.done.with(|b| {
+                    let state = match (k, b) {
+                        (Some(k), Some(b)) if b.key == *k => BandState::Done(b),
+                        _ => BandState::Running,
+                    };
+                    queue_chart(d, state)
+                })
+            });
+            Some(ChartModel::Sweep(chart))
+        })
+    });
+    (panels, load_sim, queue)
+}
+
+/// The load plot's simulated bands: asked of their own worker by the scenario's band key
+/// while the plot shows (`view::serving_tails::bands`); the key, and whether the answer for
+/// it has arrived (`running` / `done`).
+fn load_bands(
+    scenario: RwSignal<Scenario>,
+) -> (
+    super::sim::Sim<Bands>,
+    Memo<Option<String>>,
+    Memo<&'static str>,
+) {
+    let bands = super::sim::Sim::bands();
+    let key = Memo::new(move |_| scenario.with(band_key));
+    Effect::new(move |_| bands.ask(key.get()));
+    let state = Memo::new(move |_| {
+        key.with(|k| {
+            bands.done.with(|b| match (k, b) {
+                (Some(k), Some(b)) if b.key == *k => "done",
+                _ => "running",
+            })
+        })
+    });
+    (bands, key, state)
 }
 
 /// Tabs + canvases + key line + hidden tables.
@@ -231,6 +303,8 @@ pub fn PlotsPanel() -> impl IntoView {
     let roofline = c.charts.roofline;
     let frontier = c.charts.frontier;
     let load = c.charts.load;
+    let load_sim = c.charts.load_sim;
+    let load_queue = c.charts.load_queue;
     view! {
         <section class="panel" aria-label="Plots">
             <div class="plot-tabs">
@@ -281,10 +355,16 @@ pub fn PlotsPanel() -> impl IntoView {
                 <DataTable model=frontier/>
             </Show>
             <Show when=move || plot.get().shows_load()>
-                {load.map(|m| view! {
-                    <ChartCanvas model=m dark=c.dark/>
-                    <DataTable model=m/>
-                })}
+                <div class="load-plot" data-sim=move || load_sim.get()>
+                    {load.map(|m| view! {
+                        <ChartCanvas model=m dark=c.dark/>
+                        <DataTable model=m/>
+                    })}
+                    <div class="load-queue" data-load-queue="true">
+                        <ChartCanvas model=load_queue dark=c.dark/>
+                        <DataTable model=load_queue/>
+                    </div>
+                </div>
             </Show>
             <Show when=move || plot.get().shows_validation()>
                 <super::validation::ValidationView/>

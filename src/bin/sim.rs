@@ -9,7 +9,8 @@
 //! Trunk builds it like the importer (index.html: `data-bin="sim" data-type="worker"`, an ES
 //! module, without the crate's `app` feature); `scripts/csp_post_build.py` gives its files
 //! hashed names and writes them into `<meta name="sim-worker">`. Natively,
-//! `cargo run --bin sim -- '<query>'` prints the answer's JSON.
+//! `cargo run --bin sim -- '<query>'` prints the answer's JSON, `cargo run --bin sim -- --bands
+//! '<query>'` the load plot's simulated bands (`view::serving_tails::bands`).
 
 #[cfg(target_arch = "wasm32")]
 mod web {
@@ -20,6 +21,12 @@ mod web {
     pub fn simulate(key: &str) -> String {
         roofline_lab::view::serving_tails::run(key)
     }
+
+    /// The load plot's simulated bands of the scenario `key` (its bands' key) as JSON.
+    #[wasm_bindgen]
+    pub fn bands(key: &str) -> String {
+        roofline_lab::view::serving_tails::bands::run_bands(key)
+    }
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -27,9 +34,21 @@ fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    let Some(query) = std::env::args().nth(1) else {
-        eprintln!("sim: give a link's query (?chip=h100&op=llm:load=concurrency,c=8)");
+    let mut args = std::env::args().skip(1);
+    let (bands, query) = match args.next() {
+        Some(a) if a == "--bands" => (true, args.next()),
+        q => (false, q),
+    };
+    let Some(query) = query else {
+        eprintln!("sim: give a link's query (?chip=h100&op=llm:load=concurrency,c=8), after --bands for the load plot's bands");
         std::process::exit(2)
     };
-    println!("{}", roofline_lab::view::serving_tails::run(&query));
+    if bands {
+        println!(
+            "{}",
+            roofline_lab::view::serving_tails::bands::run_bands(&query)
+        );
+    } else {
+        println!("{}", roofline_lab::view::serving_tails::run(&query));
+    }
 }

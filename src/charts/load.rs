@@ -6,7 +6,7 @@
 //! lays them out.
 
 use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend};
+use plotters::prelude::{Color, DrawingArea, DrawingBackend, Polygon};
 use roofline::units::{format_sig, Unit};
 
 use super::geometry::ChartGeometry;
@@ -79,6 +79,15 @@ pub struct LoadChart {
     pub marks: Vec<Marker>,
     /// Lines the table adds (goodput where the axis cannot place it): label, value.
     pub notes: Vec<(String, String)>,
+    /// Simulated bands (issue 42): each point's `y` its P50, its band (P50, P99), shaded
+    /// between them in the series' colour with both ends dashed; a band without points is
+    /// its legend's words only (`simulating…`).
+    pub sim: Vec<LoadSeries>,
+}
+
+/// The palette slot of a simulated band of series colour `idx`: the same colour, dashed.
+fn sim_slot(idx: usize) -> usize {
+    idx % 8 + 8
 }
 
 /// At most this many band bars per curve (a bar at every point hides the curves).
@@ -113,6 +122,22 @@ impl LoadChart {
                 }
             })
             .collect();
+        let mut series: Vec<ChartSeries> = series;
+        for b in &self.sim {
+            let line = |label: &str, pick: fn(&LoadMark) -> Option<f64>| ChartSeries {
+                label: label.to_string(),
+                points: b
+                    .points
+                    .iter()
+                    .filter_map(|p| Some((p.x, pick(p)?)))
+                    .collect(),
+                series_idx: sim_slot(b.series_idx),
+                scatter: false,
+                oom_from: None,
+            };
+            series.push(line("", |p| Some(p.y)));
+            series.push(line(&b.label, |p| p.band.map(|(_, hi)| hi)));
+        }
         SweepChart {
             title: self.title.clone(),
             x_label: self.x_label.clone(),
@@ -172,7 +197,7 @@ impl LoadChart {
         let (xu, yu) = (self.x_unit, self.y_unit);
         let dash = || "—".to_string();
         let mut rows: Vec<Vec<String>> = Vec::new();
-        for s in &self.series {
+        for s in self.series.iter().chain(&self.sim) {
             if s.points.is_empty() {
                 rows.push(vec![s.label.clone(), dash(), dash(), dash(), dash()]);
             }
@@ -229,5 +254,47 @@ pub fn draw<DB: DrawingBackend>(
     model: &LoadChart,
     theme: &ChartTheme,
 ) -> DrawResult<ChartGeometry, DB> {
-    super::sweep::draw(root, &model.to_sweep(), theme)
+    let g = super::sweep::draw(root.clone(), &model.to_sweep(), theme)?;
+    if g.has_data {
+        for b in &model.sim {
+            shade(&root, &g, b, theme)?;
+        }
+    }
+    Ok(g)
+}
+
+/// A simulated band's area between its P50 and P99, faint in its colour, kept inside the plot.
+fn shade<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    g: &ChartGeometry,
+    b: &LoadSeries,
+    theme: &ChartTheme,
+) -> DrawResult<(), DB> {
+    let r = &g.plot;
+    let px = |x: f64, y: f64| {
+        g.to_pixel(x, y).map(|(a, b)| {
+            (
+                a.clamp(r.left, r.right).round() as i32,
+                b.clamp(r.top, r.bottom).round() as i32,
+            )
+        })
+    };
+    // Each stretch of points with a band, its P99 forward and its P50 back.
+    let mut run: Vec<&LoadMark> = Vec::new();
+    let ends = b.points.iter().map(Some).chain(std::iter::once(None));
+    for p in ends {
+        if let Some(p) = p.filter(|p| p.band.is_some()) {
+            run.push(p);
+            continue;
+        }
+        if run.len() >= 2 {
+            let top = run.iter().filter_map(|p| px(p.x, p.band?.1));
+            let bottom = run.iter().rev().filter_map(|p| px(p.x, p.band?.0));
+            let poly: Vec<(i32, i32)> = top.chain(bottom).collect();
+            let color = theme.color(b.series_idx).mix(0.16);
+            root.draw(&Polygon::new(poly, color.filled()))?;
+        }
+        run.clear();
+    }
+    Ok(())
 }

@@ -70,7 +70,12 @@ impl ChartModel {
             ChartModel::Load(m) => {
                 let (curves, measured): (Vec<_>, Vec<_>) =
                     m.series.iter().partition(|s| !s.measured);
-                let engines: Vec<&str> = curves.iter().map(|s| s.label.as_str()).collect();
+                let engines: Vec<&str> = curves
+                    .iter()
+                    .copied()
+                    .chain(m.sim.iter())
+                    .map(|s| s.label.as_str())
+                    .collect();
                 format!(
                     "{}: {}; {} measured rows",
                     m.title,

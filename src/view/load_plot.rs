@@ -6,7 +6,9 @@
 //! layout ([`measured_points_of`]), which travel with the lazily fetched validation data, never
 //! in the wasm. Three panels: expected TTFT, expected TPOT (each with its fitted band) and the
 //! throughput–interactivity frontier. An engine without a curve or without measured rows says
-//! so in the legend; every number is the core's.
+//! so in the legend; every number is the core's. Issue 42 adds the simulated P50–P99 bands on
+//! the TTFT and TPOT panels ([`bands`]) and a queue panel under them ([`queue`]), both from the
+//! simulation worker's answer for the same scenario (`view::serving_tails::bands`).
 
 use roofline::inputs::Chip;
 use roofline::inputs::Scenario;
@@ -16,6 +18,9 @@ use roofline::validation::load::page::{
     load_curve, load_row, measured_points_of, own_curve, Axis, LoadCurve, LoadRow, MeasuredPoint,
     MeasuredRow,
 };
+
+pub mod bands;
+pub mod queue;
 
 use super::names::{pretty, series_name};
 use super::serving_load::{engine_name, load_pair};
@@ -207,6 +212,7 @@ pub fn load_chart(d: Option<&LoadData>, panel: LoadPanel, rows: Rows) -> LoadCha
             vlines: Vec::new(),
             marks: Vec::new(),
             notes: Vec::new(),
+            sim: Vec::new(),
         };
     };
     let (title, x_label, y_label, x_unit, y_unit) = words(d, panel);
@@ -320,6 +326,7 @@ pub fn load_chart(d: Option<&LoadData>, panel: LoadPanel, rows: Rows) -> LoadCha
         vlines,
         marks,
         notes,
+        sim: Vec::new(),
     }
 }
 

@@ -20,6 +20,7 @@ use roofline::results::tails::{count, DisaggFigures, Tails};
 use roofline::results::{disagg, kv_tier};
 use roofline::units::{format_exact, format_sig, Unit};
 
+pub mod bands;
 mod worker;
 
 pub use worker::{read, run, sim_key, simulate, PageSteps, SimCell, SimDone, SimRow};

@@ -6,10 +6,16 @@
 //! TensorRT-LLM at c = 4, 8, 16, 32, 64, 128; none of SGLang's, and its legend says so), at a
 //! desktop's and a phone's width, axe clean. An engine switch redraws it; a bad `c` keeps the
 //! last good plot. Before the app, the draw program shows the load plot's frame, never another
-//! plot.
+//! plot. The simulated P50–P99 bands (issue 42) arrive from the simulation worker: the plot says
+//! `data-sim="done"`, its table's band rows are the core's for the same link, and at the link's
+//! own load the P99 is the serving row's `ttft_p99`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use e2e_harness::Browser;
+use roofline::units::Unit;
+use roofline::validation::load::steps::FittedSteps;
+use roofline_lab::charts::LoadChart;
+use roofline_lab::view::serving_tails::bands::{band_key, bands};
 
 /// The worked example on the load plot: Llama 3.1-70B, fp8, tp 8 on H200, vLLM, 64 clients.
 const LINK: &str = "/?chip=h200&op=llm:preset=llama3.1-70b,tp=8,link=nvlink,w=fp8,x=fp8,prompt=1024,output=1024,load=concurrency,c=64,engine=vllm&plot=load";
@@ -186,5 +192,123 @@ async fn before_the_app_a_load_link_shows_the_load_plots_frame() {
     b.open(LINK).await;
     b.wait_for(&panel("frontier")).await;
     let _ = b.console_errors().await;
+    b.close().await;
+}
+
+/// The rows of the TTFT panel's table for screen readers that start with `starts`, once the
+/// table shows any (or after 10 s), each row's cells.
+async fn table_rows(b: &Browser, starts: &str) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for _ in 0..100 {
+        let v = b
+            .js("return [...document.querySelectorAll(\"table[data-chart-table='load']\")[0].querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent))")
+            .await;
+        rows = serde_json::from_value::<Vec<Vec<String>>>(v).unwrap_or_default();
+        rows.retain(|r| r.first().is_some_and(|c| c.starts_with(starts)));
+        if !rows.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    rows
+}
+
+/// The simulated bands of the worked example (issue 42): once the plot says
+/// `data-sim="done"`, the TTFT panel's legend names the requests per point and the seed, its
+/// table lists each load's P50 and P99 as the core computes them for the same link (the
+/// simulation run natively here with the same stored fits; P50 ≤ P99 at every load), and at the
+/// link's own load, c = 64, the band's P99 is the serving row's `ttft_p99` cell (both 10,000
+/// requests, seed 1). The queue panel under the plot is drawn at c = 64 with its waiting and
+/// running lines. At a desktop's and a phone's width, no sideways scroll, axe clean
+/// (docs/screenshots/load-tails-*.png, load-queue-*.png).
+#[tokio::test(flavor = "current_thread")]
+async fn the_load_plot_shades_simulated_p50_p99_bands() {
+    let s = roofline::url::decode(LINK).scenario;
+    let key = band_key(&s).expect("the load plot of an llm under a load");
+    let native = bands(&key, &FittedSteps::stored());
+    let sweep = native.sweep.expect("the worked example's bands");
+    let (lo, hi) = sweep.counts().unwrap();
+    let legend = format!(
+        "vLLM simulated P50–P99, {}–{} requests per point, seed 1",
+        roofline::serving::tails::count(lo),
+        roofline::serving::tails::count(hi)
+    );
+    let show = |v: f64| LoadChart::show(v, Some(Unit::Seconds));
+    let b = Browser::start().await;
+    for (w, h) in [(1400, 1000), (390, 844)] {
+        b.client.set_window_size(w, h).await.unwrap();
+        b.open(LINK).await;
+        b.wait_for("div.load-plot[data-sim='done']").await;
+        b.wait_for("tr[data-op='0.serving'][data-sim='done']").await;
+        let l = label(&b, "ttft").await;
+        assert!(l.contains(&legend), "{w}: {l}");
+        let rows = table_rows(&b, &legend).await;
+        assert_eq!(rows.len(), sweep.points.len(), "{w}: {rows:?}");
+        for (r, p) in rows.iter().zip(&sweep.points) {
+            let f = p.figures.as_ref().unwrap();
+            assert!(f.ttft_p50 <= f.ttft_p99, "{p:?}");
+            let want = [show(f.ttft_p50), show(f.ttft_p50), show(f.ttft_p99)];
+            assert_eq!(r[2..5], want, "{w}: at {}: {r:?}", p.x);
+        }
+        let own = rows
+            .iter()
+            .find(|r| r[1] == "64")
+            .expect("the link's own load");
+        let row = b.row_metrics("0.serving", 0).await;
+        let p99: f64 = row["ttft_p99"].parse().unwrap();
+        assert_eq!(own[4], show(p99), "{w}: the row's ttft_p99");
+        let derivation = table_rows(&b, "vLLM simulated P50–P99").await;
+        assert!(
+            derivation.iter().any(|r| r[1].contains(
+                "at this link's load 10,000, as its serving row), seed 1; TTFT's P50 and P99"
+            )),
+            "{derivation:?}"
+        );
+        // The queue panel at c = 64: waiting and running over simulated time, drawn.
+        let q = b
+            .js("const c = document.querySelector('[data-load-queue] canvas'); return c ? c.getAttribute('aria-label') : ''")
+            .await;
+        let q = q.as_str().unwrap_or_default();
+        assert!(
+            q.starts_with("Queue over time at c = 64 (vLLM simulated)"),
+            "{w}: {q}"
+        );
+        let mut series = serde_json::Value::Null;
+        for _ in 0..50 {
+            series = b
+                .js("return [...document.querySelectorAll('[data-load-queue] table tbody tr')].map(r => r.cells[0].textContent)")
+                .await;
+            if series.to_string().contains("running batch") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let series = series.to_string();
+        assert!(
+            series.contains("waiting for admission") && series.contains("running batch"),
+            "{series}"
+        );
+        assert!(
+            b.canvas_ink("[data-load-queue] canvas").await > 0,
+            "{w}: queue blank"
+        );
+        let wide = b
+            .js("return document.scrollingElement.scrollWidth - window.innerWidth")
+            .await;
+        assert!(wide.as_i64().unwrap_or(1) <= 0, "{w}: scrolls sideways");
+        let v = b.axe().await;
+        assert!(v.is_empty(), "{w}: {v:?}");
+        b.js(&format!(
+            "document.querySelector(\"{}\").scrollIntoView()",
+            panel("ttft")
+        ))
+        .await;
+        b.screenshot(&format!("load-tails-{w}x{h}")).await;
+        b.js("document.querySelector('[data-load-queue]').scrollIntoView()")
+            .await;
+        b.screenshot(&format!("load-queue-{w}x{h}")).await;
+    }
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
     b.close().await;
 }

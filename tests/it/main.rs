@@ -19,6 +19,7 @@ mod view_support;
 
 mod charts;
 mod docs;
+mod load_bands;
 mod load_plot;
 mod measured_steps;
 mod screen_props;

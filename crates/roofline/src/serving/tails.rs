@@ -17,6 +17,7 @@
 //! saturation and saturation to 0.1 % ([`SLO_STEPS`] halvings).
 
 mod disagg_row;
+mod sweep;
 
 use super::kv_tier::{self, TierFigures};
 use super::sim::{
@@ -32,6 +33,10 @@ use crate::units::{format_exact, format_sig};
 use disagg_row::disagg_figures;
 pub use disagg_row::DisaggFigures;
 use serde::Serialize;
+pub use sweep::{
+    sweep_tails, with_own, PointTails, SweepPoint, SweepTails, BAND_MIN_REQUESTS, BAND_REQUESTS,
+    BAND_STEP_BUDGET,
+};
 
 /// Requests a row simulates (module docs).
 pub const SIM_REQUESTS: usize = 10_000;
@@ -201,6 +206,11 @@ pub(crate) fn simulate(l: &Llm, setup: &Setup) -> Result<(SimResult, usize), Err
         STEP_BUDGET,
         (MIN_REQUESTS, SIM_REQUESTS),
     );
+    Ok((simulate_n(l, setup, requests)?, requests))
+}
+
+/// Runs the op's load on `setup` with `requests` requests.
+pub(crate) fn simulate_n(l: &Llm, setup: &Setup, requests: usize) -> Result<SimResult, Error> {
     let arrivals = match l.load {
         Load::Rate => Arrivals::Open { qps: l.qps },
         _ => Arrivals::Closed {
@@ -211,7 +221,7 @@ pub(crate) fn simulate(l: &Llm, setup: &Setup) -> Result<(SimResult, usize), Err
         },
     };
     let mut dep = build(setup)?;
-    Ok((sim::run(&mut dep, &spec(l, requests, arrivals))?, requests))
+    sim::run(&mut dep, &spec(l, requests, arrivals))
 }
 
 /// The setup's deployment, its prefix hits and host tier set.

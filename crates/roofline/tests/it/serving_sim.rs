@@ -73,7 +73,7 @@ fn evaluator_matches_the_mixed_step() {
     }
 }
 
-fn spec(requests: usize, arrivals: Arrivals, l: &Llm) -> SimSpec {
+pub(crate) fn spec(requests: usize, arrivals: Arrivals, l: &Llm) -> SimSpec {
     SimSpec {
         requests,
         arrivals,

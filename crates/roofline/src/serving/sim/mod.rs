@@ -35,10 +35,12 @@ mod deploy;
 mod quantile;
 pub mod rng;
 mod run;
+mod series;
 
 pub use deploy::{aggregated, prefix_tokens, worker};
 pub use quantile::Samples;
 pub use run::{run, Deployment, HitMix, Host, Worker};
+pub use series::{QueuePoint, QueueSeries};
 
 #[cfg(doc)]
 use crate::serving::step_time;
@@ -285,6 +287,11 @@ pub struct SimResult {
     /// Requests waiting for admission over time `(t, n)`, seconds from the first measured
     /// request's issue, at most [`QUEUE_POINTS`] points.
     pub queue: Vec<(f64, f64)>,
+    /// Requests waiting and the running batch after each step from the run's start, at most
+    /// [`QUEUE_POINTS`] bins each keeping its most ([`QueueSeries`]).
+    pub series: Vec<QueuePoint>,
+    /// When the warm-up ends: the first measured request's issue, seconds from the run's start.
+    pub warmup_end: Option<f64>,
     /// The share of measured requests, percent, whose TTFT and own TPOT both meet
     /// [`SimSpec::slo`]; `None` without one.
     pub slo_met: Option<f64>,

@@ -210,6 +210,7 @@ struct Sim<'a> {
     queue: Vec<(f64, f64)>,
     queue_stride: usize,
     queue_seen: usize,
+    series: super::QueueSeries,
     disagg: bool,
     /// Decode workers from this index.
     first_decode: usize,
@@ -273,6 +274,7 @@ pub fn run(dep: &mut Deployment, spec: &SimSpec) -> Result<SimResult, Error> {
         queue: Vec::new(),
         queue_stride: 1,
         queue_seen: 0,
+        series: super::QueueSeries::default(),
         disagg,
         first_decode,
     };
@@ -950,6 +952,12 @@ impl Sim<'_> {
     }
 
     fn record_queue(&mut self) {
+        let queued = self.admit_q.len() + self.runs.iter().map(|r| r.waiting.len()).sum::<usize>();
+        self.series.add(super::QueuePoint {
+            t: self.now,
+            waiting: queued as f64,
+            running: self.inside(),
+        });
         let Some(t0) = self.t0 else {
             return;
         };
@@ -957,7 +965,6 @@ impl Sim<'_> {
         if self.queue_seen % self.queue_stride != 0 {
             return;
         }
-        let queued = self.admit_q.len() + self.runs.iter().map(|r| r.waiting.len()).sum::<usize>();
         self.queue.push((self.now - t0, queued as f64));
         if self.queue.len() >= 2 * QUEUE_POINTS {
             let kept: Vec<(f64, f64)> = self.queue.iter().copied().step_by(2).collect();
@@ -999,6 +1006,8 @@ impl Sim<'_> {
                 self.inside()
             },
             queue,
+            series: self.series.points(),
+            warmup_end: self.t0,
             slo_met: self.spec.slo.map(|_| super::pct(self.slo_ok, measured)),
             preempted: self.preempted,
             shortened: self.shortened,
