@@ -312,3 +312,56 @@ async fn the_load_plot_shades_simulated_p50_p99_bands() {
     assert!(errors.is_empty(), "{errors:?}");
     b.close().await;
 }
+
+/// A disaggregated link on the load plot (issue 42): `disagg=auto` on the worked example; once
+/// the plot says `data-sim="done"`, the TTFT panel's legend names the ratio the serving row
+/// runs (its `best_disagg` cell) as a second simulated band, and its table lists that band's
+/// P50 and P99 at each load as the core computes them natively for the same link. At a
+/// desktop's and a phone's width, axe clean (docs/screenshots/load-disagg-*.png).
+#[tokio::test(flavor = "current_thread")]
+async fn a_disaggregated_link_draws_its_ratios_band() {
+    let link = LINK.replace("engine=vllm", "engine=vllm,disagg=auto");
+    let s = roofline::url::decode(&link).scenario;
+    let key = band_key(&s).expect("the load plot of an llm under a load");
+    let native = bands(&key, &FittedSteps::stored());
+    let ds = native
+        .sweep
+        .and_then(|s| s.disagg)
+        .expect("the disaggregated band");
+    let want = format!("disaggregated {} (auto's) simulated P50–P99", ds.ratio);
+    let show = |v: f64| LoadChart::show(v, Some(Unit::Seconds));
+    let b = Browser::start().await;
+    for (w, h) in [(1400, 1000), (390, 844)] {
+        b.client.set_window_size(w, h).await.unwrap();
+        b.open(&link).await;
+        b.wait_for("div.load-plot[data-sim='done']").await;
+        b.wait_for("tr[data-op='0.serving'][data-sim='done']").await;
+        let row = b.row_metrics("0.serving", 0).await;
+        assert_eq!(row["best_disagg"], ds.ratio, "{w}: the row's ratio");
+        let l = label(&b, "ttft").await;
+        assert!(l.contains(&want), "{w}: {l}");
+        let rows = table_rows(&b, &format!("{want}, ")).await;
+        let shown: Vec<_> = ds.points.iter().filter(|p| p.figures.is_ok()).collect();
+        assert_eq!(rows.len(), shown.len(), "{w}: {rows:?}");
+        for (r, p) in rows.iter().zip(&shown) {
+            let f = p.figures.as_ref().unwrap();
+            assert!(f.ttft_p50 <= f.ttft_p99, "{p:?}");
+            assert_eq!(
+                r[2..5],
+                [show(f.ttft_p50), show(f.ttft_p50), show(f.ttft_p99)],
+                "{w}: {r:?}"
+            );
+        }
+        let v = b.axe().await;
+        assert!(v.is_empty(), "{w}: {v:?}");
+        b.js(&format!(
+            "document.querySelector(\"{}\").scrollIntoView()",
+            panel("ttft")
+        ))
+        .await;
+        b.screenshot(&format!("load-disagg-{w}x{h}")).await;
+    }
+    let errors = b.console_errors().await;
+    assert!(errors.is_empty(), "{errors:?}");
+    b.close().await;
+}

@@ -175,3 +175,55 @@ fn the_queue_panel_shows_waiting_and_running_with_the_warm_up() {
     let other = queue_chart(&at32, BandState::Done(&b));
     assert!(other.series.is_empty() && other.title.contains("another load"));
 }
+
+/// With `disagg=2P1D` the answer carries the disaggregated deployment at the same loads and
+/// reads back as written; each time panel draws it as a second band, its legend naming the
+/// ratio, and at the link's own load its P50 and P99 are the serving row's cells (the row's
+/// tails run the same deployment). Without `disagg=` there is no second band.
+#[test]
+fn a_disaggregated_link_draws_its_ratios_band_beside_the_engines() {
+    let link = LINK.replace("engine=vllm", "engine=vllm,disagg=2P1D");
+    let s = scenario(&link);
+    let d = load_data(&s).unwrap();
+    let key = band_key(&s).unwrap();
+    let steps = PageSteps(FittedSteps::stored());
+    let b = bands(&key, &steps);
+    assert_eq!(read_bands(&run_bands(&key)).unwrap(), b);
+    let ds = b.sweep.as_ref().unwrap().disagg.as_ref().unwrap();
+    assert_eq!((ds.ratio.as_str(), ds.auto), ("2P1D", false));
+    assert_eq!(ds.points.len(), 17);
+    let own = ds.points.iter().find(|p| p.x == 16.0).unwrap();
+    let f = own.figures.as_ref().unwrap();
+    let row = simulate(&key, &steps);
+    let cell = |m: &str| -> f64 {
+        let c = row.rows[0].cells.iter().find(|c| c.metric == m).unwrap();
+        c.value
+            .parse()
+            .unwrap_or_else(|_| panic!("{m}: {}", c.value))
+    };
+    assert_eq!(
+        (f.ttft_p50, f.ttft_p99),
+        (cell("ttft_p50"), cell("ttft_p99"))
+    );
+    assert_eq!(f.tpot_p99.unwrap(), cell("tpot_p99"));
+    for panel in [LoadPanel::Ttft, LoadPanel::Tpot] {
+        let mut c = load_chart(Some(&d), panel, Rows::Loading);
+        add_bands(&mut c, &d, BandState::Done(&b));
+        assert_eq!(c.sim.len(), 2);
+        let band = &c.sim[1];
+        assert!(
+            band.label
+                .starts_with("disaggregated 2P1D simulated P50–P99, ")
+                && band.label.ends_with("requests per point, seed 1"),
+            "{}",
+            band.label
+        );
+        assert_eq!(band.points.len(), 17);
+        let (_, rows) = c.table();
+        assert!(rows
+            .iter()
+            .any(|r| r[0] == "disaggregated 2P1D simulated P50–P99"));
+    }
+    let plain = bands(&band_key(&scenario(LINK)).unwrap(), &steps);
+    assert_eq!(plain.sweep.as_ref().unwrap().disagg, None);
+}

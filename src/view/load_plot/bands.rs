@@ -9,6 +9,7 @@ use super::{colour, load_words, LoadData};
 use crate::charts::{LoadChart, LoadMark, LoadPanel, LoadSeries};
 use crate::view::serving_load::engine_name;
 use crate::view::serving_tails::bands::Bands;
+use roofline::results::tails::{DisaggSweep, SweepPoint};
 
 /// Where the bands of the plot's scenario stand.
 #[derive(Debug, Clone, Copy)]
@@ -57,29 +58,7 @@ pub fn add_bands(chart: &mut LoadChart, d: &LoadData, state: BandState) {
             }
         },
     };
-    for p in &sweep.points {
-        let f = match &p.figures {
-            Ok(f) => f,
-            Err(why) => {
-                chart.notes.push((
-                    format!("{} at {}", what(d), load_words(d.axis, p.x)),
-                    why.clone(),
-                ));
-                continue;
-            }
-        };
-        let (p50, p99) = match chart.panel {
-            LoadPanel::Ttft => (Some(f.ttft_p50), Some(f.ttft_p99)),
-            _ => (f.tpot_p50, f.tpot_p99),
-        };
-        if let (Some(lo), Some(hi)) = (p50, p99) {
-            band.points.push(LoadMark {
-                x: p.x,
-                y: lo,
-                band: Some((lo, hi)),
-            });
-        }
-    }
+    band.points = band_marks(chart, d, &sweep.points, &what(d));
     band.label = format!(
         "{}, {} requests per point, seed {}",
         what(d),
@@ -107,6 +86,87 @@ pub fn add_bands(chart: &mut LoadChart, d: &LoadData, state: BandState) {
         ),
     ));
     chart.sim.push(band);
+    if let Some(ds) = &sweep.disagg {
+        add_disagg(chart, d, ds, sweep.seed);
+    }
+}
+
+/// The disaggregated deployment's band (`disagg=`): the same loads, the ratio the serving row
+/// runs, in its own colour.
+fn add_disagg(chart: &mut LoadChart, d: &LoadData, ds: &DisaggSweep, seed: u64) {
+    let what = format!(
+        "disaggregated {}{} simulated P50–P99",
+        ds.ratio,
+        if ds.auto { " (auto's)" } else { "" }
+    );
+    let points = band_marks(chart, d, &ds.points, &what);
+    let n: Vec<usize> = ds
+        .points
+        .iter()
+        .filter(|p| p.figures.is_ok())
+        .map(|p| p.requests)
+        .collect();
+    let counts = match (n.iter().min(), n.iter().max()) {
+        (Some(lo), Some(hi)) if lo == hi => roofline::results::tails::count(*hi),
+        (Some(lo), Some(hi)) => format!(
+            "{}–{}",
+            roofline::results::tails::count(*lo),
+            roofline::results::tails::count(*hi)
+        ),
+        _ => "no".into(),
+    };
+    chart.notes.push((
+        what.clone(),
+        format!(
+            "{} prefill worker(s) beside decode workers as the serving row runs them, each load \
+             simulated with its requests (the first 20 % discarded), seed {seed}",
+            ds.ratio
+        ),
+    ));
+    chart.sim.push(LoadSeries {
+        label: format!("{what}, {counts} requests per point, seed {seed}"),
+        series_idx: DISAGG_COLOUR,
+        points,
+        measured: false,
+    });
+}
+
+/// The palette slot of the disaggregated band (after the engines' four and the own engine's).
+const DISAGG_COLOUR: usize = 5;
+
+/// A sweep's points as band marks on this panel (P50 with its band to P99); a point without
+/// figures becomes a line of the table's notes.
+fn band_marks(
+    chart: &mut LoadChart,
+    d: &LoadData,
+    points: &[SweepPoint],
+    what: &str,
+) -> Vec<LoadMark> {
+    let mut out = Vec::new();
+    for p in points {
+        let f = match &p.figures {
+            Ok(f) => f,
+            Err(why) => {
+                chart.notes.push((
+                    format!("{what} at {}", load_words(d.axis, p.x)),
+                    why.clone(),
+                ));
+                continue;
+            }
+        };
+        let (p50, p99) = match chart.panel {
+            LoadPanel::Ttft => (Some(f.ttft_p50), Some(f.ttft_p99)),
+            _ => (f.tpot_p50, f.tpot_p99),
+        };
+        if let (Some(lo), Some(hi)) = (p50, p99) {
+            out.push(LoadMark {
+                x: p.x,
+                y: lo,
+                band: Some((lo, hi)),
+            });
+        }
+    }
+    out
 }
 
 /// The plot's load as the sweep names it: clients rounded, or the rate.

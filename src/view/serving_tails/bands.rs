@@ -12,7 +12,8 @@ use roofline::inputs::json::Value;
 use roofline::inputs::Scenario;
 use roofline::results::sim::{QueuePoint, StepTiming};
 use roofline::results::tails::{
-    sweep_tails, with_own, PointTails, SweepPoint, SweepTails, BAND_REQUESTS,
+    sweep_disagg, sweep_tails, with_own, DisaggSweep, PointTails, SweepPoint, SweepTails,
+    BAND_REQUESTS,
 };
 use roofline::validation::load::page::{load_curve, Axis};
 use roofline::validation::load::steps::FittedSteps;
@@ -71,9 +72,20 @@ fn sweep_of(s: &Scenario, timing: &dyn StepTiming) -> Result<SweepTails, String>
         load_curve(op, chip, &s.options, l.engine, axis, BAND_POINTS).map_err(|e| e.to_string())?;
     let xs: Vec<f64> = curve.points.iter().map(|p| p.x).collect();
     let xs = with_own(&xs, own, l.load);
-    sweep_tails(op, chip, &s.options, timing, &xs, BAND_REQUESTS)
+    let mut sweep = sweep_tails(op, chip, &s.options, timing, &xs, BAND_REQUESTS)
         .map_err(|e| e.to_string())?
-        .ok_or_else(|| "no llm operation under a load".into())
+        .ok_or("no llm operation under a load")?;
+    // The disaggregated deployment at the same loads, decode on `d_chip` (the row's rule).
+    let d_chip = match l.d_chip {
+        None => chip,
+        Some(n) => s
+            .chips
+            .get(n as usize - 1)
+            .ok_or("d_chip names a chip the scenario does not have")?,
+    };
+    sweep.disagg = sweep_disagg(op, chip, d_chip, &s.options, timing, &xs, BAND_REQUESTS)
+        .map_err(|e| format!("disaggregated: {e}"))?;
+    Ok(sweep)
 }
 
 /// The worker's job: [`bands`] with the page's step timing, as JSON.
@@ -98,8 +110,7 @@ pub fn read_bands(json: &str) -> Result<Bands, String> {
     Ok(Bands { key, sweep, error })
 }
 
-fn read_sweep(doc: crate::json_read::Doc, t: &Value) -> Result<SweepTails, String> {
-    let whole = |k: &str| whole_of(doc, t, k);
+fn read_points(doc: crate::json_read::Doc, t: &Value) -> Result<Vec<SweepPoint>, String> {
     let mut points = Vec::new();
     for p in doc.list(t, "points")? {
         let x = doc
@@ -128,6 +139,24 @@ fn read_sweep(doc: crate::json_read::Doc, t: &Value) -> Result<SweepTails, Strin
             figures,
         });
     }
+    Ok(points)
+}
+
+fn read_disagg(doc: crate::json_read::Doc, t: &Value) -> Result<Option<DisaggSweep>, String> {
+    let d = match t.get("disagg") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(d) => d,
+    };
+    Ok(Some(DisaggSweep {
+        ratio: doc.text(d, "ratio")?,
+        auto: matches!(d.get("auto"), Some(Value::Bool(true))),
+        points: read_points(doc, d)?,
+    }))
+}
+
+fn read_sweep(doc: crate::json_read::Doc, t: &Value) -> Result<SweepTails, String> {
+    let whole = |k: &str| whole_of(doc, t, k);
+    let points = read_points(doc, t)?;
     let mut queue = Vec::new();
     for q in doc.list(t, "queue")? {
         let need = |k: &str| -> Result<f64, String> {
@@ -151,6 +180,7 @@ fn read_sweep(doc: crate::json_read::Doc, t: &Value) -> Result<SweepTails, Strin
         seed: whole("seed")? as u64,
         basis: doc.text(t, "basis")?,
         points,
+        disagg: read_disagg(doc, t)?,
     })
 }
 

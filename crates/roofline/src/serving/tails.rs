@@ -34,8 +34,8 @@ use disagg_row::disagg_figures;
 pub use disagg_row::DisaggFigures;
 use serde::Serialize;
 pub use sweep::{
-    sweep_tails, with_own, PointTails, SweepPoint, SweepTails, BAND_MIN_REQUESTS, BAND_REQUESTS,
-    BAND_STEP_BUDGET,
+    sweep_disagg, sweep_tails, with_own, DisaggSweep, PointTails, SweepPoint, SweepTails,
+    BAND_MIN_REQUESTS, BAND_REQUESTS, BAND_STEP_BUDGET,
 };
 
 /// Requests a row simulates (module docs).

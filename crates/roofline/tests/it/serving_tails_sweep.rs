@@ -133,3 +133,78 @@ fn few_clients_with_long_outputs_simulate_fewer_requests() {
     assert_eq!(n, vec![100, 200, 400, 1_000]);
     assert_eq!(b.counts(), Some((100, 1_000)));
 }
+
+/// The disaggregated band (`sweep_disagg`): the ratio its serving row runs (`auto`'s chosen at
+/// the link's load, as the row's `best_disagg`), and at the link's own load its P50 and P99 are
+/// the row's cells exactly (the same plan, request count and seed); the other loads simulate
+/// up to the count asked, with P50 ≤ P99; without `disagg=` there is none.
+#[test]
+fn the_disaggregated_band_runs_the_rows_ratio_and_is_its_cells_at_its_load() {
+    use roofline::serving::tails::sweep_disagg;
+    for (link, ratio, auto) in [
+        (
+            "?chip=h100&op=llm:prompt=1000,output=50,load=concurrency,c=16,engine=vllm,disagg=2P1D",
+            "2P1D",
+            false,
+        ),
+        (
+            "?chip=h100&op=llm:prompt=1000,output=50,load=concurrency,c=16,engine=vllm,disagg=auto",
+            "",
+            true,
+        ),
+    ] {
+        let s = scenario(link);
+        let row = tails(&s.ops[0], &s.chips, 0, &s.options, &BoundSteps)
+            .unwrap()
+            .unwrap();
+        let r = row.sim.as_ref().unwrap();
+        let best = row.disagg.as_ref().unwrap();
+        let xs = [4.0, 16.0, 48.0];
+        let d = sweep_disagg(
+            &s.ops[0],
+            &s.chips[0],
+            &s.chips[0],
+            &s.options,
+            &BoundSteps,
+            &xs,
+            200,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (d.ratio.as_str(), d.auto),
+            (best.ratio.as_str(), auto),
+            "{link}"
+        );
+        if !auto {
+            assert_eq!(d.ratio, ratio);
+        }
+        let own = d.points.iter().find(|p| p.x == 16.0).unwrap();
+        assert_eq!(own.requests, row.requests, "{link}");
+        let f = own.figures.as_ref().unwrap();
+        assert_eq!((f.ttft_p50, f.ttft_p99), (r.ttft.p50, r.ttft.p99), "{link}");
+        let t = r.tpot.unwrap();
+        assert_eq!(
+            (f.tpot_p50, f.tpot_p99),
+            (Some(t.p50), Some(t.p99)),
+            "{link}"
+        );
+        for p in d.points.iter().filter(|p| p.x != 16.0) {
+            assert!(p.requests <= 200 && p.requests >= 100, "{p:?}");
+            let f = p.figures.as_ref().unwrap();
+            assert!(f.ttft_p50 > 0.0 && f.ttft_p50 <= f.ttft_p99, "{p:?}");
+            assert!(f.tpot_p50.unwrap() <= f.tpot_p99.unwrap(), "{p:?}");
+        }
+    }
+    let s = scenario("?chip=h100&op=llm:prompt=1000,output=50,load=concurrency,c=16,engine=vllm");
+    let none = sweep_disagg(
+        &s.ops[0],
+        &s.chips[0],
+        &s.chips[0],
+        &s.options,
+        &BoundSteps,
+        &[16.0],
+        200,
+    );
+    assert_eq!(none.unwrap(), None);
+}

@@ -42,10 +42,13 @@ pub struct DisaggFigures {
     pub searched: (usize, usize),
     /// Words for the derivation.
     pub notes: Vec<String>,
+    /// The ratio run as its worker counts `(x, y)` (what `ratio` writes).
+    #[serde(skip)]
+    pub workers: (f64, f64),
 }
 
 /// A plan's setup.
-fn disagg_setup(
+pub(super) fn disagg_setup(
     p: &Plan,
     opts: &Options,
     timing: &dyn StepTiming,
@@ -260,6 +263,7 @@ pub(super) fn disagg_figures(
             wins,
             searched,
             notes,
+            workers: (x, y),
         },
     ))
 }

@@ -7,13 +7,15 @@
 //! as many as the serving row ([`super::SIM_REQUESTS`] or fewer, by the row's rule), so there
 //! its figures are the row's cells bit for bit (`tests/it/serving_tails_sweep.rs`).
 
+use super::disagg_row::{disagg_figures, disagg_setup};
 use super::{aggregated_setup, count, request_count, simulate, simulate_n, Setup};
 use crate::analysis::Options;
 use crate::chip::Chip;
 use crate::error::Error;
-use crate::op::{Load, Op};
+use crate::op::{Disagg, Load, Op};
+use crate::serving::disagg::plan;
 use crate::serving::kv_tier;
-use crate::serving::sim::{QueuePoint, SimResult, StepCoef, StepTiming, WARMUP};
+use crate::serving::sim::{BoundSteps, QueuePoint, SimResult, StepCoef, StepTiming, WARMUP};
 use crate::units::format_sig;
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +74,79 @@ pub struct SweepTails {
     pub basis: String,
     /// Each load, in the order asked.
     pub points: Vec<SweepPoint>,
+    /// With `disagg=`, the disaggregated deployment's tails at the same loads
+    /// ([`sweep_disagg`]).
+    #[serde(default)]
+    pub disagg: Option<DisaggSweep>,
+}
+
+/// The disaggregated deployment's simulated tails along the sweep: the link's ratio (`auto`'s
+/// chosen once, at the link's own load, as its serving row chooses it) on the same chips.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DisaggSweep {
+    /// The ratio run: `3P1D`.
+    pub ratio: String,
+    /// Whether `disagg=auto` chose it.
+    pub auto: bool,
+    /// Each load, in the order asked.
+    pub points: Vec<SweepPoint>,
+}
+
+/// The disaggregated deployment of `op` (`disagg=` other than `none`, under a load) at each
+/// load of `xs`, prefill on `chip` and decode on `d_chip`: the row's ratio (for `auto`, the one
+/// its serving row chooses at the link's load) and its simulation at each load, up to
+/// `requests` per point ([`BAND_STEP_BUDGET`] as the bands), the first 20 % discarded. `Ok(None)`
+/// without `disagg=` or a load.
+pub fn sweep_disagg(
+    op: &Op,
+    chip: &Chip,
+    d_chip: &Chip,
+    opts: &Options,
+    timing: &dyn StepTiming,
+    xs: &[f64],
+    requests: usize,
+) -> Result<Option<DisaggSweep>, Error> {
+    let Some(l) = op.llm() else {
+        return Ok(None);
+    };
+    if l.load == Load::Batch || l.disagg == Disagg::None {
+        return Ok(None);
+    }
+    // Steps read as the row reads them: the engine's terms, else the bound.
+    let reading: &dyn StepTiming = match timing.coef(l, chip) {
+        Ok(_) => timing,
+        Err(_) => &BoundSteps,
+    };
+    let (_, figures) = disagg_figures(op, l, chip, d_chip, opts, reading)?;
+    let (x, y) = figures.workers;
+    let requests = requests.max(1);
+    let own = match l.load {
+        Load::Rate => l.qps,
+        _ => l.c.round().max(1.0),
+    };
+    let points = xs
+        .iter()
+        .map(|&at| {
+            // The link's own load as its serving row runs it (its request count), others up
+            // to `requests`.
+            let most = (at != own).then_some(requests);
+            let (figures, n) =
+                match disagg_point(l, (chip, d_chip), opts, reading, (x, y), at, most) {
+                    Ok((t, n)) => (Ok(t), n),
+                    Err(why) => (Err(why), most.unwrap_or(0)),
+                };
+            SweepPoint {
+                x: at,
+                requests: n,
+                figures,
+            }
+        })
+        .collect();
+    Ok(Some(DisaggSweep {
+        ratio: figures.ratio,
+        auto: figures.auto,
+        points,
+    }))
 }
 
 impl SweepTails {
@@ -168,6 +243,7 @@ pub fn sweep_tails(
         seed: l.seed as u64,
         basis,
         points,
+        disagg: None,
     }))
 }
 
@@ -232,6 +308,57 @@ fn point(
         },
     };
     Ok((r.map_err(|e| e.to_string())?, n))
+}
+
+/// The disaggregated deployment `(x, y)` of `l` at load `at`: its plan's setup, the row's
+/// prefix hits and host tier, and its simulation (`most` requests at most, else the row's
+/// count).
+fn disagg_point(
+    l: &crate::op::Llm,
+    (chip, d_chip): (&Chip, &Chip),
+    opts: &Options,
+    reading: &dyn StepTiming,
+    (x, y): (f64, f64),
+    at: f64,
+    most: Option<usize>,
+) -> Result<(PointTails, usize), String> {
+    let mut lx = *l;
+    match lx.load {
+        Load::Rate => lx.qps = at,
+        _ => lx.c = at.round().max(1.0),
+    }
+    let p = plan(&lx, chip, d_chip, opts, (x, y)).map_err(|e| e.to_string())?;
+    let (mut setup, _) = disagg_setup(&p, opts, reading).map_err(|e| e.to_string())?;
+    if lx.kv_host.is_some() || lx.prefix_set.is_some() {
+        let coef = reading.coef(&lx, chip)?;
+        let t = kv_tier::plan(&lx, chip, opts, setup.running, coef).map_err(|e| e.to_string())?;
+        setup.hits = if t.host.is_some() { t.with } else { t.without };
+        setup.host = t.host;
+    }
+    if lx.load == Load::Rate && lx.qps >= setup.saturation {
+        return Err(format!(
+            "saturates at {} req/s: {} req/s queues without bound",
+            format_sig(setup.saturation, 4),
+            format_sig(lx.qps, 4)
+        ));
+    }
+    let (r, n) = match most {
+        Some(most) => {
+            let n = request_count(
+                setup.running,
+                setup.spread,
+                lx.output,
+                BAND_STEP_BUDGET,
+                (BAND_MIN_REQUESTS.min(most), most),
+            );
+            (simulate_n(&lx, &setup, n), n)
+        }
+        None => match simulate(&lx, &setup) {
+            Ok((r, n)) => (Ok(r), n),
+            Err(e) => (Err(e), 0),
+        },
+    };
+    Ok((tails_of(&r.map_err(|e| e.to_string())?), n))
 }
 
 /// A run's P50 and P99.
