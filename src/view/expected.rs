@@ -147,7 +147,7 @@ pub fn expected_cells(e: &Result<Expectation, String>, bare: Option<f64>) -> Vec
                 .collect()
         }
     };
-    let title = expectation_words(&e, bare);
+    let title = expectation_words(e, bare);
     let cell = |metric: &'static str, v: Option<f64>, text: &dyn Fn(f64) -> String| match v {
         Some(v) => Cell {
             metric,

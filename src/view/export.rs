@@ -97,7 +97,7 @@ pub fn scenario_json_of(s: &Scenario, results: &Results) -> String {
     let results = results
         .pairs()
         .map(|(i, j, r)| Entry {
-            elasticities: r.elasticities.clone(),
+            elasticities: r.elasticities,
             analysis: r.analysis.as_ref().ok().cloned(),
             chip: j,
             error: r.analysis.as_ref().err().map(|e| e.to_string()),
