@@ -12,23 +12,11 @@
 //        {error: message} (the importer's own words, or why the worker could not run).
 // A file is read in 1 MiB slices, each fed as it arrives; the next slice is read while the
 // importer parses this one.
+import { boot, reason } from "./worker-boot.js";
+
 const SLICE = 1 << 20;
-const params = new URL(self.location.href).searchParams;
-const sibling = (key, ext) => {
-  const name = params.get(key) || "";
-  // Only a plain file name next to this script: never another directory or origin.
-  if (!/^[\w.-]+$/.test(name) || !name.endsWith(ext)) {
-    throw new Error(`bad ${key} parameter ${JSON.stringify(name)}`);
-  }
-  return new URL(name, self.location.href).href;
-};
 // The handler is set at once, so that no message is lost while the wasm loads.
-const ready = (async () => {
-  const bindings = await import(sibling("js", ".js"));
-  await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
-  return bindings;
-})();
-const reason = (e) => (typeof e === "string" ? e : e && e.message ? e.message : String(e));
+const ready = boot(self.location.href);
 
 self.onmessage = async (event) => {
   const timing = { ready: 0, read: 0, feed: 0, finish: 0 };

@@ -8,22 +8,10 @@
 //        what: "bands" for the load plot's simulated bands (view::serving_tails::bands)
 //   out: {ok: string}, the tails cells of its rows (or the bands) as JSON, or
 //        {error: message} (why the worker could not run).
-const params = new URL(self.location.href).searchParams;
-const sibling = (key, ext) => {
-  const name = params.get(key) || "";
-  // Only a plain file name next to this script: never another directory or origin.
-  if (!/^[\w.-]+$/.test(name) || !name.endsWith(ext)) {
-    throw new Error(`bad ${key} parameter ${JSON.stringify(name)}`);
-  }
-  return new URL(name, self.location.href).href;
-};
+import { boot, reason } from "./worker-boot.js";
+
 // The handler is set at once, so that no message is lost while the wasm loads.
-const ready = (async () => {
-  const bindings = await import(sibling("js", ".js"));
-  await bindings.default({ module_or_path: sibling("wasm", ".wasm") });
-  return bindings;
-})();
-const reason = (e) => (typeof e === "string" ? e : e && e.message ? e.message : String(e));
+const ready = boot(self.location.href);
 
 self.onmessage = async (event) => {
   let bindings;
