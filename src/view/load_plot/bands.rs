@@ -87,23 +87,25 @@ pub fn add_bands(chart: &mut LoadChart, d: &LoadData, state: BandState) {
     ));
     chart.sim.push(band);
     if let Some(ds) = &sweep.disagg {
-        add_disagg(chart, d, ds, sweep.seed);
+        add_disagg(chart, d, ds, (sweep.seed, sweep.own));
     }
 }
 
 /// The disaggregated deployment's band (`disagg=`): the same loads, the ratio the serving row
 /// runs, in its own colour.
-fn add_disagg(chart: &mut LoadChart, d: &LoadData, ds: &DisaggSweep, seed: u64) {
+fn add_disagg(chart: &mut LoadChart, d: &LoadData, ds: &DisaggSweep, (seed, own): (u64, f64)) {
     let what = format!(
         "disaggregated {}{} simulated P50–P99",
         ds.ratio,
         if ds.auto { " (auto's)" } else { "" }
     );
     let points = band_marks(chart, d, &ds.points, &what);
+    // The counts of the sweep's own points (the link's own load runs the row's, as the
+    // engine's band says in its table).
     let n: Vec<usize> = ds
         .points
         .iter()
-        .filter(|p| p.figures.is_ok())
+        .filter(|p| p.figures.is_ok() && p.x != own)
         .map(|p| p.requests)
         .collect();
     let counts = match (n.iter().min(), n.iter().max()) {
@@ -118,9 +120,15 @@ fn add_disagg(chart: &mut LoadChart, d: &LoadData, ds: &DisaggSweep, seed: u64) 
     chart.notes.push((
         what.clone(),
         format!(
-            "{} prefill worker(s) beside decode workers as the serving row runs them, each load \
-             simulated with its requests (the first 20 % discarded), seed {seed}",
-            ds.ratio
+            "{}: the serving row's prefill and decode workers{}, each load simulated with its \
+             requests (the first 20 % discarded; at this link's load as many as its serving \
+             row), seed {seed}",
+            ds.ratio,
+            if ds.auto {
+                " (auto's ratio, chosen at this link's load)"
+            } else {
+                ""
+            }
         ),
     ));
     chart.sim.push(LoadSeries {
@@ -131,8 +139,9 @@ fn add_disagg(chart: &mut LoadChart, d: &LoadData, ds: &DisaggSweep, seed: u64) 
     });
 }
 
-/// The palette slot of the disaggregated band (after the engines' four and the own engine's).
-const DISAGG_COLOUR: usize = 5;
+/// The palette slot of the disaggregated band: none of the engines' (0–3), the own engine's
+/// (4) or a sky blue beside vLLM's blue (5).
+const DISAGG_COLOUR: usize = 6;
 
 /// A sweep's points as band marks on this panel (P50 with its band to P99); a point without
 /// figures becomes a line of the table's notes.
