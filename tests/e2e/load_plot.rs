@@ -52,11 +52,12 @@ async fn measured_label(b: &Browser) -> String {
     l
 }
 
-/// The screen readers' table of the load plot once the measured rows are in it (or after
-/// 10 s, as it stands then).
+/// The screen readers' tables of the load plot once the measured rows are in every one of them
+/// (or after 20 s, as they stand then): each panel's table follows its model a debounce later,
+/// and under a busy worker the frontier's may show the rows before the TTFT panel's.
 async fn measured_table(b: &Browser) -> Vec<String> {
     let mut rows = Vec::new();
-    for _ in 0..100 {
+    for _ in 0..200 {
         let v = b
             .js("return [...document.querySelectorAll(\"table[data-chart-table='load'] tbody tr\")].map(r => [...r.cells].map(c => c.textContent).join('\\t'))")
             .await;
@@ -68,7 +69,9 @@ async fn measured_table(b: &Browser) -> Vec<String> {
                     .collect()
             })
             .unwrap_or_default();
-        if rows.iter().any(|r| r.starts_with("vLLM measured")) {
+        if rows.iter().any(|r| r.starts_with("vLLM measured"))
+            && !rows.iter().any(|r| r.starts_with("measured rows\tloading"))
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
