@@ -283,6 +283,18 @@ fn point(
     requests: Option<usize>,
 ) -> Result<(SimResult, usize), String> {
     let (l, setup) = setup_at(op, chip, opts, coef, x).map_err(|e| e.to_string())?;
+    // The link's own load as the row runs it (its request count); others `requests`.
+    run(&l, &setup, requests)
+}
+
+/// A setup's simulation at `l`'s load: `most` requests at most, fewer by the bands' step
+/// budget ([`BAND_STEP_BUDGET`]), or without `most` the serving row's count; none for a rate
+/// at or past its saturation.
+fn run(
+    l: &crate::op::Llm,
+    setup: &Setup,
+    most: Option<usize>,
+) -> Result<(SimResult, usize), String> {
     if l.load == Load::Rate && l.qps >= setup.saturation {
         return Err(format!(
             "saturates at {} req/s: {} req/s queues without bound",
@@ -290,8 +302,7 @@ fn point(
             format_sig(l.qps, 4)
         ));
     }
-    // The link's own load as the row runs it (its request count); others `requests`.
-    let (r, n) = match requests {
+    let (r, n) = match most {
         Some(most) => {
             let n = request_count(
                 setup.running,
@@ -300,9 +311,9 @@ fn point(
                 BAND_STEP_BUDGET,
                 (BAND_MIN_REQUESTS.min(most), most),
             );
-            (simulate_n(&l, &setup, n), n)
+            (simulate_n(l, setup, n), n)
         }
-        None => match simulate(&l, &setup) {
+        None => match simulate(l, setup) {
             Ok((r, n)) => (Ok(r), n),
             Err(e) => (Err(e), 0),
         },
@@ -335,30 +346,8 @@ fn disagg_point(
         setup.hits = if t.host.is_some() { t.with } else { t.without };
         setup.host = t.host;
     }
-    if lx.load == Load::Rate && lx.qps >= setup.saturation {
-        return Err(format!(
-            "saturates at {} req/s: {} req/s queues without bound",
-            format_sig(setup.saturation, 4),
-            format_sig(lx.qps, 4)
-        ));
-    }
-    let (r, n) = match most {
-        Some(most) => {
-            let n = request_count(
-                setup.running,
-                setup.spread,
-                lx.output,
-                BAND_STEP_BUDGET,
-                (BAND_MIN_REQUESTS.min(most), most),
-            );
-            (simulate_n(&lx, &setup, n), n)
-        }
-        None => match simulate(&lx, &setup) {
-            Ok((r, n)) => (Ok(r), n),
-            Err(e) => (Err(e), 0),
-        },
-    };
-    Ok((tails_of(&r.map_err(|e| e.to_string())?), n))
+    let (r, n) = run(&lx, &setup, most)?;
+    Ok((tails_of(&r), n))
 }
 
 /// A run's P50 and P99.
