@@ -117,7 +117,10 @@ fn shape(r: &ResultRow) -> Shape {
     for c in &r.cells {
         c.metric.hash(&mut h);
     }
-    for p in r.parts.iter().chain(r.serving.as_deref()) {
+    // The part rows are rebuilt whenever their row changes (see `Row`): their count is all of
+    // their shape that matters here, and reading it leaves them unformatted.
+    r.parts.len().hash(&mut h);
+    if let Some(p) = r.serving.as_deref() {
         shape(p).hash(&mut h);
     }
     (r.id.clone(), h.finish())
@@ -352,7 +355,7 @@ fn Row(
         {serving}
         <Show when=move || parts_open.get()>
             {move || {
-                row.with(|r| r.as_ref().map(|r| r.parts.clone()).unwrap_or_default())
+                row.with(|r| r.as_ref().map(|r| r.parts.to_vec()).unwrap_or_default())
                     .into_iter()
                     .map(|p| {
                         let part = Memo::new({

@@ -2,7 +2,9 @@
 //! row itself. Their own module, below the rows and what adds cells and rows to them
 //! (expectations, serving, comparisons), so those need not import the rows that call them.
 
-use roofline::results::Analysis;
+use std::sync::{Arc, OnceLock};
+
+use roofline::results::{Analysis, PairResults};
 use roofline::units::format_exact;
 
 /// A row of the results table.
@@ -26,7 +28,7 @@ pub struct ResultRow {
     /// Why there are no figures (invalid combination, missing peak).
     pub error: Option<String>,
     /// Rows of the parts (model workloads), shown under this one.
-    pub parts: Vec<ResultRow>,
+    pub parts: PartRows,
     /// The serving row of an `llm` operation (`view::serving`), shown under this one.
     pub serving: Option<Box<ResultRow>>,
     /// Derivation lines of a row without an analysis (the serving row's load equations beside
@@ -62,5 +64,118 @@ pub(crate) fn cell(metric: &'static str, v: f64, text: String) -> Cell {
         class: "",
         title: String::new(),
         basis: None,
+    }
+}
+
+/// The rows of a model's parts, under its row. The page shows them only once their row's
+/// "parts" is opened, so the table's rows leave them unformatted ([`PartRows::lazy`]) until
+/// first read: an edit of a model's field formats none of them. Read, compared and printed,
+/// they are the rows themselves (a slice).
+#[derive(Clone, Default)]
+pub struct PartRows(Option<Arc<LazyParts>>);
+
+struct LazyParts {
+    len: usize,
+    rows: OnceLock<Vec<ResultRow>>,
+    from: Option<PartSource>,
+}
+
+/// What formats the part rows of operation `i` on chip `j` from the store's figures.
+struct PartSource {
+    i: usize,
+    j: usize,
+    results: Arc<PairResults>,
+    format: fn(usize, usize, &PairResults) -> Vec<ResultRow>,
+}
+
+impl PartRows {
+    /// `len` part rows that `format(i, j, results)` writes when they are first read.
+    pub fn lazy(
+        len: usize,
+        (i, j): (usize, usize),
+        results: Arc<PairResults>,
+        format: fn(usize, usize, &PairResults) -> Vec<ResultRow>,
+    ) -> PartRows {
+        if len == 0 {
+            return PartRows::default();
+        }
+        PartRows(Some(Arc::new(LazyParts {
+            len,
+            rows: OnceLock::new(),
+            from: Some(PartSource {
+                i,
+                j,
+                results,
+                format,
+            }),
+        })))
+    }
+
+    /// How many part rows, without formatting them.
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |l| l.len)
+    }
+
+    /// No part rows (a single operation)?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the rows are formatted yet (read once, or made from a list).
+    pub fn formatted(&self) -> bool {
+        self.0.as_ref().is_none_or(|l| l.rows.get().is_some())
+    }
+
+    /// The rows, formatted on first read.
+    pub fn rows(&self) -> &[ResultRow] {
+        let Some(l) = &self.0 else {
+            return &[];
+        };
+        l.rows.get_or_init(|| {
+            l.from
+                .as_ref()
+                .map(|f| (f.format)(f.i, f.j, &f.results))
+                .unwrap_or_default()
+        })
+    }
+}
+
+impl From<Vec<ResultRow>> for PartRows {
+    fn from(rows: Vec<ResultRow>) -> PartRows {
+        if rows.is_empty() {
+            return PartRows::default();
+        }
+        PartRows(Some(Arc::new(LazyParts {
+            len: rows.len(),
+            rows: OnceLock::from(rows),
+            from: None,
+        })))
+    }
+}
+
+impl std::ops::Deref for PartRows {
+    type Target = [ResultRow];
+    fn deref(&self) -> &[ResultRow] {
+        self.rows()
+    }
+}
+
+impl IntoIterator for PartRows {
+    type Item = ResultRow;
+    type IntoIter = std::vec::IntoIter<ResultRow>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.rows().to_vec().into_iter()
+    }
+}
+
+impl PartialEq for PartRows {
+    fn eq(&self, other: &PartRows) -> bool {
+        self.rows() == other.rows()
+    }
+}
+
+impl std::fmt::Debug for PartRows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.rows()).finish()
     }
 }

@@ -231,7 +231,7 @@ pub fn match_llm_parts(
             .iter()
             .map(|&category| PartMatch {
                 category,
-                parts: Vec::new(),
+                parts: Default::default(),
                 predicted: 0.0,
                 measured: 0.0,
                 records: 0,

@@ -10,7 +10,7 @@ use roofline::results::{PairResults, Results};
 use roofline::units::{format_exact, format_sig, Unit};
 
 use super::cache::PairCache;
-use super::cell::cell;
+use super::cell::{cell, PartRows};
 pub use super::cell::{Cell, ResultRow};
 use super::compare;
 use super::expected::{add_training_expected, expected_cells, insert_expected};
@@ -336,7 +336,10 @@ fn analysed_cells(a: &Analysis, r: &PairResults) -> Vec<Cell> {
 }
 
 /// The rows of a composite's parts (`i.k/j`), each with its expectation.
-fn part_rows(i: usize, j: usize, w: &Workload, r: &PairResults) -> Vec<ResultRow> {
+fn part_rows(i: usize, j: usize, r: &PairResults) -> Vec<ResultRow> {
+    let Ok(Some(w)) = &r.workload else {
+        return Vec::new();
+    };
     let mut parts = Vec::new();
     for (k, ((part, a), e)) in w.parts.iter().zip(&r.parts).enumerate() {
         let mut c = cells(a);
@@ -358,7 +361,7 @@ fn part_rows(i: usize, j: usize, w: &Workload, r: &PairResults) -> Vec<ResultRow
             cells: c,
             analysis: Some(Box::new(a.clone())),
             error: None,
-            parts: Vec::new(),
+            parts: PartRows::default(),
             serving: None,
             lines: Vec::new(),
         });
@@ -367,17 +370,18 @@ fn part_rows(i: usize, j: usize, w: &Workload, r: &PairResults) -> Vec<ResultRow
 }
 
 /// The row of operation `i` on chip `j`, from its figures `r`.
-fn result_row(s: &Scenario, i: usize, j: usize, r: &PairResults) -> ResultRow {
+fn result_row(s: &Scenario, i: usize, j: usize, r: &Arc<PairResults>) -> ResultRow {
     let (op, chip) = (&s.ops[i], &s.chips[j]);
     let (mut cells, analysis, error) = match &r.analysis {
         Ok(a) => (analysed_cells(a, r), Some(Box::new(a.clone())), None),
         Err(e) => (Vec::new(), None, Some(e.to_string())),
     };
-    let (mut parts, mut class) = (Vec::new(), "");
+    let (mut parts, mut class) = (PartRows::default(), "");
     if let Ok(Some(w)) = &r.workload {
         class = "total-row";
         cells.extend(workload_cells(w));
-        parts = part_rows(i, j, w, r);
+        let n = w.parts.len().min(r.parts.len());
+        parts = PartRows::lazy(n, (i, j), r.clone(), part_rows);
     }
     let serving = r
         .serving

@@ -365,7 +365,7 @@ pub fn serving_row(s: &Scenario, i: usize, j: usize, r: &ServingResults) -> Opti
         cells,
         analysis: None,
         error,
-        parts: Vec::new(),
+        parts: Default::default(),
         serving: None,
         lines,
     })

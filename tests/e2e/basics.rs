@@ -267,6 +267,28 @@ async fn an_llm_step_shows_its_parts_tokens_per_second_and_memory() {
         part.contains_key("t_lower") && part.contains_key("bound"),
         "{part:?}"
     );
+    // The open parts follow an edit (the table formats them only once opened): at B = 1 the
+    // attention scores read the query (32 heads × 128 × 2 B = 8,192 B) and the cache (8 KV heads
+    // × 128 × 2 B × ctx per layer), so ctx 2048 → 4096 moves its bound by
+    // (8,192 + 8,388,608) / (8,192 + 4,194,304) = 1.99805.
+    let scores = r#"return [...document.querySelectorAll("tr.part-row")]
+        .find(r => r.querySelector('.name').textContent.includes('attention scores'))
+        .querySelector("[data-metric='t_lower']").dataset.value"#;
+    let before: f64 = b.js(scores).await.as_str().unwrap().parse().unwrap();
+    b.set_input("[data-op='0'] input[name='ctx']", "4096").await;
+    let mut after = before;
+    for _ in 0..50 {
+        after = b.js(scores).await.as_str().unwrap().parse().unwrap();
+        if after != before {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        close_to(after / before, 8_396_800.0 / 4_202_496.0, 1e-9),
+        "attention scores {before} → {after}"
+    );
+    b.set_input("[data-op='0'] input[name='ctx']", "2048").await;
     b.click("tr[data-op='0'][data-chip='0']").await;
     let parts = b
         .js("return document.querySelectorAll(\"[data-derivation='0'] li\").length")

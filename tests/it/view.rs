@@ -1345,3 +1345,31 @@ fn a_collective_row_shows_time_algorithm_and_busbw_not_flops() {
         "{key}"
     );
 }
+
+/// A model's part rows are formatted when first read, not with their row (the page shows them
+/// only once opened, so an edit of a model's field formats none of them), and read, they are
+/// the parts of the step: Llama-3 8B has 12 (embedding gather; attention norm, QKV projection,
+/// scores, values and output projection; MLP norm, gate, up and down; the final norm; the LM
+/// head), each row `0.k/0` with its repeat.
+#[test]
+fn a_models_part_rows_are_formatted_only_when_read() {
+    let s = roofline::url::decode("chip=h100&op=llm:preset=llama3-8b,b=1,ctx=2048").scenario;
+    let results = roofline::results::Results::of(&s);
+    let rows = view::result_rows_cached(&s, &results, &mut view::RowCache::default());
+    let parts = &rows[0].parts;
+    assert_eq!(parts.len(), 12);
+    assert!(!parts.formatted(), "formatted with their row");
+    let copy = rows[0].parts.clone();
+    assert_eq!(parts[3].id, "0.3/0");
+    assert!(
+        parts[3].name.contains("attention scores"),
+        "{}",
+        parts[3].name
+    );
+    assert_eq!(value(&parts[3], "repeat"), "32");
+    assert!(
+        parts.formatted() && copy.formatted(),
+        "a clone shares the rows"
+    );
+    assert_eq!(parts.iter().filter(|p| p.class == "part-row").count(), 12);
+}
