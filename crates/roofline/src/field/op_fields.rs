@@ -18,6 +18,9 @@ pub(crate) trait FieldAccess {
     fn get_num(&self, key: &str) -> Option<f64>;
     /// Sets a numeric field; `false` when the key is not a numeric field.
     fn set_num_raw(&mut self, key: &str, x: f64) -> bool;
+    /// Hands `f` each field's [`FieldAccess::get_num`] in form order, one call per field of
+    /// [`FieldAccess::fields`] (`None` for a non-numeric one), without looking a key up.
+    fn each_num(&self, f: &mut dyn FnMut(Option<f64>) -> Result<(), Error>) -> Result<(), Error>;
 }
 
 /// A kind's fields with a shared group spliced in: `before`, then the group's specs with
@@ -69,8 +72,8 @@ pub(crate) fn splice(
 ///   `self.cfg_text("key")`, written by `self.cfg_set(spec, text)`; numbers (numeric specs
 ///   only) from `self.cfg_num("key")`, written by `self.cfg_set_num("key", x)`.
 ///
-/// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num` and
-/// `set_num_raw`, inside the kind's `impl OpBehavior` (or a [`FieldAccess`] impl).
+/// It expands to the `OpBehavior` methods `fields`, `get`, `set_field`, `get_num`,
+/// `set_num_raw` and `each_num`, inside the kind's `impl OpBehavior` (or a [`FieldAccess`] impl).
 ///
 /// A kind that takes an architecture splices the architecture's fields (declared once, in
 /// [`ArchFields`](crate::arch::ArchFields)) into its list with a line `; arch(max);` between
@@ -130,6 +133,15 @@ macro_rules! op_fields {
                 _ => self.set_arch_num(key, x),
             }
         }
+        fn each_num(
+            &self,
+            f: &mut dyn FnMut(Option<f64>) -> Result<(), $crate::error::Error>,
+        ) -> Result<(), $crate::error::Error> {
+            $(f(op_fields!(@get_num self, $how($($arg)*)))?;)+
+            $crate::field::FieldAccess::each_num(self.arch_fields(), f)?;
+            $(f(op_fields!(@get_num self, $how2($($arg2)*)))?;)*
+            Ok(())
+        }
         fn takes_arch(&self) -> bool {
             true
         }
@@ -175,6 +187,13 @@ macro_rules! op_fields {
                 $($key => op_fields!(@set_num self, x, $how($($arg)*)),)+
                 _ => false,
             }
+        }
+        fn each_num(
+            &self,
+            f: &mut dyn FnMut(Option<f64>) -> Result<(), $crate::error::Error>,
+        ) -> Result<(), $crate::error::Error> {
+            $(f(op_fields!(@get_num self, $how($($arg)*)))?;)+
+            Ok(())
         }
     };
 

@@ -26,6 +26,10 @@ pub(crate) trait OpBehavior {
     /// Sets a numeric field without validation (sweeps, critical-point solving). Returns
     /// `false` if the key is not numeric.
     fn set_num_raw(&mut self, key: &str, x: f64) -> bool;
+    /// Hands `f` each field's [`OpBehavior::get_num`] in form order, one call per field of
+    /// [`OpBehavior::fields`] (`None` for a non-numeric one), without looking a key up (what
+    /// [`Op::validate`](super::Op::validate) walks, once per analysis).
+    fn each_num(&self, f: &mut dyn FnMut(Option<f64>) -> Result<(), Error>) -> Result<(), Error>;
     /// Whether the kind takes a transformer architecture (its fields include the
     /// architecture's, [`ArchFields`](crate::arch::ArchFields)): `op_fields!` says so for the
     /// kinds whose list splices them in (`; arch(max);`).

@@ -147,14 +147,26 @@ impl OpKind {
 
     /// Checks every field against its range (and kind-specific rules).
     pub fn validate(&self) -> Result<(), Error> {
-        for spec in self.fields() {
-            if spec.is_numeric() {
-                if let Some(v) = self.get_num(spec.key) {
-                    spec.check(v)?;
-                }
-            }
-        }
+        // Each field's value beside its spec, in form order (`each_num` and `fields` come from
+        // one `op_fields!` list; `tests/it/fields.rs` checks they agree for every kind).
+        let mut specs = self.fields().iter();
+        self.behavior().each_num(&mut |v| match (specs.next(), v) {
+            (Some(spec), Some(v)) if spec.is_numeric() => spec.check(v).map(|_| ()),
+            _ => Ok(()),
+        })?;
         self.behavior().validate_extra()
+    }
+
+    /// Each field's numeric value in form order, beside its key (`None` for a non-numeric
+    /// field or an unset optional one), read in one pass: what [`OpKind::validate`] checks.
+    pub fn nums(&self) -> Vec<(&'static str, Option<f64>)> {
+        let mut keys = self.fields().iter();
+        let mut out = Vec::new();
+        let _ = self.behavior().each_num(&mut |v| {
+            out.push((keys.next().map_or("", |s| s.key), v));
+            Ok(())
+        });
+        out
     }
 
     /// A field as lossless text; `None` for an unknown key.

@@ -969,3 +969,30 @@ fn the_flops_a_note_quotes_are_read_with_their_units() {
         vec![667e12, 2563e12]
     );
 }
+
+/// `validate` walks each field's value beside its spec in one pass (`OpKind::nums`, from the
+/// same `op_fields!` list as `fields`): one value per field, in form order, each the one a
+/// lookup by key gives. Every numeric field is first set to its own value (2, 3, 4, ... where
+/// its range takes it), so a value handed to the wrong spec would show.
+#[test]
+fn each_fields_value_is_read_beside_its_spec() {
+    for id in OpKind::IDS {
+        let mut op = Op::default_for(id).unwrap();
+        let specs = op.fields();
+        for (k, spec) in specs.iter().enumerate() {
+            if spec.is_numeric() {
+                let _ = op.set(spec.key, &(k + 2).to_string());
+            }
+        }
+        let nums = op.kind.nums();
+        assert_eq!(nums.len(), specs.len(), "{id}");
+        let mut distinct = 0;
+        for ((key, v), spec) in nums.iter().zip(specs) {
+            assert_eq!(*key, spec.key);
+            assert_eq!(*v, op.get_num(spec.key), "{id}.{key}");
+            distinct += usize::from(v.is_some());
+        }
+        assert!(distinct > 0, "{id}: no numeric field read");
+        op.validate().unwrap();
+    }
+}
