@@ -7,6 +7,7 @@ mod chart_canvas;
 mod chips;
 mod collapse;
 mod debounce;
+mod distinct;
 mod explain;
 mod field;
 mod hf_import;

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::collapse;
+use super::distinct::Refreshed;
 use roofline::inputs::{FieldType, Op};
 
 use super::field::Field;
@@ -101,7 +102,7 @@ fn OpCard(
     let index = Memo::new(move |_| c.keys.with(|k| k.op_index(id)));
     // This operation alone: its fields update only when it changes, not on every edit of
     // another operation or chip.
-    let op = Memo::new(move |_| {
+    let (op, refresh) = super::distinct::distinct(move || {
         c.scenario
             .with(|s| index.get().and_then(|i| s.ops.get(i).cloned()))
     });
@@ -112,6 +113,7 @@ fn OpCard(
     let at = move || index.get_untracked().unwrap_or(usize::MAX);
     let change_kind = move |ev: leptos::ev::Event| {
         let kind = event_target_value(&ev);
+        let _refresh = Refreshed(refresh);
         let result = c.edit_op(id, |o| {
             let mut next = Op::default_for(&kind)?;
             next.label = o.label.take();
@@ -129,6 +131,7 @@ fn OpCard(
         op.with(|o| o.as_ref().and_then(|o| o.label.clone()).unwrap_or_default())
     });
     let label_commit = Callback::new(move |t: String| {
+        let _refresh = Refreshed(refresh);
         if t.chars().count() > roofline::url::MAX_TEXT_CHARS {
             return Err(AppError::invalid(
                 "label",
@@ -165,6 +168,8 @@ fn OpCard(
             });
             let help = spec.help;
             let commit = Callback::new(move |t: String| {
+                // The field reads back what it now shows at once: bring `op` up to date.
+                let _refresh = Refreshed(refresh);
                 c.edit_op(id, |o| {
                     o.set(key, &t)?;
                     // Serving tails' fields judged against the chips (issue 42): a

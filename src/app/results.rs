@@ -139,12 +139,14 @@ fn LiveRow(
     kind_col: Memo<bool>,
 ) -> impl IntoView {
     let find = id.clone();
-    let row = Memo::new_with_compare(
-        move |_| rows.with(|rs| rs.iter().find(|r| r.id == find).cloned()),
-        |a: Option<&Option<Arc<ResultRow>>>, b: Option<&Option<Arc<ResultRow>>>| match (a, b) {
-            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
-            (Some(None), Some(None)) => false,
-            _ => true,
+    // Set only when this row's figures changed: the cells of a row an edit left alone are not
+    // woken (`super::distinct`).
+    let (row, _) = super::distinct::distinct_by(
+        move || rows.with(|rs| rs.iter().find(|r| r.id == find).cloned()),
+        |a, b| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
         },
     );
     let Some(initial) = row.get_untracked() else {
@@ -158,7 +160,8 @@ fn Row(
     /// The row as first shown: its shape (cells, error, parts) and id.
     initial: ResultRow,
     /// The row's current figures (same shape; `None` once it is gone).
-    row: Memo<Option<Arc<ResultRow>>>,
+    #[prop(into)]
+    row: Signal<Option<Arc<ResultRow>>>,
     /// Which rows have their derivation open (by row id).
     open: RwSignal<BTreeSet<String>>,
     /// Whether the table shows the column of a kind's own figures.
@@ -420,7 +423,8 @@ fn LiveCell(
     /// Its position in the row's cells.
     i: usize,
     /// The row's current figures.
-    row: Memo<Option<Arc<ResultRow>>>,
+    #[prop(into)]
+    row: Signal<Option<Arc<ResultRow>>>,
 ) -> impl IntoView {
     let part = move |f: fn(&Cell) -> String| {
         move || {
