@@ -45,11 +45,12 @@ struct Built {
 }
 
 /// The step table of `profile`'s steps timed with `inputs`, built a slice per task (see the
-/// module docs). Provides [`StepsProgress`] to the panel.
+/// module docs), and whether a new profile's steps are being timed for the first time (no
+/// table of that profile yet, for any inputs). Provides [`StepsProgress`] to the panel.
 pub(super) fn timed_steps(
     profile: RwSignal<Option<Arc<Profile>>>,
     inputs: Memo<StepInputs>,
-) -> Memo<Timed> {
+) -> (Memo<Timed>, Memo<bool>) {
     let built = RwSignal::new(None::<Arc<Built>>);
     let progress = RwSignal::new(None);
     provide_context(StepsProgress(progress));
@@ -96,14 +97,21 @@ pub(super) fn timed_steps(
             done(p, inputs, Ok(Arc::new(b.finish())));
         });
     });
-    Memo::new(move |_| {
+    let first = Memo::new(move |_| {
+        let Some(p) = profile.get().filter(|p| !p.steps.is_empty()) else {
+            return false;
+        };
+        built.with(|b| !b.as_ref().is_some_and(|b| Arc::ptr_eq(&b.profile, &p)))
+    });
+    let table = Memo::new(move |_| {
         let p = profile.get()?;
         built.with(|b| {
             let b = b.as_ref()?;
             let same = Arc::ptr_eq(&b.profile, &p) && inputs.with(|i| *i == b.inputs);
             same.then(|| b.table.clone())
         })
-    })
+    });
+    (table, first)
 }
 
 /// The scenario the steps are timed in: the inputs alone.
