@@ -40,10 +40,11 @@ pub type Measured = Option<Result<Arc<MeasuredTable>, String>>;
 /// The memo behind [`Ctx::measured`]: the roofline is recomputed on every scenario change,
 /// the kernels' table only when the roofline or the profile changed, and a serving engine's
 /// steps are timed a slice per task ([`step_table`]) and joined to it once all are timed.
-/// A new profile with steps is shown (its kernels' table, its markers on the plot) only once
-/// its steps are first timed (issue 43: the step table is what the import waits for, and the
-/// kernels' table and the plot are then drawn once, with the steps, not twice); an edit that
-/// times the steps anew keeps the kernels shown meanwhile.
+/// A new profile with steps is shown (its kernels' table, its markers on the plot) only in the
+/// task after its steps are first timed, the step table drawn in the one before (issue 43:
+/// the step table is what the import waits for, no task draws both, and the kernels' table and
+/// the plot are drawn once, with the steps, not twice); an edit that times the steps anew
+/// keeps the kernels shown meanwhile.
 pub fn measured_memo(
     scenario: RwSignal<Scenario>,
     profile: RwSignal<Option<Arc<Profile>>>,
