@@ -104,6 +104,9 @@ return {import_ms: mark.startTime - imp.t0, shown_ms: drawn ? drawn.startTime - 
 "#;
 
 /// Imports `path` in a fresh page through the file picker and returns the page's figures.
+/// With `BENCH_PROFILE=1` the page's thread runs under the DevTools CPU profiler from the pick
+/// to the end, and the profile lands in `target/bench/import-<file>.cpuprofile` (the worker's
+/// thread is not in it).
 async fn page_import(path: &std::path::Path) -> Value {
     let b = Browser::start().await;
     b.open("/?chip=h100&op=llm:preset=llama3-8b&plot=both")
@@ -112,6 +115,13 @@ async fn page_import(path: &std::path::Path) -> Value {
         .execute_async(WATCH, vec![])
         .await
         .expect("watch script");
+    let profile = std::env::var("BENCH_PROFILE").is_ok_and(|v| !v.is_empty());
+    if profile {
+        b.cdp("Profiler.enable", json!({})).await;
+        b.cdp("Profiler.setSamplingInterval", json!({"interval": 100}))
+            .await;
+        b.cdp("Profiler.start", json!({})).await;
+    }
     let input = b.wait_for("input[type=file][name=profile]").await;
     input
         .send_keys(&path.display().to_string())
@@ -129,6 +139,15 @@ async fn page_import(path: &std::path::Path) -> Value {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
+    if profile {
+        let p = b.cdp("Profiler.stop", json!({})).await;
+        let name = path
+            .file_name()
+            .map_or("trace".into(), |n| n.to_string_lossy());
+        let file = path.with_file_name(format!("import-{name}.cpuprofile"));
+        std::fs::write(&file, p["profile"].to_string()).unwrap();
+        eprintln!("profile: {}", file.display());
+    }
     b.close().await;
     assert_eq!(r["error"], json!(""), "the import failed: {r}");
     r

@@ -40,6 +40,11 @@ pub type Measured = Option<Result<Arc<MeasuredTable>, String>>;
 /// The memo behind [`Ctx::measured`]: the roofline is recomputed on every scenario change,
 /// the kernels' table only when the roofline or the profile changed, and a serving engine's
 /// steps are timed a slice per task ([`step_table`]) and joined to it once all are timed.
+/// A new profile with steps is shown (its kernels' table, its markers on the plot) only in the
+/// task after its steps are first timed, the step table drawn in the one before (issue 43:
+/// the step table is what the import waits for, no task draws both, and the kernels' table and
+/// the plot are drawn once, with the steps, not twice); an edit that times the steps anew
+/// keeps the kernels shown meanwhile.
 pub fn measured_memo(
     scenario: RwSignal<Scenario>,
     profile: RwSignal<Option<Arc<Profile>>>,
@@ -59,7 +64,7 @@ pub fn measured_memo(
             )
         })
     });
-    let steps = step_table::timed_steps(profile, step_inputs);
+    let (steps, first_timing) = step_table::timed_steps(profile, step_inputs);
     let kernels = Memo::new(move |_| {
         let p = profile.get()?;
         Some(roof.with(|r| {
@@ -73,6 +78,9 @@ pub fn measured_memo(
         }))
     });
     Memo::new(move |_| {
+        if first_timing.get() {
+            return None;
+        }
         let k = kernels.get()?;
         Some(k.map(|t| match steps.get() {
             Some(s) => Arc::new(MeasuredTable {

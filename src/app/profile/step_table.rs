@@ -37,6 +37,11 @@ pub(super) type Timed = Option<Result<Arc<StepTable>, String>>;
 #[derive(Clone, Copy)]
 pub(super) struct StepsProgress(pub(super) RwSignal<Option<(usize, usize)>>);
 
+/// The step table as soon as it is built, for the panel: a new trace's steps are drawn a task
+/// before its kernels (see [`timed_steps`]).
+#[derive(Clone, Copy)]
+pub(super) struct StepsTimed(pub(super) Memo<Timed>);
+
 /// A built table and what it was built from.
 struct Built {
     profile: Arc<Profile>,
@@ -45,12 +50,17 @@ struct Built {
 }
 
 /// The step table of `profile`'s steps timed with `inputs`, built a slice per task (see the
-/// module docs). Provides [`StepsProgress`] to the panel.
+/// module docs), and whether a new profile's steps are being timed for the first time: true
+/// from the profile's arrival to the task after its first table (for any inputs) is built, so
+/// that its kernels' table and markers, which wait for it, are drawn in a task after the step
+/// table's. Provides [`StepsProgress`] and [`StepsTimed`] to the panel.
 pub(super) fn timed_steps(
     profile: RwSignal<Option<Arc<Profile>>>,
     inputs: Memo<StepInputs>,
-) -> Memo<Timed> {
+) -> (Memo<Timed>, Memo<bool>) {
     let built = RwSignal::new(None::<Arc<Built>>);
+    // The profile whose steps were first timed a task ago or more.
+    let timed_once = RwSignal::new(None::<Arc<Profile>>);
     let progress = RwSignal::new(None);
     provide_context(StepsProgress(progress));
     let generation = StoredValue::new(0u64);
@@ -65,6 +75,15 @@ pub(super) fn timed_steps(
         };
         let done = move |p: Arc<Profile>, inputs: StepInputs, table| {
             progress.set(None);
+            let first =
+                !timed_once.with_untracked(|t| t.as_ref().is_some_and(|t| Arc::ptr_eq(t, &p)));
+            if first {
+                let p = p.clone();
+                leptos::task::spawn_local(async move {
+                    super::import::next_task().await;
+                    timed_once.set(Some(p));
+                });
+            }
             built.set(Some(Arc::new(Built {
                 profile: p,
                 inputs,
@@ -96,14 +115,22 @@ pub(super) fn timed_steps(
             done(p, inputs, Ok(Arc::new(b.finish())));
         });
     });
-    Memo::new(move |_| {
+    let first = Memo::new(move |_| {
+        let Some(p) = profile.get().filter(|p| !p.steps.is_empty()) else {
+            return false;
+        };
+        timed_once.with(|t| !t.as_ref().is_some_and(|t| Arc::ptr_eq(t, &p)))
+    });
+    let table = Memo::new(move |_| {
         let p = profile.get()?;
         built.with(|b| {
             let b = b.as_ref()?;
             let same = Arc::ptr_eq(&b.profile, &p) && inputs.with(|i| *i == b.inputs);
             same.then(|| b.table.clone())
         })
-    })
+    });
+    provide_context(StepsTimed(table));
+    (table, first)
 }
 
 /// The scenario the steps are timed in: the inputs alone.

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use roofline::profile::{fit_steps, OwnEngine};
 
 use super::super::ctx;
-use super::step_table::StepsProgress;
+use super::step_table::{StepsProgress, StepsTimed};
 use crate::view::measured_steps;
 
 /// Step rows (and groups) per page of the table: a page is drawn in a few milliseconds, and
@@ -68,7 +68,9 @@ fn set_engine(c: super::super::Ctx, text: &str) {
 pub(super) fn StepsSection() -> impl IntoView {
     let c = ctx();
     // Computed with the kernels' table (`measured_memo`), which the roofline's markers read
-    // too; or why the steps cannot be placed (no chip to place them on).
+    // too; or why the steps cannot be placed (no chip to place them on). A new trace's steps
+    // come a task before its kernels: until then, as soon as they are timed.
+    let early = use_context::<StepsTimed>().map(|t| t.0);
     let table = Memo::new(move |_| {
         let has_steps = c
             .profile
@@ -76,7 +78,8 @@ pub(super) fn StepsSection() -> impl IntoView {
         c.measured.with(|m| match m {
             Some(Ok(t)) => t.steps.clone(),
             Some(Err(e)) if has_steps => Some(Err(e.clone())),
-            _ => None,
+            Some(Err(_)) => None,
+            None => early.and_then(|e| e.get()),
         })
     });
     let fit = RwSignal::new(None::<EngineFit>);

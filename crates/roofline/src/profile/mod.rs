@@ -116,6 +116,7 @@
 
 mod calibrate;
 mod csv;
+mod fx;
 mod guard;
 mod gzip;
 mod importer;

@@ -7,11 +7,11 @@
 //! (`cat: "cuda_runtime"`), GPU kernels (`cat: "kernel"`) and the flow events (`cat: "ac2g"`)
 //! that join launches to kernels. See the parent module for how they are matched.
 
+use super::fx::FxMap;
 use super::steps::looks_like_step;
 use super::trace_steps::{self, DistInfo, KernelRec, Parallel, SpanRec, Step};
 use super::{Format, Kernel};
 use crate::json::{ErrorKind, JsonError, Options, Sink, Token, Tokenizer};
-use std::collections::HashMap;
 
 mod event;
 
@@ -103,61 +103,6 @@ fn classify_cat(s: &str) -> Cat {
         .find(|(name, _)| name.len() == s.len() && name.eq_ignore_ascii_case(s))
         .map_or(Cat::Other, |&(_, c)| c)
 }
-
-/// The reader's maps (names, correlation ids) hashed the way rustc's own maps are (FxHash): a
-/// multiply and a rotate per 8 bytes. Its keys come from the file being read, in the user's
-/// own page, so no attacker chooses them.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Fx {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fx>>;
 
 /// Bytes per element of a PyTorch dtype name as the profiler writes it (`float`,
 /// `c10::BFloat16`); 0 when unknown or not a tensor (`Scalar`, `ScalarList`, ``).
@@ -1071,8 +1016,9 @@ fn attribute(s: TraceSink) -> TraceResult {
             a.kbytes = Some(a.kbytes.unwrap_or(0.0) + b);
         }
     };
-    let mut per_op: FxMap<u32, Agg> = FxMap::default();
-    let mut per_kernel: FxMap<u32, Agg> = FxMap::default();
+    // Indexed by operator and by kernel name (an empty `Agg` has no kernel).
+    let mut per_op: Vec<Agg> = vec![Agg::default(); ops.len()];
+    let mut per_kernel: Vec<Agg> = vec![Agg::default(); s.names.len()];
     let mut attributed = 0u64;
     let mut own_figures = 0u64;
     for (k, g) in s.gpu.iter().enumerate() {
@@ -1081,15 +1027,15 @@ fn attribute(s: TraceSink) -> TraceResult {
         // not summed into the operator around it.
         if g.flops.is_some() || g.bytes.is_some() {
             own_figures += 1;
-            add(per_kernel.entry(g.name).or_default(), g, k);
+            add(&mut per_kernel[g.name as usize], g, k);
             continue;
         }
         match owner[k] {
             Some(o) => {
                 attributed += 1;
-                add(per_op.entry(o).or_default(), g, k);
+                add(&mut per_op[o as usize], g, k);
             }
-            None => add(per_kernel.entry(g.name).or_default(), g, k),
+            None => add(&mut per_kernel[g.name as usize], g, k),
         }
     }
     let summary = |a: &Agg| -> String {
@@ -1106,9 +1052,12 @@ fn attribute(s: TraceSink) -> TraceResult {
     let mut rows: Vec<(usize, Kernel)> = Vec::new();
     let mut merged: FxMap<(u32, Option<&str>), usize> = FxMap::default();
     let mut zero_time = 0u64;
-    let mut owners: Vec<(&u32, &Agg)> = per_op.iter().collect();
+    let mut owners: Vec<(u32, &Agg)> = (0u32..)
+        .zip(&per_op)
+        .filter(|(_, a)| a.kernels > 0)
+        .collect();
     owners.sort_by_key(|(_, a)| a.first);
-    for (&o, a) in owners {
+    for (o, a) in owners {
         let op = &ops[o as usize];
         let flops = op.flops.or(a.kflops);
         let bytes = op.bytes.or(a.kbytes);
@@ -1134,10 +1083,13 @@ fn attribute(s: TraceSink) -> TraceResult {
             }
         }
     }
-    let mut loose: Vec<(&u32, &Agg)> = per_kernel.iter().collect();
+    let mut loose: Vec<(u32, &Agg)> = (0u32..)
+        .zip(&per_kernel)
+        .filter(|(_, a)| a.kernels > 0)
+        .collect();
     loose.sort_by_key(|(_, a)| a.first);
     let unowned: u64 = loose.iter().map(|(_, a)| a.kernels).sum();
-    for (&name, a) in loose {
+    for (name, a) in loose {
         let mut k = Kernel::new(s.names[name as usize].to_string(), Format::PyTorchTrace);
         k.count = a.kernels;
         k.time = a.time * 1e-6;

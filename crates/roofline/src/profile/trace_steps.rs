@@ -8,9 +8,10 @@
 //! span goes with the CPU span that launched most of the kernels inside it, else with the
 //! oldest unmatched CPU span of the same name that began before it.
 
+use super::fx::FxMap;
 use super::steps::{parse_span, Dialect, Span, StepName};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Where a step's measured time comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,7 +169,7 @@ pub(crate) fn collect(
     let mut notes = Vec::new();
     let parallel = parallel(dist);
     // Read each distinct name once.
-    let mut read: HashMap<u32, Result<Span, String>> = HashMap::new();
+    let mut read: FxMap<u32, Result<Span, String>> = FxMap::default();
     for s in spans {
         read.entry(s.name)
             .or_insert_with(|| parse_span(&names[s.name as usize]).map_err(|e| e.to_string()));
@@ -213,7 +214,7 @@ pub(crate) fn collect(
     by_start(&mut gpu);
 
     // Each kernel's CPU step: the step span on its launch thread that holds the launch.
-    let mut per_thread: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+    let mut per_thread: FxMap<(u64, u64), Vec<usize>> = FxMap::default();
     for (k, &i) in cpu.iter().enumerate() {
         per_thread
             .entry((spans[i].pid, spans[i].tid))
@@ -243,7 +244,7 @@ pub(crate) fn collect(
     // Pair GPU spans with CPU spans: the same External id (the profiler links a GPU-side
     // annotation to its CPU span so), else the vote of the kernels inside, else by name in
     // order.
-    let mut by_ext: HashMap<i64, usize> = HashMap::new();
+    let mut by_ext: FxMap<i64, usize> = FxMap::default();
     for (k, &i) in cpu.iter().enumerate() {
         if let Some(e) = spans[i].ext {
             by_ext.entry(e).or_insert(k);
@@ -251,8 +252,9 @@ pub(crate) fn collect(
     }
     let mut gpu_of: Vec<Option<usize>> = vec![None; cpu.len()];
     let mut lone_gpu: Vec<usize> = Vec::new();
-    let mut waiting: HashMap<u32, std::collections::VecDeque<usize>> = HashMap::new();
+    let mut waiting: FxMap<u32, std::collections::VecDeque<usize>> = FxMap::default();
     let mut next_cpu = 0;
+    let mut votes: Vec<usize> = vec![0; cpu.len()];
     for &g in &gpu {
         let gs = &spans[g];
         while next_cpu < cpu.len() && spans[cpu[next_cpu]].ts <= gs.ts {
@@ -264,14 +266,19 @@ pub(crate) fn collect(
         }
         let lo = timeline.partition_point(|t| t.0 < gs.ts);
         let hi = timeline.partition_point(|t| t.0 <= gs.ts + gs.dur);
-        let mut votes: HashMap<usize, usize> = HashMap::new();
+        // Each CPU step's votes, counted in `votes` (all zero between GPU spans).
+        let mut voters: Vec<usize> = Vec::new();
         for t in &timeline[lo..hi] {
             if let Some(o) = t.1 {
-                *votes.entry(o).or_default() += 1;
+                if votes[o] == 0 {
+                    voters.push(o);
+                }
+                votes[o] += 1;
             }
         }
-        let voted = votes
-            .into_iter()
+        let voted = voters
+            .iter()
+            .map(|&o| (o, std::mem::take(&mut votes[o])))
             .filter(|(o, _)| spans[cpu[*o]].name == gs.name && gpu_of[*o].is_none())
             .max_by_key(|&(o, n)| (n, std::cmp::Reverse(o)))
             .map(|(o, _)| o);
