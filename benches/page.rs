@@ -492,13 +492,7 @@ const drawnAfter = t => performance.getEntriesByName('plot-drawn').some(e => e.s
             b.wait_for(&format!("[data-markers='{PROFILE_KERNELS}']"))
                 .await;
         }
-        let profile = std::env::var("BENCH_PROFILE").is_ok_and(|v| !v.is_empty());
-        if profile {
-            b.cdp("Profiler.enable", json!({})).await;
-            b.cdp("Profiler.setSamplingInterval", json!({"interval": 100}))
-                .await;
-            b.cdp("Profiler.start", json!({})).await;
-        }
+        let profile = b.start_profile_if_asked().await;
         let r = b
             .client
             .execute_async(
@@ -513,12 +507,11 @@ const drawnAfter = t => performance.getEntriesByName('plot-drawn').some(e => e.s
             .await
             .expect("edit script");
         if profile {
-            let p = b.cdp("Profiler.stop", json!({})).await;
-            let dir = root().join("target").join("bench");
-            std::fs::create_dir_all(&dir).unwrap();
-            let file = dir.join(format!("{}.cpuprofile", sc.name));
-            std::fs::write(&file, p["profile"].to_string()).unwrap();
-            eprintln!("profile: {}", file.display());
+            let file = root()
+                .join("target")
+                .join("bench")
+                .join(format!("{}.cpuprofile", sc.name));
+            b.stop_profile_into(&file).await;
         }
         assert!(r.get("error").is_none(), "{r}");
         assert_eq!(

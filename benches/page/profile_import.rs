@@ -115,13 +115,7 @@ async fn page_import(path: &std::path::Path) -> Value {
         .execute_async(WATCH, vec![])
         .await
         .expect("watch script");
-    let profile = std::env::var("BENCH_PROFILE").is_ok_and(|v| !v.is_empty());
-    if profile {
-        b.cdp("Profiler.enable", json!({})).await;
-        b.cdp("Profiler.setSamplingInterval", json!({"interval": 100}))
-            .await;
-        b.cdp("Profiler.start", json!({})).await;
-    }
+    let profile = b.start_profile_if_asked().await;
     let input = b.wait_for("input[type=file][name=profile]").await;
     input
         .send_keys(&path.display().to_string())
@@ -140,13 +134,11 @@ async fn page_import(path: &std::path::Path) -> Value {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     if profile {
-        let p = b.cdp("Profiler.stop", json!({})).await;
         let name = path
             .file_name()
             .map_or("trace".into(), |n| n.to_string_lossy());
-        let file = path.with_file_name(format!("import-{name}.cpuprofile"));
-        std::fs::write(&file, p["profile"].to_string()).unwrap();
-        eprintln!("profile: {}", file.display());
+        b.stop_profile_into(&path.with_file_name(format!("import-{name}.cpuprofile")))
+            .await;
     }
     b.close().await;
     assert_eq!(r["error"], json!(""), "the import failed: {r}");

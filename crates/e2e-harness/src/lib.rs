@@ -464,6 +464,30 @@ impl Browser {
             .unwrap_or_else(|e| panic!("DevTools command {cmd} failed: {e}"))
     }
 
+    /// With `BENCH_PROFILE` set (and not empty), starts the DevTools CPU profiler on the page,
+    /// sampling every 100 µs; returns whether it started (the benches' `--profile` runs).
+    pub async fn start_profile_if_asked(&self) -> bool {
+        if !std::env::var("BENCH_PROFILE").is_ok_and(|v| !v.is_empty()) {
+            return false;
+        }
+        self.cdp("Profiler.enable", json!({})).await;
+        self.cdp("Profiler.setSamplingInterval", json!({"interval": 100}))
+            .await;
+        self.cdp("Profiler.start", json!({})).await;
+        true
+    }
+
+    /// Stops the profiler [`Browser::start_profile_if_asked`] started and writes its profile
+    /// (DevTools' `.cpuprofile` JSON) to `file`.
+    pub async fn stop_profile_into(&self, file: &std::path::Path) {
+        let p = self.cdp("Profiler.stop", json!({})).await;
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(file, p["profile"].to_string()).unwrap();
+        eprintln!("profile: {}", file.display());
+    }
+
     /// Run `source` in every document (and frame) loaded from now on, before its own scripts.
     pub async fn on_new_document(&self, source: &str) {
         self.cdp(
