@@ -28,6 +28,19 @@ fn card(name: &str) -> String {
     format!(".card[data-op='0'] [name='{name}']")
 }
 
+/// No axe violation (`what` names the case), then a look (target/e2e/`name`): the plots from
+/// the top of the TTFT panel.
+async fn axe_clean_then_shoot(b: &Browser, what: &str, name: &str) {
+    let v = b.axe().await;
+    assert!(v.is_empty(), "{what}: {v:?}");
+    b.js(&format!(
+        "document.querySelector(\"{}\").scrollIntoView()",
+        panel("ttft")
+    ))
+    .await;
+    b.screenshot(name).await;
+}
+
 async fn label(b: &Browser, p: &str) -> String {
     b.js(&format!(
         "const e = document.querySelector(\"{}\"); return e ? e.getAttribute('aria-label') : ''",
@@ -122,16 +135,8 @@ async fn a_load_link_draws_the_load_plot_with_its_engines_and_measured_rows() {
             wide.as_i64().unwrap_or(1) <= 0,
             "{size:?}: scrolls sideways"
         );
-        let v = b.axe().await;
-        assert!(v.is_empty(), "{size:?}: {v:?}");
-        // A look (target/e2e/): the plots at the top of the screen.
-        b.js(&format!(
-            "document.querySelector(\"{}\").scrollIntoView()",
-            panel("ttft")
-        ))
-        .await;
         let w = size.map_or(1280, |(w, _)| w);
-        b.screenshot(&format!("load-plot-{w}")).await;
+        axe_clean_then_shoot(&b, &format!("{size:?}"), &format!("load-plot-{w}")).await;
     }
     b.viewport(None).await;
     let errors = b.console_errors().await;
@@ -299,14 +304,7 @@ async fn the_load_plot_shades_simulated_p50_p99_bands() {
             .js("return document.scrollingElement.scrollWidth - window.innerWidth")
             .await;
         assert!(wide.as_i64().unwrap_or(1) <= 0, "{w}: scrolls sideways");
-        let v = b.axe().await;
-        assert!(v.is_empty(), "{w}: {v:?}");
-        b.js(&format!(
-            "document.querySelector(\"{}\").scrollIntoView()",
-            panel("ttft")
-        ))
-        .await;
-        b.screenshot(&format!("load-tails-{w}x{h}")).await;
+        axe_clean_then_shoot(&b, &w.to_string(), &format!("load-tails-{w}x{h}")).await;
         b.js("document.querySelector('[data-load-queue]').scrollIntoView()")
             .await;
         b.screenshot(&format!("load-queue-{w}x{h}")).await;
@@ -355,14 +353,7 @@ async fn a_disaggregated_link_draws_its_ratios_band() {
                 "{w}: {r:?}"
             );
         }
-        let v = b.axe().await;
-        assert!(v.is_empty(), "{w}: {v:?}");
-        b.js(&format!(
-            "document.querySelector(\"{}\").scrollIntoView()",
-            panel("ttft")
-        ))
-        .await;
-        b.screenshot(&format!("load-disagg-{w}x{h}")).await;
+        axe_clean_then_shoot(&b, &w.to_string(), &format!("load-disagg-{w}x{h}")).await;
     }
     let errors = b.console_errors().await;
     assert!(errors.is_empty(), "{errors:?}");

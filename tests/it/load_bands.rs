@@ -23,6 +23,14 @@ fn scenario(q: &str) -> roofline::Scenario {
     d.scenario
 }
 
+/// The figure `m` of the first simulated row, from its `data-value` text.
+fn first_cell(rows: &[roofline_lab::view::serving_tails::SimRow], m: &str) -> f64 {
+    let c = rows[0].cells.iter().find(|c| c.metric == m).unwrap();
+    c.value
+        .parse()
+        .unwrap_or_else(|_| panic!("{m}: {}", c.value))
+}
+
 /// The bands are asked only while the load plot shows, by the tails' key.
 #[test]
 fn bands_are_asked_only_on_the_load_plot() {
@@ -49,12 +57,7 @@ fn the_answer_reads_back_and_its_own_load_is_the_rows_cells() {
     let own = sweep.points.iter().find(|p| p.x == 16.0).unwrap();
     let f = own.figures.as_ref().unwrap();
     let row = simulate(&key, &steps);
-    let cell = |m: &str| -> f64 {
-        let c = row.rows[0].cells.iter().find(|c| c.metric == m).unwrap();
-        c.value
-            .parse()
-            .unwrap_or_else(|_| panic!("{m}: {}", c.value))
-    };
+    let cell = |m: &str| first_cell(&row.rows, m);
     assert_eq!(f.ttft_p99, cell("ttft_p99"));
     assert_eq!(f.ttft_p50, cell("ttft_p50"));
     assert_eq!(f.tpot_p99.unwrap(), cell("tpot_p99"));
@@ -195,12 +198,7 @@ fn a_disaggregated_link_draws_its_ratios_band_beside_the_engines() {
     let own = ds.points.iter().find(|p| p.x == 16.0).unwrap();
     let f = own.figures.as_ref().unwrap();
     let row = simulate(&key, &steps);
-    let cell = |m: &str| -> f64 {
-        let c = row.rows[0].cells.iter().find(|c| c.metric == m).unwrap();
-        c.value
-            .parse()
-            .unwrap_or_else(|_| panic!("{m}: {}", c.value))
-    };
+    let cell = |m: &str| first_cell(&row.rows, m);
     assert_eq!(
         (f.ttft_p50, f.ttft_p99),
         (cell("ttft_p50"), cell("ttft_p99"))
