@@ -77,7 +77,7 @@ pub struct PartRows(Option<Arc<LazyParts>>);
 struct LazyParts {
     len: usize,
     rows: OnceLock<Vec<ResultRow>>,
-    from: Option<PartSource>,
+    from: PartSource,
 }
 
 /// What formats the part rows of operation `i` on chip `j` from the store's figures.
@@ -102,12 +102,12 @@ impl PartRows {
         PartRows(Some(Arc::new(LazyParts {
             len,
             rows: OnceLock::new(),
-            from: Some(PartSource {
+            from: PartSource {
                 i,
                 j,
                 results,
                 format,
-            }),
+            },
         })))
     }
 
@@ -121,7 +121,7 @@ impl PartRows {
         self.len() == 0
     }
 
-    /// Whether the rows are formatted yet (read once, or made from a list).
+    /// Whether the rows are formatted yet (read once; no rows count as formatted).
     pub fn formatted(&self) -> bool {
         self.0.as_ref().is_none_or(|l| l.rows.get().is_some())
     }
@@ -131,25 +131,8 @@ impl PartRows {
         let Some(l) = &self.0 else {
             return &[];
         };
-        l.rows.get_or_init(|| {
-            l.from
-                .as_ref()
-                .map(|f| (f.format)(f.i, f.j, &f.results))
-                .unwrap_or_default()
-        })
-    }
-}
-
-impl From<Vec<ResultRow>> for PartRows {
-    fn from(rows: Vec<ResultRow>) -> PartRows {
-        if rows.is_empty() {
-            return PartRows::default();
-        }
-        PartRows(Some(Arc::new(LazyParts {
-            len: rows.len(),
-            rows: OnceLock::from(rows),
-            from: None,
-        })))
+        let f = &l.from;
+        l.rows.get_or_init(|| (f.format)(f.i, f.j, &f.results))
     }
 }
 
