@@ -148,7 +148,7 @@ impl OpKind {
     /// Checks every field against its range (and kind-specific rules).
     pub fn validate(&self) -> Result<(), Error> {
         // Each field's value beside its spec, in form order (`each_num` and `fields` come from
-        // one `op_fields!` list; `tests/it/fields.rs` checks they agree for every kind).
+        // one `op_fields!` list; `tests/it/api.rs` checks they agree for every kind).
         let mut specs = self.fields().iter();
         self.behavior().each_num(&mut |v| match (specs.next(), v) {
             (Some(spec), Some(v)) if spec.is_numeric() => spec.check(v).map(|_| ()),
