@@ -1,9 +1,10 @@
 // Roofline Lab's profile importer, a module Web Worker (issue 27: loaded on first use, off the
 // page's thread). The page starts it as
 //   new Worker("import-worker.js?js=import-<hash>.js&wasm=import-<hash>_bg.wasm", {type: "module"})
-// (the names from <meta name="import-worker">, which scripts/csp_post_build.py writes) when it
-// first imports a profile; it loads the importer's wasm (src/bin/import.rs) and answers one
-// message per import:
+// (the names from <meta name="import-worker">, which scripts/csp_post_build.py writes) when the
+// pointer or the keyboard first comes to the profile panel, or a file is dragged onto it (or
+// else at the import itself), so that its wasm has loaded by the time a file is chosen; it
+// loads the importer's wasm (src/bin/import.rs) and answers one message per import:
 //   in:  {file: File} or {text: string}
 //   out: {progress: bytesRead} after each slice of a file, then {ok: profileJson, timing} (UTF-8
 //        bytes, a Uint8Array whose buffer is handed over, not copied; `timing`: milliseconds

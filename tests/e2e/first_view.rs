@@ -310,10 +310,12 @@ async fn the_validation_set_loads_on_first_use_only() {
 }
 
 /// The profile importer is a program loaded on first use (src/bin/import.rs in a Web Worker):
-/// none of its files is requested while the page loads and idles; the first import starts it,
-/// and its profile arrives on the page as the pasted text says. A second import starts a
-/// fresh worker (the browser's cache answers); a worker that cannot start gets a message
-/// next to the field, and the last good profile stays.
+/// none of its files is requested while the page loads and idles; the pointer coming over the
+/// profile panel starts it (issue 43: its files load while a file is chosen), importing
+/// nothing by that alone, and the import that follows uses that worker, not a second one; its
+/// profile arrives on the page as the pasted text says. A second import starts a fresh worker
+/// (the browser's cache answers); a worker that cannot start gets a message next to the field,
+/// and the last good profile stays.
 #[tokio::test(flavor = "current_thread")]
 async fn the_profile_importer_loads_on_first_use() {
     let b = Browser::start_with(Options { network_log: true }).await;
@@ -337,15 +339,40 @@ async fn the_profile_importer_loads_on_first_use() {
         "importer fetched at load"
     );
 
-    b.click("[data-action='sample-profile']").await;
-    b.wait_for("tr[data-measured]").await;
-    let first = importer(&b.network_requests().await);
+    // The pointer over the panel: the importer's script and wasm are fetched, nothing imported.
+    b.js("window.__workers = 0;
+          const Base = window.Worker;
+          window.Worker = class extends Base { constructor(u, o) { super(u, o); window.__workers++; } };
+          document.querySelector('[data-profile-panel]').dispatchEvent(new PointerEvent('pointerover', {bubbles: true}));
+          return 0;")
+        .await;
+    let mut first = Vec::new();
+    for _ in 0..100 {
+        first.extend(importer(&b.network_requests().await));
+        if first.iter().any(|u| u.ends_with("_bg.wasm")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert!(
         first
             .iter()
             .any(|u| u.contains("/import-worker.js?js=import-"))
             && first.iter().any(|u| u.ends_with("_bg.wasm")),
         "{first:?}"
+    );
+    assert_eq!(
+        b.js("return [window.__workers, document.querySelectorAll('tr[data-measured]').length]")
+            .await,
+        json!([1, 0]),
+        "one worker started by the pointer, nothing imported"
+    );
+    b.click("[data-action='sample-profile']").await;
+    b.wait_for("tr[data-measured]").await;
+    assert_eq!(
+        b.js("return window.__workers").await,
+        json!(1),
+        "the import used the worker the pointer started"
     );
     let rows = b
         .js("return document.querySelectorAll('tr[data-measured]').length")
@@ -383,10 +410,15 @@ async fn the_profile_importer_loads_on_first_use() {
             "the profile importer could not start: ",
         ),
     ] {
+        // The pointer comes over the panel first: the worker it starts (whose script fails to
+        // load, or whose program does) is the one the import finds.
         b.js(&format!(
-            "document.querySelector('meta[name=import-worker]').content = {content:?}; return 0;"
+            "document.querySelector('meta[name=import-worker]').content = {content:?};
+             document.querySelector('[data-profile-panel]').dispatchEvent(new PointerEvent('pointerover', {{bubbles: true}}));
+             return 0;"
         ))
         .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
         b.click("[data-action='sample-profile']").await;
         wait_js(
             &b,

@@ -1,7 +1,8 @@
 //! One import of the measured-profile panel (issue 27: the importer loaded on first use, off the
 //! page's thread). The core's importer is a program of its own (`src/bin/import.rs`) that a
 //! module Web Worker runs (`assets/import-worker.js`, its URL in `<meta name="import-worker">`):
-//! each import starts a worker (ending the one before), posts it the file or the pasted text,
+//! each import takes the worker started when the pointer or the keyboard came to the panel
+//! ([`prewarm`]), or starts one (ending the one before), posts it the file or the pasted text,
 //! follows the bytes it reports, and reads back the profile it posts as JSON bytes, 64 KiB
 //! per task (`crate::profile_json`). The page's thread never parses a profile.
 
@@ -103,9 +104,9 @@ impl Import {
         self.in_worker(msg, Some(size), source);
     }
 
-    /// Runs one import in a new worker (ending the one before, if still running): posts
-    /// `msg`, follows its progress through a file of `size` bytes, ends with its profile or
-    /// message.
+    /// Runs one import in the waiting worker ([`prewarm`]) or a new one (ending the one before,
+    /// if still running): posts `msg`, follows its progress through a file of `size` bytes,
+    /// ends with its profile or message.
     fn in_worker(&self, msg: js_sys::Object, size: Option<f64>, source: String) {
         let generation = self.start();
         let me = *self;
@@ -116,14 +117,9 @@ impl Import {
                 String::new(),
             )
         };
-        let Some(url) = importer_url() else {
-            return failed("the page names no importer (<meta name=\"import-worker\">)".into());
-        };
-        let opts = web_sys::WorkerOptions::new();
-        opts.set_type(web_sys::WorkerType::Module);
-        let worker = match web_sys::Worker::new_with_options(&url, &opts) {
+        let worker = match take_spare().map_or_else(|| new_worker().map(|(w, _)| w), Ok) {
             Ok(w) => w,
-            Err(e) => return failed(js_detail(&e)),
+            Err(e) => return failed(e),
         };
         let w = worker.clone();
         let on_message = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
@@ -244,6 +240,63 @@ type Job = (
 
 thread_local! {
     static JOB: std::cell::RefCell<Option<Job>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A worker started before an import, its URL, and whether its script failed to load (an
+/// `error` event fired before the import set its own handlers), with the handler that says so.
+type Spare = (
+    web_sys::Worker,
+    String,
+    std::rc::Rc<std::cell::Cell<bool>>,
+    wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>,
+);
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Spare>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Starts an importer ahead of an import, when the user shows they may import one (the pointer
+/// over the panel, the keyboard in it, a file dragged onto it): its script and its wasm load
+/// while the file is chosen, so that an import starts reading at once (issue 43). Nothing when
+/// one is already waiting; the next import takes it.
+pub(super) fn prewarm() {
+    if SPARE.with(|s| s.borrow().is_some()) {
+        return;
+    }
+    let Ok((worker, url)) = new_worker() else {
+        // The import says why when it starts its own.
+        return;
+    };
+    let failed = std::rc::Rc::new(std::cell::Cell::new(false));
+    let flag = failed.clone();
+    let on_error =
+        wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(move |_: web_sys::Event| {
+            flag.set(true)
+        });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    SPARE.with(|s| *s.borrow_mut() = Some((worker, url, failed, on_error)));
+}
+
+/// The waiting importer, if one was started from the page's importer URL and its script did
+/// not fail to load (else it is ended: the import starts its own, which says why).
+fn take_spare() -> Option<web_sys::Worker> {
+    let (worker, url, failed, _on_error) = SPARE.with(|s| s.borrow_mut().take())?;
+    worker.set_onerror(None);
+    if failed.get() || importer_url().as_ref() != Some(&url) {
+        worker.terminate();
+        return None;
+    }
+    Some(worker)
+}
+
+/// A new importer worker (a module worker at the page's importer URL) and its URL, or why not.
+fn new_worker() -> Result<(web_sys::Worker, String), String> {
+    let url = importer_url()
+        .ok_or_else(|| "the page names no importer (<meta name=\"import-worker\">)".to_string())?;
+    let opts = web_sys::WorkerOptions::new();
+    opts.set_type(web_sys::WorkerType::Module);
+    let worker = web_sys::Worker::new_with_options(&url, &opts).map_err(|e| js_detail(&e))?;
+    Ok((worker, url))
 }
 
 /// The importer worker's URL (`import-worker.js?js=...&wasm=...`), as the page names it.

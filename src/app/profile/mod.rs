@@ -190,7 +190,10 @@ pub fn ProfilePanel() -> impl IntoView {
             class=move || if dragging.get() { "panel profile dragging" } else { "panel profile" }
             aria-labelledby="profile-h"
             data-profile-panel="true"
-            on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); dragging.set(true); }
+            // An import may follow: its worker starts loading now (`import::prewarm`).
+            on:pointerover=move |_| import::prewarm()
+            on:focusin=move |_| import::prewarm()
+            on:dragover=move |ev: web_sys::DragEvent| { ev.prevent_default(); dragging.set(true); import::prewarm(); }
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
