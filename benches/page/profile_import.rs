@@ -257,8 +257,8 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
             format!("≤ {BUDGET_FRAME_GAP_MS:.0} ms"),
             f(&page["max_gap_ms"]) <= BUDGET_FRAME_GAP_MS,
         ));
-        out.push((
-            format!(
+        out.push(info(
+            &format!(
                 "  to the import mark / markers drawn ({} steps)",
                 page["steps"]
             ),
@@ -267,25 +267,21 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
                 f(&page["import_ms"]),
                 f(&page["shown_ms"])
             ),
-            String::new(),
-            true,
         ));
         out.extend(phases(page));
     }
     let cold = &v["page_cold"];
-    out.push((
-        "profile import, the same trace picked at once (the importer started by the pick)".into(),
+    out.push(info(
+        "profile import, the same trace picked at once (the importer started by the pick)",
         format!(
             "{:.0} ms, longest gap {:.0} ms",
             f(&cold["table_ms"]),
             f(&cold["max_gap_ms"])
         ),
-        String::new(),
-        true,
     ));
     out.extend(phases(cold));
-    out.push((
-        format!(
+    out.push(info(
+        &format!(
             "  same bytes, native import ({} records, {} launches, {} steps)",
             v["records"], v["launches"], v["steps"]
         ),
@@ -294,20 +290,21 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
             f(&v["native_import_ms"]),
             f(&v["native_gz_import_ms"])
         ),
-        String::new(),
-        true,
     ));
-    out.push((
-        "    longest 1 MiB slice / finish (native)".into(),
+    out.push(info(
+        "    longest 1 MiB slice / finish (native)",
         format!(
             "{:.0} / {:.0} ms",
             f(&v["native_slice_max_ms"]),
             f(&v["native_finish_ms"])
         ),
-        String::new(),
-        true,
     ));
     out
+}
+
+/// A printed row without a budget.
+fn info(what: &str, value: String) -> (String, String, String, bool) {
+    (what.to_string(), value, String::new(), true)
 }
 
 /// Where one import's time went: the worker (its wasm, reading the file, parsing, writing the
@@ -329,9 +326,8 @@ fn phases(page: &Value) -> Vec<(String, String, String, bool)> {
                 .collect()
         })
         .unwrap_or_default();
-    let row = |what: &str, value: String| (what.to_string(), value, String::new(), true);
     vec![
-        row(
+        info(
             "    worker: start+post / wasm / read / parse / finish",
             format!(
                 "{:.0} / {:.0} / {:.0} / {:.0} / {:.0} ms",
@@ -342,7 +338,7 @@ fn phases(page: &Value) -> Vec<(String, String, String, bool)> {
                 f(&w["finish"])
             ),
         ),
-        row(
+        info(
             &format!(
                 "    page: JSON read ({:.0} KiB) / steps computed / table",
                 f(&page["json_bytes"]) / 1024.0
@@ -354,11 +350,11 @@ fn phases(page: &Value) -> Vec<(String, String, String, bool)> {
                 f(&page["table_ms"]) - f(&page["steps_ms"]),
             ),
         ),
-        row(
+        info(
             "    longest gap began at (ms after the pick)",
             format!("{:.0} ms", f(&page["max_gap_at_ms"])),
         ),
-        row(
+        info(
             "    page tasks over 50 ms (start+duration)",
             if long.is_empty() {
                 "none".into()
