@@ -29,8 +29,14 @@ pub const TRACE_BYTES: usize = 50 << 20;
 /// Issue 43's budget: a 50 MiB annotated trace (and its gzip), from file pick to step table
 /// drawn, in at most 1 s (issue 15's was 3 s to the kernels' table).
 pub const BUDGET_IMPORT_MS: f64 = 1000.0;
-/// Issue 43's: the longest frame gap at most 50 ms (issue 15's was RAIL's 100 ms).
+/// Issue 43's: the longest frame gap at most 50 ms (issue 15's was RAIL's 100 ms), three
+/// frames at 60 Hz.
 pub const BUDGET_FRAME_GAP_MS: f64 = 50.0;
+/// How far a frame gap's reading strays from a whole number of frames: the browser's frame
+/// times are 16.67 ms apart and a gap of three reads 49.9 to 50.1 ms (seen in this bench), so
+/// a gap is judged against the budget with this much allowed (far less than a frame: a gap of
+/// four frames, 66.7 ms, is never met).
+const FRAME_JITTER_MS: f64 = 0.5;
 /// Runs in the page: records the `change` event's time and the frame gaps until the import
 /// mark and the next draw, then reports.
 const WATCH: &str = r#"
@@ -253,9 +259,10 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
                 "  longest frame gap while importing ({} frames)",
                 page["frames"]
             ),
-            format!("{:.0} ms", f(&page["max_gap_ms"])),
+            // One decimal: a gap of three frames reads 49.9 to 50.1 ms ([`FRAME_JITTER_MS`]).
+            format!("{:.1} ms", f(&page["max_gap_ms"])),
             format!("≤ {BUDGET_FRAME_GAP_MS:.0} ms"),
-            f(&page["max_gap_ms"]) <= BUDGET_FRAME_GAP_MS,
+            f(&page["max_gap_ms"]) <= BUDGET_FRAME_GAP_MS + FRAME_JITTER_MS,
         ));
         out.push(info(
             &format!(
@@ -274,7 +281,7 @@ pub fn rows(v: &Value) -> Vec<(String, String, String, bool)> {
     out.push(info(
         "profile import, the same trace picked at once (the importer started by the pick)",
         format!(
-            "{:.0} ms, longest gap {:.0} ms",
+            "{:.0} ms, longest gap {:.1} ms",
             f(&cold["table_ms"]),
             f(&cold["max_gap_ms"])
         ),

@@ -55,7 +55,8 @@ pub struct Ctx {
     pub status: RwSignal<Option<String>>,
     /// The imported profile (never in the link), `None` before an import.
     pub profile: RwSignal<Option<std::sync::Arc<roofline::profile::Profile>>>,
-    /// The profile against the first chip's roofline: the panel's tables, the plot's markers.
+    /// The profile against the first chip's roofline, for the panel's tables (the plot's
+    /// markers follow it, a frame later when a profile is new: [`profile::measured_memo`]).
     pub measured: Memo<profile::Measured>,
     /// Counts the scenarios loaded whole (a worked example, Back, a link in the page, Start
     /// over): what is laid out once per scenario rather than per edit (a chip card's folded
@@ -419,13 +420,13 @@ pub fn App() -> impl IntoView {
     });
     let keys = RwSignal::new(scenario.with_untracked(Keys::new));
     let imported = RwSignal::new(None);
-    let measured = profile::measured_memo(scenario, imported);
+    let (measured, markers) = profile::measured_memo(scenario, imported);
     let ctx = Ctx {
         scenario,
         keys,
         dark,
         results,
-        charts: plots::Charts::new(scenario, results, measured),
+        charts: plots::Charts::new(scenario, results, markers),
         status,
         profile: imported,
         measured,

@@ -35,7 +35,7 @@ pub struct Charts {
 
 impl Charts {
     /// Memos over the scenario (its sweep axes included) and the measured profile (markers on
-    /// the roofline plot).
+    /// the roofline plot: the second of [`super::profile::measured_memo`]'s memos).
     pub fn new(
         scenario: RwSignal<Scenario>,
         results: Memo<roofline::results::Results>,

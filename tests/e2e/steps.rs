@@ -4,7 +4,8 @@
 //! the file picker at a desktop's and a phone's width: the step table's figures against the
 //! fixtures' measured times and hand-counted `T_lower`; then a fit of the user's own engine,
 //! refused by the guard on too few steps, applied from a trace of eight steady decode steps
-//! (`engine=own:` in the link, a removable chip), and removed.
+//! (`engine=own:` in the link, a removable chip), and removed; and a new trace shown in stages
+//! a frame apart: the step table, the kernels' table, the plot.
 //!
 //! The hand counts: Llama-3 8B (Meta's config.json: d 4096, 32 layers, 32 query and 8 KV heads
 //! of 128, MLP 14336, vocabulary 128256) in bf16 on an H100 (9.89e14 FLOP/s, 3.35e12 B/s).
@@ -379,4 +380,59 @@ async fn a_long_trace_counts_every_step_and_the_page_takes_edits_meanwhile() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A new trace is shown in stages, each after a frame of its own (issue 43: no frame gap over
+/// 50 ms while a long trace comes in): its step table, then its kernels' table, then the plot
+/// redrawn with its steps. Frames are counted by an animation-frame loop; a row's frame is the
+/// count when it entered the page, the plot's the count before the first frame that showed it
+/// changed (a canvas is drawn in a task, then shown by the next frame).
+#[tokio::test(flavor = "current_thread")]
+async fn a_new_traces_steps_kernels_and_plot_come_a_frame_apart() {
+    let b = Browser::start().await;
+    b.open(&format!("{PAGE}&plot=both")).await;
+    b.wait_for("canvas[data-chart='roofline']").await;
+    b.js(
+        r#"const canvas = document.querySelector("canvas[data-chart='roofline']");
+        const look = () => {
+            const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            let h = 0;
+            for (let i = 0; i < d.length; i += 4) h = (h * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) | 0;
+            return h;
+        };
+        const s = window.__stages = {frame: 0, plot0: look()};
+        const loop = () => {
+            s.frame++;
+            if (s.plot === undefined && s.steps !== undefined && look() !== s.plot0) s.plot = s.frame - 1;
+            requestAnimationFrame(loop);
+        };
+        requestAnimationFrame(loop);
+        new MutationObserver(() => {
+            if (s.steps === undefined && document.querySelector('tr[data-step]')) s.steps = s.frame;
+            if (s.kernels === undefined && document.querySelector('tr[data-measured]')) s.kernels = s.frame;
+        }).observe(document.body, {subtree: true, childList: true});
+        return 0;"#,
+    )
+    .await;
+    import(&b, &fixture("sglang-steps.json"), 6, "sglang-steps.json").await;
+    let mut stages = serde_json::Value::Null;
+    for _ in 0..100 {
+        stages = b
+            .js("const s = window.__stages; return [s.steps, s.kernels, s.plot];")
+            .await;
+        if stages[2].is_u64() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let [steps, kernels, plot] = [0, 1, 2].map(|i| {
+        stages[i]
+            .as_u64()
+            .unwrap_or_else(|| panic!("stage {i} never seen: {stages}"))
+    });
+    assert!(
+        steps < kernels && kernels < plot,
+        "[steps, kernels, plot] drawn in frames {stages}: each should come a frame after the one before"
+    );
+    b.close().await;
 }

@@ -218,6 +218,39 @@ async fn read_profile(
     Some(reader.finish())
 }
 
+/// How long [`after_next_frame`] waits for a frame before it resolves anyway: a hidden page
+/// draws none.
+const FRAME_WAIT_MS: i32 = 100;
+
+/// Resolves in a task after the browser's next frame has been drawn (a zero timeout set from
+/// an animation frame's callback), or after [`FRAME_WAIT_MS`] when no frame comes: work
+/// started then does not share a frame with what the task before it drew. Two zero timeouts
+/// in a row may run before the page draws; this may not.
+pub(super) async fn after_next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let Some(w) = web_sys::window() else {
+            return;
+        };
+        check(
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, FRAME_WAIT_MS),
+            "wait for a frame",
+        );
+        let after_frame = wasm_bindgen::closure::Closure::once_into_js(move || {
+            if let Some(w) = web_sys::window() {
+                check(
+                    w.set_timeout_with_callback(&resolve),
+                    "wait for the frame's end",
+                );
+            }
+        });
+        check(
+            w.request_animation_frame(after_frame.unchecked_ref()),
+            "wait for the next frame",
+        );
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 /// Resolves in a later task (a zero timeout), letting the page paint between.
 pub(super) async fn next_task() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {

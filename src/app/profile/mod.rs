@@ -37,18 +37,19 @@ pub const MAX_MARKERS: usize = 300;
 /// without a profile, the message when the scenario gives no roofline to place it against.
 pub type Measured = Option<Result<Arc<MeasuredTable>, String>>;
 
-/// The memo behind [`Ctx::measured`]: the roofline is recomputed on every scenario change,
-/// the kernels' table only when the roofline or the profile changed, and a serving engine's
-/// steps are timed a slice per task ([`step_table`]) and joined to it once all are timed.
-/// A new profile with steps is shown (its kernels' table, its markers on the plot) only in the
-/// task after its steps are first timed, the step table drawn in the one before (issue 43:
-/// the step table is what the import waits for, no task draws both, and the kernels' table and
-/// the plot are drawn once, with the steps, not twice); an edit that times the steps anew
-/// keeps the kernels shown meanwhile.
+/// The memos behind [`Ctx::measured`] (the panel's) and the roofline plot's markers: the
+/// roofline is recomputed on every scenario change, the kernels' table only when the roofline
+/// or the profile changed, and a serving engine's steps are timed a slice per task
+/// ([`step_table`]) and joined to it once all are timed. A new profile with steps is shown in
+/// tasks a frame apart: its step table, then its kernels' table computed, then drawn, then its
+/// markers on the plot (issue 43: the step table is what the import waits for, no task does
+/// two of these, and the kernels' tables and the plot are drawn once, with the steps, not
+/// twice); an edit that times the steps anew keeps the kernels shown meanwhile, and the plot
+/// follows the panel in the edit's own task.
 pub fn measured_memo(
     scenario: RwSignal<Scenario>,
     profile: RwSignal<Option<Arc<Profile>>>,
-) -> Memo<Measured> {
+) -> (Memo<Measured>, Memo<Measured>) {
     let roof = Memo::new(move |_| {
         scenario.with(|s| view::measured_roofline(s).map_err(|e| AppError::from(e).to_string()))
     });
@@ -64,7 +65,6 @@ pub fn measured_memo(
             )
         })
     });
-    let (steps, first_timing) = step_table::timed_steps(profile, step_inputs);
     let kernels = Memo::new(move |_| {
         let p = profile.get()?;
         Some(roof.with(|r| {
@@ -77,8 +77,11 @@ pub fn measured_memo(
             })
         }))
     });
-    Memo::new(move |_| {
-        if first_timing.get() {
+    // A new profile's kernels' table is computed a frame before it is drawn.
+    let prepare = move || kernels.with_untracked(|_| ());
+    let (steps, first) = step_table::timed_steps(profile, step_inputs, prepare);
+    let panel = Memo::new(move |_| {
+        if first.kernels.get() {
             return None;
         }
         let k = kernels.get()?;
@@ -89,7 +92,9 @@ pub fn measured_memo(
             }),
             None => t,
         }))
-    })
+    });
+    let plot = Memo::new(move |_| if first.plot.get() { None } else { panel.get() });
+    (panel, plot)
 }
 
 /// The last fit: its calibration, summary lines and why Apply refuses it (issue 38, point 6),

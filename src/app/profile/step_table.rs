@@ -49,18 +49,32 @@ struct Built {
     table: Result<Arc<StepTable>, String>,
 }
 
+/// What a new profile's first showing still waits for: each is true from the profile's arrival
+/// to a frame after its first step table (for any inputs) is built.
+#[derive(Clone, Copy)]
+pub(super) struct FirstShowing {
+    /// The kernels' tables: until a task after the frame that draws the step table.
+    pub(super) kernels: Memo<bool>,
+    /// The roofline plot's markers: until a task after the frame that draws the kernels'
+    /// tables.
+    pub(super) plot: Memo<bool>,
+}
+
 /// The step table of `profile`'s steps timed with `inputs`, built a slice per task (see the
-/// module docs), and whether a new profile's steps are being timed for the first time: true
-/// from the profile's arrival to the task after its first table (for any inputs) is built, so
-/// that its kernels' table and markers, which wait for it, are drawn in a task after the step
-/// table's. Provides [`StepsProgress`] and [`StepsTimed`] to the panel.
+/// module docs), and what a new profile's first showing waits for: its step table is drawn,
+/// then `prepare` runs (it computes the kernels' table), then the kernels' tables are drawn,
+/// then its markers on the plot, each in a task of its own, a frame apart (issue 43: the last
+/// three were one task of 50–62 ms, and two tasks without a frame between them are one frame
+/// gap). Provides [`StepsProgress`] and [`StepsTimed`] to the panel.
 pub(super) fn timed_steps(
     profile: RwSignal<Option<Arc<Profile>>>,
     inputs: Memo<StepInputs>,
-) -> (Memo<Timed>, Memo<bool>) {
+    prepare: impl Fn() + Copy + 'static,
+) -> (Memo<Timed>, FirstShowing) {
     let built = RwSignal::new(None::<Arc<Built>>);
-    // The profile whose steps were first timed a task ago or more.
+    // The profile whose steps were first timed a task ago or more, and two tasks ago or more.
     let timed_once = RwSignal::new(None::<Arc<Profile>>);
+    let plotted_once = RwSignal::new(None::<Arc<Profile>>);
     let progress = RwSignal::new(None);
     provide_context(StepsProgress(progress));
     let generation = StoredValue::new(0u64);
@@ -80,8 +94,12 @@ pub(super) fn timed_steps(
             if first {
                 let p = p.clone();
                 leptos::task::spawn_local(async move {
-                    super::import::next_task().await;
-                    timed_once.set(Some(p));
+                    super::import::after_next_frame().await;
+                    prepare();
+                    super::import::after_next_frame().await;
+                    timed_once.set(Some(p.clone()));
+                    super::import::after_next_frame().await;
+                    plotted_once.set(Some(p));
                 });
             }
             built.set(Some(Arc::new(Built {
@@ -115,12 +133,18 @@ pub(super) fn timed_steps(
             done(p, inputs, Ok(Arc::new(b.finish())));
         });
     });
-    let first = Memo::new(move |_| {
-        let Some(p) = profile.get().filter(|p| !p.steps.is_empty()) else {
-            return false;
-        };
-        timed_once.with(|t| !t.as_ref().is_some_and(|t| Arc::ptr_eq(t, &p)))
-    });
+    let waiting = move |once: RwSignal<Option<Arc<Profile>>>| {
+        Memo::new(move |_| {
+            let Some(p) = profile.get().filter(|p| !p.steps.is_empty()) else {
+                return false;
+            };
+            once.with(|t| !t.as_ref().is_some_and(|t| Arc::ptr_eq(t, &p)))
+        })
+    };
+    let first = FirstShowing {
+        kernels: waiting(timed_once),
+        plot: waiting(plotted_once),
+    };
     let table = Memo::new(move |_| {
         let p = profile.get()?;
         built.with(|b| {

@@ -69,7 +69,7 @@ pub(super) fn StepsSection() -> impl IntoView {
     let c = ctx();
     // Computed with the kernels' table (`measured_memo`), which the roofline's markers read
     // too; or why the steps cannot be placed (no chip to place them on). A new trace's steps
-    // come a task before its kernels: until then, as soon as they are timed.
+    // come a frame before its kernels: until then, as soon as they are timed.
     let early = use_context::<StepsTimed>().map(|t| t.0);
     let table = Memo::new(move |_| {
         let has_steps = c
