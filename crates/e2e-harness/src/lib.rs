@@ -22,8 +22,21 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
-/// One browser at a time: the machine has 2 cores and Chromium is heavy.
-static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+/// How many browsers run at once: `E2E_BROWSERS`, else 2. A test spends most of its time
+/// waiting on the page (polls, timers, the worker's import), so two at once keep a 2-core
+/// machine busier than one (issue 41: the end-to-end tests were 557 s of a fresh machine's
+/// `./dev test`, one at a time).
+fn browsers() -> &'static tokio::sync::Semaphore {
+    static BROWSERS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    BROWSERS.get_or_init(|| {
+        let n = std::env::var("E2E_BROWSERS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(2);
+        tokio::sync::Semaphore::new(n)
+    })
+}
 
 /// The repository root (this crate lives in `crates/e2e-harness`).
 pub fn root() -> PathBuf {
@@ -211,7 +224,7 @@ pub struct Browser {
     pub server: Server,
     driver: Child,
     profile: PathBuf,
-    _guard: tokio::sync::MutexGuard<'static, ()>,
+    _guard: tokio::sync::SemaphorePermit<'static>,
 }
 
 /// chromedriver's log endpoint (not in W3C WebDriver, still served by chromedriver): the entries
@@ -304,7 +317,10 @@ impl Browser {
 
     /// [`Browser::start`] with extra recording.
     pub async fn start_with(options: Options) -> Browser {
-        let guard = BROWSER.lock().await;
+        let guard = browsers()
+            .acquire()
+            .await
+            .expect("the browsers' semaphore is never closed");
         let server = Server::start().await;
         let driver_path = find_chromedriver();
         let port = free_port();
