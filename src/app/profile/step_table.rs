@@ -72,7 +72,8 @@ pub(super) fn timed_steps(
     prepare: impl Fn() + Copy + 'static,
 ) -> (Memo<Timed>, FirstShowing) {
     let built = RwSignal::new(None::<Arc<Built>>);
-    // The profile whose steps were first timed a task ago or more, and two tasks ago or more.
+    // The profile whose kernels' table may be shown (its first step table was drawn a frame
+    // ago or more), and the one whose markers may be (its kernels' table was).
     let timed_once = RwSignal::new(None::<Arc<Profile>>);
     let plotted_once = RwSignal::new(None::<Arc<Profile>>);
     let progress = RwSignal::new(None);
