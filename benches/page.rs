@@ -746,11 +746,14 @@ return {first_plot: fp.startTime, document: {url: nav.name, body: nav.encodedBod
             let b = Browser::start().await;
             for sc in scenarios().into_iter().filter(|sc| sc.name == only) {
                 let v = interaction(&b, &sc).await;
+                let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
                 println!(
-                    "{}: p50 {:.2} ms, p95 {:.2} ms",
+                    "{}: p50 {:.2} ms, p95 {:.2} ms (of which style + layout p50 {:.2}, p95 {:.2})",
                     sc.name,
-                    v["p50_ms"].as_f64().unwrap_or(f64::NAN),
-                    v["p95_ms"].as_f64().unwrap_or(f64::NAN)
+                    f("p50_ms"),
+                    f("p95_ms"),
+                    f("layout_p50_ms"),
+                    f("layout_p95_ms")
                 );
             }
             b.close().await;
