@@ -12,9 +12,10 @@
 //! held-out fits stay out of the wasm, and the view costs a file instead of seconds of fitting.
 
 use roofline::inputs::json::Value;
+use roofline::results::validated::report;
 use roofline::units::{format_exact, Unit};
 use roofline::validation::load::page::MeasuredRow;
-use roofline::validation::{report, MeasureKind, Report, Row, Summary};
+use roofline::validation::{MeasureKind, Report, Row, Summary};
 use serde::Serialize;
 
 mod text;

@@ -273,7 +273,7 @@ async fn the_validation_set_loads_on_first_use_only() {
     assert_eq!(fetched.len(), 1, "{fetched:?}");
     assert!(fetched[0].as_str().unwrap().ends_with(&file), "{fetched:?}");
     // Its rows are the set's, as the build evaluated it.
-    let report = roofline::validation::report();
+    let report = roofline::results::validated::report();
     let rows = b
         .js("return document.querySelectorAll('tr[data-validation-id]').length")
         .await;

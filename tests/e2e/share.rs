@@ -532,7 +532,7 @@ async fn the_validation_view_and_the_expected_time_of_every_row() {
     // over its bound where the set keeps that term, so t_expected / t_lower is that sum (1.62
     // on the 2026-11-26.4 set, held out: cuBLASLt's 8192³ fp8 on an H100 and the training steps
     // pull it above a kernel's own 1.53).
-    let report = roofline::validation::report();
+    let report = roofline::results::validated::report();
     let row = report
         .rows
         .iter()

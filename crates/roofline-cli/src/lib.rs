@@ -384,14 +384,14 @@ fn run_validate(a: &Args) -> Outcome {
     if a.json {
         Outcome::ok(format!("{:#}\n", validate_json()))
     } else {
-        Outcome::ok(roofline::validation::text::full_report())
+        Outcome::ok(roofline::results::validated::full_report())
     }
 }
 
 /// `validate --json`: the validation set's summaries (overall, per kind of work, per family)
-/// of the nested hold-out, as [`roofline::validation::report`] gives them.
+/// of the nested hold-out, as [`roofline::results::validated::report`] gives them.
 pub fn validate_json() -> Value {
-    let r = roofline::validation::report();
+    let r = roofline::results::validated::report();
     let group = |s: &roofline::validation::Summary| {
         json!({
             "label": s.label,

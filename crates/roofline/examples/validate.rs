@@ -11,7 +11,8 @@
 //! match a fresh evaluation). The sections are written by `roofline::validation::text`, which
 //! `roofline validate` (crates/roofline-cli) prints too; here each is timed.
 
-use roofline::validation::{evaluated, fresh_fits, report, text, FitRecord};
+use roofline::results::validated::{evaluated, report};
+use roofline::validation::{fresh_fits, text, FitRecord};
 
 /// A float as Rust source: `{:?}` (the shortest text that reads back to the same bits), NaN
 /// as `f64::NAN`.
@@ -210,7 +211,7 @@ fn main() {
                 }
             );
         }
-        roofline::validation::report_with(&fresh)
+        roofline::results::validated::report_with(&fresh)
     } else {
         report()
     };

@@ -33,13 +33,16 @@
 //!   forms, the best FSDP × TP split, days and cost of a token budget ([`analyze_train`]).
 //! * [`profile`]: measured profiles (plain CSV, Nsight Compute CSV, PyTorch traces) imported
 //!   in chunks, placed on a roofline, grouped, and fitted into a [`profile::Calibration`].
-//! * [`validation`]: published measurements as scenarios (the top layer), the bare roofline's
-//!   ratio to them and a calibration fitted on them, held out by source ([`validation::report`]).
-//! * [`results`]: the result store above them all ([`results::Results`]): each (operation,
+//! * [`validation`]: published measurements as scenarios, the bare roofline's ratio to them
+//!   and a calibration fitted on them, held out by source, stored, and the expected times and
+//!   bands it gives a row.
+//! * [`results`]: the result store above them ([`results::Results`]): each (operation,
 //!   chip, options) of a scenario computed once per edit, keyed by content, with its analysis,
 //!   workload, serving, load figures, expectations and elasticities as plain data; and the
 //!   door to every output the page reads. [`inputs`]: the door to every input it sets up.
 //!   The app names only these two, [`url`], [`units`], [`profile`] and [`validation`].
+//!   The validation set's points are computed through the store as the page computes them
+//!   ([`results::validated`], with the set's report: [`results::validated::report`]).
 //!
 //! The formulas (book notation, `s` = bytes per element):
 //!

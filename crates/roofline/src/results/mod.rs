@@ -18,6 +18,8 @@
 //! is re-exported here, so the app names six modules of the core ([`crate::inputs`] says
 //! which). Each item lives, and is documented, in its own module.
 
+pub mod validated;
+
 use std::sync::Arc;
 
 pub use crate::analysis::{analyze, memory_fit, Analysis, Bound, Figure, Resource, Tone};
@@ -35,11 +37,13 @@ use crate::error::Error;
 use crate::op::Op;
 use crate::options::Options;
 use crate::scenario::Scenario;
-use crate::serving::{serving, smallest_topology, speculative};
+use crate::serving::{serving, serving_steps, smallest_topology, speculative};
 #[cfg(feature = "load")]
 use crate::validation::load::page::load_row;
 use crate::validation::load::page::LoadRow;
-use crate::validation::{expectation_for, expectation_with, serving_features, Expectation};
+use crate::validation::{
+    expectation_for, expectation_with, serving_features, serving_features_of, Expectation,
+};
 pub use crate::workload::{analyze_workload, parts, Workload};
 
 /// Everything the core computes for one (operation, chip) pair under the scenario's options.
@@ -115,6 +119,33 @@ pub struct ServingResults {
     /// The expected TPOT and TTFT of the static batch by the validation set, against the bare
     /// bound; `None` where there are no serving figures to expect.
     pub expected: Option<ServingExpectation>,
+    /// The static batch's two steps analysed under the pair's options, or why not (also when
+    /// there are no serving figures).
+    pub steps: Result<ServingSteps, String>,
+}
+
+/// An `llm`'s serving steps ([`serving_steps`]: a prefill of the batch's prompts and a decode
+/// step at `P + G/2`), each analysed under the pair's options: what the validation set's
+/// serving points read their features from ([`validated`]), and what the static batch's
+/// expectations read theirs from when the options are the defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingSteps {
+    /// The prefill step's analysis.
+    pub prefill: Analysis,
+    /// The decode step's analysis.
+    pub decode: Analysis,
+}
+
+impl ServingSteps {
+    /// The steps of `op` on `chip` under `opts`: the first analysis error, or "not an llm".
+    fn compute(op: &Op, chip: &Chip, opts: &Options) -> Result<ServingSteps, String> {
+        let (pre, dec) = serving_steps(op).ok_or("not an llm")?;
+        let an = |o: &Op| analyze(o, chip, opts).map_err(|e| e.to_string());
+        Ok(ServingSteps {
+            prefill: an(&pre)?,
+            decode: an(&dec)?,
+        })
+    }
 }
 
 /// The validation set's expectation of a static batch's decode and prefill steps.
@@ -200,14 +231,17 @@ impl ServingResults {
                 speculative: Ok(None),
                 load: Ok(None),
                 expected: None,
+                steps: Err("no serving figures".to_string()),
             };
         };
         let tpot_max = op.llm().and_then(|l| l.tpot_max).map(|ms| ms / 1e3);
+        let steps = ServingSteps::compute(op, chip, opts);
         ServingResults {
             topology: smallest_topology(op, chip, opts, tpot_max),
             speculative: speculative(op, chip, opts),
             load: load_figures(op, chip, opts),
-            expected: serving_expectation(op, chip, opts, v),
+            expected: serving_expectation(op, chip, opts, v, &steps),
+            steps,
             figures,
         }
     }
@@ -236,12 +270,14 @@ fn bare_options(opts: &Options) -> Options {
 }
 
 /// The static batch's expected TPOT and TTFT: the bare serving figures' decode and prefill
-/// steps, each with the features of its step.
+/// steps, each with the features of its step (the steps analysed with the default options:
+/// `steps` themselves when the pair's options are the defaults).
 fn serving_expectation(
     op: &Op,
     chip: &Chip,
     opts: &Options,
     figures: &Serving,
+    steps: &Result<ServingSteps, String>,
 ) -> Option<ServingExpectation> {
     let bare_opts = bare_options(opts);
     let bare = if *opts == bare_opts {
@@ -249,7 +285,14 @@ fn serving_expectation(
     } else {
         serving(op, chip, &bare_opts).ok().flatten()?
     };
-    let features = serving_features(op, chip, bare.ttft, bare.tpot);
+    let features = if *opts == Options::default() {
+        steps
+            .as_ref()
+            .ok()
+            .map(|s| serving_features_of(op, &s.prefill, &s.decode, bare.ttft, bare.tpot))
+    } else {
+        serving_features(op, chip, bare.ttft, bare.tpot)
+    };
     let expect = |phase: &str, t: f64| -> Result<Expectation, String> {
         let mut o = op.clone();
         o.set("phase", phase)

@@ -62,8 +62,7 @@ pub mod text;
 mod training;
 
 use crate::analysis::{analyze, Analysis};
-use crate::serving::{serving, serving_steps};
-use crate::url::decode;
+use crate::serving::serving_steps;
 use std::sync::OnceLock;
 
 pub use calibration::{
@@ -76,7 +75,7 @@ pub use nested::{
     TailSummary,
 };
 pub use obs::Obs;
-pub use report::{report, report_with, Report, HELD_OUT};
+pub use report::{report_of, Report, HELD_OUT};
 pub use stored::{FitRecord, StoredFit};
 pub use summary::Summary;
 pub use terms::{select_terms, select_terms_from, term_reports, TermReport};
@@ -269,75 +268,6 @@ pub fn points() -> Vec<&'static Point> {
     .collect()
 }
 
-/// The figure a point's scenario predicts, in seconds ([`Point::compared`]): its link decoded
-/// (any notice is an error: the link must mean exactly what it says), op 1 on chip 1.
-pub fn predict(p: &Point) -> Result<f64, String> {
-    predict_with_features(p).map(|(t, _)| t)
-}
-
-/// [`predict`] with what the model reads of the figure ([`Features`]): the split of the
-/// analysis it comes from (a request's, its prefill's and decode steps' weighted by time).
-pub fn predict_with_features(p: &Point) -> Result<(f64, Features), String> {
-    let d = decode(p.link);
-    if !d.notices.is_empty() {
-        return Err(format!("the link has notices: {}", d.notices.join("; ")));
-    }
-    let s = d.scenario;
-    let (Some(op), Some(chip)) = (s.ops.first(), s.chips.first()) else {
-        return Err("the link has no op or no chip".into());
-    };
-    let opts = &s.options;
-    let a = analyze(op, chip, opts).map_err(|e| e.to_string())?;
-    let serve = |op: &crate::op::Op| {
-        serving(op, chip, opts)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| "a serving figure of an op that is not an llm".to_string())
-    };
-    let steps = |op: &crate::op::Op| -> Result<(Analysis, Analysis), String> {
-        let (pre, dec) = serving_steps(op).ok_or("not an llm")?;
-        let an = |o: &crate::op::Op| analyze(o, chip, opts).map_err(|e| e.to_string());
-        Ok((an(&pre)?, an(&dec)?))
-    };
-    let (t, f) = match p.compared {
-        Compared::TLower => (a.t_lower, Features::of(op, &a, a.t_lower, 1.0)),
-        Compared::Tpot => {
-            let t = serve(op)?.tpot;
-            (t, Features::of(op, &steps(op)?.1, t, 1.0))
-        }
-        Compared::Ttft => {
-            let t = serve(op)?.ttft;
-            (t, Features::of(op, &steps(op)?.0, t, 1.0))
-        }
-        Compared::PerOutputToken => {
-            let first = serve(op)?;
-            let b = first.batch.min(first.max_batch.floor());
-            if b < 1.0 {
-                return Err("no sequence fits in memory".into());
-            }
-            let mut at_b = op.clone();
-            at_b.set("b", &format!("{b}")).map_err(|e| e.to_string())?;
-            let s = serve(&at_b)?;
-            let t = s.request_latency / (s.batch * s.output);
-            let (pre, dec) = steps(&at_b)?;
-            let split = Split::mix(
-                Split::of(&pre),
-                s.ttft,
-                Split::of(&dec),
-                (s.output - 1.0) * s.tpot,
-            );
-            (
-                t,
-                Features::from_split(split, &at_b, &dec, t, 1.0 / s.batch),
-            )
-        }
-    };
-    if t.is_finite() && t > 0.0 {
-        Ok((t, f))
-    } else {
-        Err(format!("the predicted figure is {t}"))
-    }
-}
-
 /// A point of the set, evaluated.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -368,32 +298,9 @@ pub struct Row {
     pub tail: Option<Tail>,
 }
 
-fn evaluate() -> Vec<Row> {
-    points()
-        .into_iter()
-        .map(|p| {
-            let predicted = match p.expressible {
-                Ok(()) => predict_with_features(p),
-                Err(why) => Err(why.to_string()),
-            };
-            let ratio = predicted.as_ref().ok().map(|(t, _)| p.measured_s / t);
-            Row {
-                point: p,
-                features: predicted.as_ref().ok().map(|(_, f)| *f),
-                predicted: predicted.map(|(t, _)| t),
-                ratio,
-                held_out: None,
-                error: None,
-                covered: None,
-                old_error: None,
-                without_tails_error: None,
-                tail: Tail::of(p),
-            }
-        })
-        .collect()
-}
-
-fn observations(rows: &[Row]) -> Vec<Obs> {
+/// The observations the fit reads of evaluated rows: each expressed point's ratio and
+/// features.
+pub fn observations(rows: &[Row]) -> Vec<Obs> {
     rows.iter()
         .filter_map(|r| {
             Some(Obs {
@@ -449,27 +356,7 @@ pub type StoredPoint = (
     [f64; N_FEATURES],
 );
 
-/// Every expressed point's ratio and features, freshly evaluated (each link analysed): what
-/// `fitted.rs`'s points must equal, and what `./dev validate --write` writes there.
-pub fn evaluated() -> Vec<StoredPoint> {
-    evaluate()
-        .iter()
-        .filter_map(|r| {
-            let p = r.point;
-            Some((
-                p.id,
-                p.source_key,
-                p.chip(),
-                p.work,
-                p.family,
-                r.ratio?,
-                r.features?.to_array(),
-            ))
-        })
-        .collect()
-}
-
-/// The stored points, as [`evaluated`] gave them when they were written.
+/// The stored points, as `results::validated::evaluated` gave them when they were written.
 pub fn stored() -> &'static [StoredPoint] {
     fitted::POINTS
 }
@@ -585,8 +472,20 @@ pub fn serving_features(
     let (pre, dec) = serving_steps(op)?;
     let opts = crate::options::Options::default();
     let a = |o: &crate::op::Op| analyze(o, chip, &opts).ok();
-    Some((
-        Features::of(op, &a(&pre)?, ttft, 1.0),
-        Features::of(op, &a(&dec)?, tpot, 1.0),
-    ))
+    Some(serving_features_of(op, &a(&pre)?, &a(&dec)?, ttft, tpot))
+}
+
+/// [`serving_features`] from the steps' analyses already made (`prefill`, `decode`: the
+/// [`serving_steps`] of `op`, analysed with the default options).
+pub fn serving_features_of(
+    op: &crate::op::Op,
+    prefill: &Analysis,
+    decode: &Analysis,
+    ttft: f64,
+    tpot: f64,
+) -> (Features, Features) {
+    (
+        Features::of(op, prefill, ttft, 1.0),
+        Features::of(op, decode, tpot, 1.0),
+    )
 }

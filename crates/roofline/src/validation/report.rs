@@ -2,12 +2,10 @@
 //! the figures per kind of work, per chip family and overall, with what each term, family factor
 //! and kind band does ([`Report`]); `./dev validate` prints it and the validation view shows it.
 
-use super::nested::{self, stored_fits, Fits, Tail, TailSummary};
+use super::nested::{self, Fits, Tail, TailSummary};
 use super::summary::summary;
 use super::terms::{term_reports, TermReport};
-use super::{
-    evaluate, observations, Family, FamilyFactor, KindBand, MeasureKind, Row, Summary, SET_VERSION,
-};
+use super::{observations, Family, FamilyFactor, KindBand, MeasureKind, Row, Summary, SET_VERSION};
 
 /// The set evaluated: each point's row, and the figures per kind of work, per family and
 /// overall, all of the nested hold-out.
@@ -49,16 +47,11 @@ impl Report {
     }
 }
 
-/// Evaluates the set: predictions, ratios, each point's expectation held out by source
-/// (nested), from the stored fits ([`stored_fits`]: `tests/it/validation.rs` checks they equal
-/// a fresh run of the procedure), so the report costs the set's analyses, not its fits.
-pub fn report() -> Report {
-    report_with(&stored_fits())
-}
-
-/// [`report`] from the fits given ([`super::fresh_fits`] for a fresh run).
-pub fn report_with(fits: &Fits) -> Report {
-    let mut rows = evaluate();
+/// The set's report from its evaluated rows (`results::validated::report` evaluates them
+/// through the result store): each point's expectation held out by source (nested), from the
+/// fits given (the stored ones, [`super::stored_fits`], or a fresh run, [`super::fresh_fits`]),
+/// and the figures per kind of work, per family and per source.
+pub fn report_of(mut rows: Vec<Row>, fits: &Fits) -> Report {
     let obs = observations(&rows);
     nested::fill(&mut rows, &obs, fits);
     let group = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> { rows.iter().filter(|r| f(r)).collect() };

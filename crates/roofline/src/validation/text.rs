@@ -21,11 +21,12 @@ fn took(secs: Option<f64>) -> String {
     secs.map(|s| format!(" ({s:.1} s)")).unwrap_or_default()
 }
 
-/// The whole report, as `./dev validate` prints it but for the sections' timings. With the
-/// `sources` feature only, as the serving-at-load set's rows.
+/// The whole report, as `./dev validate` prints it but for the sections' timings, with `r` the
+/// set's report (`results::validated::full_report` evaluates it). With the `sources` feature
+/// only, as the serving-at-load set's rows.
 #[cfg(feature = "sources")]
-pub fn full_report() -> String {
-    let mut out = report_text(&super::report());
+pub fn full_report_of(r: &Report) -> String {
+    let mut out = report_text(r);
     out.push('\n');
     let load = load::report::report_of(&load::row_inputs());
     out.push_str(&load_text(&load, None));

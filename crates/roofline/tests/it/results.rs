@@ -99,7 +99,52 @@ fn results_equal_the_direct_calls() {
             Some(&roofline::validation::load::page::load_row(op, chip, o))
         );
         assert_eq!(p.serving_figures().is_some(), i == 2);
+        // The serving steps, each analysed under the scenario's options.
+        let steps = p.serving.as_ref().map(|v| v.steps.clone());
+        match roofline::serving::serving_steps(op) {
+            Some((pre, dec)) => {
+                let st = steps.unwrap().unwrap();
+                assert_eq!(Ok(st.prefill), roofline::analyze(&pre, chip, o));
+                assert_eq!(Ok(st.decode), roofline::analyze(&dec, chip, o));
+            }
+            None => assert!(steps.unwrap().is_err(), "op {i}"),
+        }
     }
+}
+
+/// The validation set computes through the store (`results::validated`): each expressible
+/// point's prediction is the figure the store holds for its link's op 1 on chip 1: `T_lower`,
+/// or, for a point per output token (a serving group's `1 / throughput`), the request latency
+/// per output token of the store's pair at the largest batch that fits. The set compares
+/// nothing else today; the first point of each of those kinds is checked.
+#[test]
+fn results_validation_points_are_the_stores_figures() {
+    use roofline::validation::{points, Compared};
+    let mut seen = std::collections::BTreeSet::new();
+    for p in points() {
+        if p.expressible.is_err() || seen.contains(p.compared.id()) {
+            continue;
+        }
+        let mut s = scenario(p.link);
+        let mut store = Results::of(&s);
+        let pair = store.get(0, 0).unwrap().clone();
+        let from_store = match p.compared {
+            Compared::TLower => pair.analysis.as_ref().unwrap().t_lower,
+            Compared::PerOutputToken => {
+                let first = pair.serving_figures().unwrap();
+                let b = first.batch.min(first.max_batch.floor());
+                s.ops[0].set("b", &format!("{b}")).unwrap();
+                store.update(&s);
+                let v = store.get(0, 0).unwrap().serving_figures().unwrap().clone();
+                v.request_latency / (v.batch * v.output)
+            }
+            other => panic!("{}: the set compares {other:?} now: check it here", p.id),
+        };
+        let predicted = roofline::results::validated::predict(p).unwrap();
+        assert_eq!(predicted, from_store, "{}", p.id);
+        seen.insert(p.compared.id());
+    }
+    assert_eq!(seen.len(), 2, "{seen:?}");
 }
 
 /// Matmul `bf16[512,4096] · int8[4096,4096]` on TPU v5e by hand: FLOPs 2·512·4096·4096 =

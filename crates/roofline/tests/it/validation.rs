@@ -4,9 +4,10 @@
 //! fresh run; the nested hold-out's band coverage and the rule that a band contains its
 //! expectation, on the real set.
 
+use roofline::results::validated::predict;
 use roofline::validation::{
-    binomial_range, calibrate, fit_model, points, predict, select_terms, Basis, Compared, Family,
-    Features, MeasureKind, Obs, Report, Split, Tail, Term, MIN_POINTS, SET_VERSION,
+    binomial_range, calibrate, fit_model, points, select_terms, Basis, Compared, Family, Features,
+    MeasureKind, Obs, Report, Split, Tail, Term, MIN_POINTS, SET_VERSION,
 };
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -15,7 +16,7 @@ use std::sync::OnceLock;
 /// debug build).
 fn report() -> &'static Report {
     static R: OnceLock<Report> = OnceLock::new();
-    R.get_or_init(roofline::validation::report)
+    R.get_or_init(roofline::results::validated::report)
 }
 
 #[test]
@@ -541,7 +542,7 @@ fn a_steps_hbm_fraction_is_fitted_apart_from_a_kernels() {
 /// rewrites them).
 #[test]
 fn the_stored_points_are_a_fresh_evaluation() {
-    let fresh = roofline::validation::evaluated();
+    let fresh = roofline::results::validated::evaluated();
     let stored = roofline::validation::stored();
     assert_eq!(fresh.len(), stored.len(), "run ./dev validate --write");
     for (a, b) in fresh.iter().zip(stored) {
