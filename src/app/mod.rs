@@ -380,11 +380,11 @@ pub fn App() -> impl IntoView {
     let loaded = share::load_from_location();
     let embed = loaded.scenario.embed;
     let scenario = RwSignal::new(loaded.scenario);
-    // The store takes the last scenario's figures with it: an unchanged pair is not computed
-    // again.
+    // The store takes the last scenario's figures with it: an unchanged pair (or sweep) is not
+    // computed again. It holds the sweeps while the sweep plot shows.
     let results = Memo::new_owning(move |prev: Option<roofline::results::Results>| {
         let mut r = prev.unwrap_or_default();
-        scenario.with(|s| r.update(s));
+        scenario.with(|s| r.update_with(s, roofline::results::Wanted::shown(s)));
         (r, true)
     });
     let (os_dark, set_os_dark) = signal(prefers_dark());

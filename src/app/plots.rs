@@ -41,16 +41,16 @@ impl Charts {
         results: Memo<roofline::results::Results>,
         measured: Memo<super::profile::Measured>,
     ) -> Charts {
-        let cache = StoredValue::new_local(view::SweepCache::default());
+        // The sweeps are the store's (brought to each scenario with them while the sweep plot
+        // shows: `Wanted::shown`); the chart only formats them.
         let sweep = Memo::new(move |_| {
-            if !scenario.with(|s| s.plot.shows_sweep()) {
-                return None;
-            }
-            let chart = scenario.with(|s| {
-                let SweepAxes { y, log_x, log_y } = s.axes;
-                cache.try_update_value(|cache| view::sweep_chart_cached(s, y, log_x, log_y, cache))
-            });
-            chart.map(ChartModel::Sweep)
+            scenario.with(|s| {
+                s.plot.shows_sweep().then(|| {
+                    let SweepAxes { y, log_x, log_y } = s.axes;
+                    let chart = results.with(|r| view::sweep_chart_of(s, r, y, log_x, log_y));
+                    ChartModel::Sweep(chart)
+                })
+            })
         });
         let roofline = Memo::new(move |_| {
             let mut chart = scenario.with(|s| {

@@ -67,8 +67,5 @@ pub use rows::{
     KeyLineDetail, ResultRow, RowCache,
 };
 pub use serving::{serving_cells, serving_row};
-pub use sweep::{
-    oom_edge, sweep_chart, sweep_chart_cached, sweepable_fields, OomEdge, SweepCache, SweepMetric,
-    Swept,
-};
+pub use sweep::{sweep_chart, sweep_chart_of, sweepable_fields, SweepMetric};
 pub use train_plot::{train_axis, train_chart, train_plot_of, train_plot_shown, y_buttons};

@@ -1,15 +1,11 @@
 //! The sweep chart model: one series per (operation, chip) against the swept field, peak lines,
 //! exact crossovers and the closed-form approximation; the fields a sweep can vary.
 
-use std::rc::Rc;
-
 use roofline::inputs::Scenario;
 use roofline::inputs::{Op, PartKind};
-use roofline::results::sweep;
-use roofline::results::{analyze, memory_fit, Analysis};
+use roofline::results::{analyze, OomEdge, Results, Swept, Wanted};
 use roofline::units::{format_exact, format_sig, Unit};
 
-use super::cache::PairCache;
 use super::names::{dim_word, name_of, op_name, pretty, series_name};
 use crate::charts::{ChartSeries, HLine, Marker, SweepChart, VLine};
 
@@ -67,98 +63,25 @@ fn sweep_title(s: &Scenario, metric: SweepMetric) -> String {
     )
 }
 
-/// A series, the analysis at the operation's own values (for its peak and critical lines), and
-/// where in the swept range it stops fitting in memory ([`oom_edge`]).
-pub type Swept = (
-    Result<roofline::results::SweepCurve, roofline::inputs::Error>,
-    Result<Analysis, roofline::inputs::Error>,
-    Option<OomEdge>,
-);
-
-/// Where a swept operation stops fitting in the chip's HBM.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum OomEdge {
-    /// It fits up to and including `x` and not above it.
-    Above(f64),
-    /// It does not fit anywhere in the swept range.
-    Everywhere,
-}
-
-/// Where `op` on `chip` stops fitting in memory as the swept field grows from `from` to `to`
-/// (memory only grows with a size), or `None` when it fits over the whole range. An LLM swept
-/// over its batch uses the closed form `⌊(capacity − weights) / KV per sequence⌋`; any other
-/// field is bisected on the memory against the capacity ([`memory_fit`]: the analysis' `fits`;
-/// up to 60 steps, whole numbers for integer fields).
-pub fn oom_edge(
-    op: &Op,
-    chip: &roofline::inputs::Chip,
-    opts: &roofline::inputs::Options,
-    spec: &roofline::inputs::SweepSpec,
-) -> Option<OomEdge> {
-    // Memory only: a full analysis of an MoE would bisect its critical batch at every step.
-    let at = |x: f64| -> Option<bool> {
-        let mut o = op.clone();
-        o.set_num(&spec.field, x).ok()?;
-        let (memory, capacity) = memory_fit(&o, chip, opts).ok()?;
-        Some(memory <= capacity || capacity <= 0.0)
-    };
-    if at(spec.to)? {
-        return None;
-    }
-    if !at(spec.from)? {
-        return Some(OomEdge::Everywhere);
-    }
-    if spec.field == "b" && op.traits().serves {
-        let cap = memory_fit(op, chip, opts).ok()?.1;
-        return op.batch_limit(cap).map(OomEdge::Above);
-    }
-    let integer = op
-        .field(&spec.field)
-        .is_some_and(|f| f.ty == roofline::inputs::FieldType::Integer);
-    let (mut lo, mut hi) = (spec.from, spec.to);
-    for _ in 0..60 {
-        // Geometric steps across decades, then halving (exact for whole numbers at the end).
-        let mid = if spec.log && hi > 1.01 * lo {
-            (lo * hi).sqrt()
-        } else {
-            lo + (hi - lo) / 2.0
-        };
-        let mid = if integer { mid.floor() } else { mid };
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if at(mid)? {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(OomEdge::Above(lo))
-}
-
-/// Sweeps remembered between charts: a series is re-swept only when its operation, its chip, the
-/// options or the sweep changed, so an edit to one operation re-sweeps only that operation's
-/// series. Each chart keeps only the entries it used.
-pub type SweepCache = PairCache<roofline::inputs::SweepSpec, Rc<Swept>>;
-
 /// The sweep plot: one series per (operation, chip), peak lines, exact crossovers, and the
-/// closed-form approximation as a dashed line.
+/// closed-form approximation as a dashed line (a store of `s`'s sweeps alone, computed here).
 pub fn sweep_chart(s: &Scenario, metric: SweepMetric, log_x: bool, log_y: bool) -> SweepChart {
-    sweep_chart_cached(s, metric, log_x, log_y, &mut SweepCache::default())
+    let results = Results::of_with(s, Wanted::SWEEPS);
+    sweep_chart_of(s, &results, metric, log_x, log_y)
 }
 
-/// [`sweep_chart`], re-using the sweeps of `cache` that are still valid (and updating it).
-pub fn sweep_chart_cached(
+/// [`sweep_chart`] from the store's sweeps (`results` brought to `s` with its sweeps: the
+/// page's store while the sweep plot shows); only formats them.
+pub fn sweep_chart_of(
     s: &Scenario,
+    results: &Results,
     metric: SweepMetric,
     log_x: bool,
     log_y: bool,
-    cache: &mut SweepCache,
 ) -> SweepChart {
     if let Some(chart) = super::train_plot::train_chart(s, metric, log_x, log_y) {
         return chart;
     }
-    let mut cache = cache.pass();
     let mut chart = SweepChart {
         title: sweep_title(s, metric),
         x_label: axis_name(s),
@@ -188,14 +111,15 @@ pub fn sweep_chart_cached(
             if metric == SweepMetric::TokensPerS && !op.traits().serves {
                 continue;
             }
-            let swept = cache.get(s, i, j, &s.sweep, || {
-                Rc::new((
-                    sweep(op, chip, &s.options, &s.sweep),
-                    analyze(op, chip, &s.options),
-                    oom_edge(op, chip, &s.options, &s.sweep),
-                ))
-            });
-            let (Ok(series), analysis, oom) = swept.as_ref() else {
+            let Some(swept) = results.sweep(i, j) else {
+                continue;
+            };
+            let Swept {
+                curve: Ok(series),
+                analysis,
+                oom,
+            } = swept.as_ref()
+            else {
                 continue;
             };
             // Where the curve's points stop fitting in HBM (inference.md: the KV cache bounds

@@ -10,6 +10,10 @@
 //! changed), a changed pair is computed again, and pairs no longer in the scenario are
 //! forgotten. Moving an operation or a chip to another position re-uses its figures.
 //!
+//! With [`Results::update_with`] it also holds the sweep plot's curves ([`Swept`]: each
+//! (operation, chip)'s sweep, its analysis at its own value and where it stops fitting in
+//! memory), kept by content in the same way, the sweep included in the key.
+//!
 //! Plain data out: each figure is a field of [`PairResults`], asked by its type, never through a
 //! string key. The top layer of the core: it reads every layer below it and nothing reads it.
 //!
@@ -18,7 +22,10 @@
 //! is re-exported here, so the app names six modules of the core ([`crate::inputs`] says
 //! which). Each item lives, and is documented, in its own module.
 
+mod sweeps;
 pub mod validated;
+
+pub use sweeps::{oom_edge, OomEdge, Swept};
 
 use std::sync::Arc;
 
@@ -307,6 +314,43 @@ fn serving_expectation(
     })
 }
 
+/// What a store computes for a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wanted {
+    /// Each (operation, chip) pair's figures ([`Results::get`]).
+    pub pairs: bool,
+    /// The sweep plot's curves ([`Results::sweep`]).
+    pub sweeps: bool,
+}
+
+impl Default for Wanted {
+    /// The pairs, no sweeps.
+    fn default() -> Self {
+        Wanted::PAIRS
+    }
+}
+
+impl Wanted {
+    /// The pairs alone.
+    pub const PAIRS: Wanted = Wanted {
+        pairs: true,
+        sweeps: false,
+    };
+    /// The sweeps alone (a sweep chart drawn by itself).
+    pub const SWEEPS: Wanted = Wanted {
+        pairs: false,
+        sweeps: true,
+    };
+
+    /// What the page shows for `s`: the pairs, and the sweeps while its plot shows the sweep.
+    pub fn shown(s: &Scenario) -> Wanted {
+        Wanted {
+            pairs: true,
+            sweeps: s.plot.shows_sweep(),
+        }
+    }
+}
+
 /// One stored pair: what it was computed from and its figures.
 #[derive(Debug, Clone)]
 struct Entry {
@@ -328,6 +372,8 @@ impl Entry {
 pub struct Results {
     /// The pairs of the last scenario, operation-major (`ops × chips`).
     grid: Vec<Arc<PairResults>>,
+    /// The sweeps of the last scenario's pairs, when asked for ([`Wanted::sweeps`]).
+    sweeps: sweeps::Sweeps,
     chips: usize,
     /// The distinct pairs, by content.
     entries: Vec<Entry>,
@@ -341,17 +387,57 @@ impl Results {
         Results::default()
     }
 
-    /// The store of one scenario.
+    /// The store of one scenario: its pairs.
     pub fn of(s: &Scenario) -> Results {
+        Results::of_with(s, Wanted::default())
+    }
+
+    /// The store of one scenario with what `wanted` asks.
+    pub fn of_with(s: &Scenario, wanted: Wanted) -> Results {
         let mut r = Results::new();
-        r.update(s);
+        r.update_with(s, wanted);
         r
+    }
+
+    /// Brings the store to `s` for what `wanted` asks: the pairs as [`Results::update`] does,
+    /// and the sweeps: each (operation, chip) whose operation has the swept field, swept once
+    /// per (operation, chip, options, sweep), kept by content like the pairs. What is not asked
+    /// for is not held.
+    pub fn update_with(&mut self, s: &Scenario, wanted: Wanted) {
+        if wanted.pairs {
+            self.update_pairs(s);
+        } else {
+            self.grid.clear();
+            self.entries.clear();
+            self.chips = s.chips.len();
+        }
+        self.sweeps
+            .update(&s.ops, &s.chips, &s.options, &s.sweep, wanted.sweeps);
+    }
+
+    /// The sweep of operation `i` on chip `j` of the last scenario: `None` where its operation
+    /// has no swept field or the last update asked for no sweeps.
+    pub fn sweep(&self, i: usize, j: usize) -> Option<&Arc<Swept>> {
+        if j >= self.chips {
+            return None;
+        }
+        self.sweeps.grid.get(i * self.chips + j)?.as_ref()
+    }
+
+    /// How many sweeps the store has computed over its life.
+    pub fn sweeps_computed(&self) -> usize {
+        self.sweeps.computed
     }
 
     /// Brings the store to scenario `s`: each pair whose (operation, chip, options) the store
     /// holds keeps its figures, each other pair is computed once (two positions with the same
-    /// operation and chip share one computation), and pairs not in `s` are forgotten.
+    /// operation and chip share one computation), and pairs not in `s` are forgotten, as are
+    /// any sweeps ([`Results::update_with`] keeps them).
     pub fn update(&mut self, s: &Scenario) {
+        self.update_with(s, Wanted::default());
+    }
+
+    fn update_pairs(&mut self, s: &Scenario) {
         let mut old = std::mem::take(&mut self.entries);
         let mut grid = Vec::with_capacity(s.ops.len() * s.chips.len());
         for op in &s.ops {
@@ -383,7 +469,8 @@ impl Results {
         self.chips = s.chips.len();
     }
 
-    /// The figures of operation `i` on chip `j` of the last scenario.
+    /// The figures of operation `i` on chip `j` of the last scenario (`None` when its update
+    /// asked for no pairs).
     pub fn get(&self, i: usize, j: usize) -> Option<&Arc<PairResults>> {
         if j >= self.chips {
             return None;

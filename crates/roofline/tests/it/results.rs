@@ -112,6 +112,53 @@ fn results_equal_the_direct_calls() {
     }
 }
 
+/// The sweeps (`Results::update_with`): each equals the direct calls, an edit re-sweeps only
+/// its operation's pairs, a new sweep re-sweeps every pair, a store brought up without sweeps
+/// holds none (and one without pairs no pair), and an operation without the swept field has
+/// none.
+#[test]
+fn results_sweeps_equal_the_direct_calls_and_follow_edits() {
+    use roofline::results::{oom_edge, Swept, Wanted};
+    let with = Wanted {
+        pairs: true,
+        sweeps: true,
+    };
+    let mut s = scenario(THREE_OPS);
+    s.sweep.field = "b".into();
+    let mut r = Results::of_with(&s, with);
+    assert_eq!(r.sweeps_computed(), 6);
+    for (i, j, _) in r.pairs() {
+        let (op, chip, o) = (&s.ops[i], &s.chips[j], &s.options);
+        let direct = Swept {
+            curve: roofline::sweep::sweep(op, chip, o, &s.sweep),
+            analysis: roofline::analyze(op, chip, o),
+            oom: oom_edge(op, chip, o, &s.sweep),
+        };
+        assert_eq!(**r.sweep(i, j).unwrap(), direct, "op {i} chip {j}");
+    }
+    let before: Vec<_> = (0..3).map(|i| r.sweep(i, 1).unwrap().clone()).collect();
+    s.ops[2].set("ctx", "4096").unwrap();
+    r.update_with(&s, with);
+    assert_eq!(r.sweeps_computed(), 8);
+    for (i, old) in before.iter().enumerate() {
+        assert_eq!(Arc::ptr_eq(r.sweep(i, 1).unwrap(), old), i != 2, "op {i}");
+    }
+    s.sweep.to /= 2.0;
+    r.update_with(&s, with);
+    assert_eq!(r.sweeps_computed(), 14);
+    let swept = r.sweep(1, 1).unwrap().clone();
+    r.update(&s);
+    assert!(r.sweep(0, 0).is_none() && r.get(0, 0).is_some());
+    // The sweeps alone: no pair, the same figures.
+    let alone = Results::of_with(&s, Wanted::SWEEPS);
+    assert!(alone.get(0, 0).is_none());
+    assert_eq!(alone.sweep(1, 1).unwrap(), &swept);
+    // `d` is no field of the llm step: the matmuls are swept, the llm is not.
+    s.sweep.field = "d".into();
+    r.update_with(&s, with);
+    assert!(r.sweep(0, 0).is_some() && r.sweep(2, 0).is_none());
+}
+
 /// The validation set computes through the store (`results::validated`): each expressible
 /// point's prediction is the figure the store holds for its link's op 1 on chip 1: `T_lower`,
 /// or, for a point per output token (a serving group's `1 / throughput`), the request latency
