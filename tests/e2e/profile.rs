@@ -665,3 +665,74 @@ async fn an_implausible_fit_is_not_applied_and_a_calibration_stays_in_sight() {
     assert!(b.console_errors().await.is_empty());
     b.close().await;
 }
+
+/// An Inductor-augmented trace (issue 43: `args.kernel_flop` and `args.kernel_num_gb` on each
+/// kernel, from `profile_analysis --augment_trace`; the fixture is written in that format), plain
+/// through the file picker at a desktop's width and its gzip at a phone's: each kernel with its
+/// own figures is a row under its own name, placed by them; the one without stays with the
+/// operator that launched it, unplaced.
+#[tokio::test(flavor = "current_thread")]
+async fn an_inductor_trace_places_each_kernel_by_its_own_flops_and_bytes() {
+    let fixture = |name: &str| {
+        e2e_harness::root()
+            .join("crates/roofline/tests/fixtures/profiles")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    let b = Browser::start().await;
+    for (width, file) in [
+        (None, "inductor-trace.json"),
+        (Some((390, 844)), "inductor-trace.json.gz"),
+    ] {
+        b.viewport(width).await;
+        b.open("/?chip=h100").await;
+        let input = b.wait_for("input[type=file][name=profile]").await;
+        input.send_keys(&fixture(file)).await.unwrap();
+        let rows = wait_rows(&b, 3, "triton_tem_fused_mm_0").await;
+        // A 4096³ bf16 matmul: F = 2·4096³, B = 3·4096²·2 (0.100663296 GB), 200 µs:
+        // compute-bound, T_lower 138.97 µs, 69.5 % of the roof.
+        check_placed(
+            &rows[0].1,
+            137_438_953_472.0,
+            100_663_296.0,
+            200e-6,
+            "compute",
+        );
+        // The pointwise kernel: 0 FLOPs by Inductor, 50,331,648 bytes in 18 µs: placed by
+        // its bytes, T_lower = B / W = 15.02 µs, 83.5 % of the roof.
+        let gelu = &rows[1].1;
+        assert_eq!(gelu["name"], "triton_poi_fused_add_gelu_1", "{rows:?}");
+        assert!(close_to(
+            num(gelu, "roof_fraction"),
+            50_331_648.0 / W / 18e-6,
+            1e-9
+        ));
+        assert!(close_to(
+            num(gelu, "time_lost"),
+            18e-6 - 50_331_648.0 / W,
+            1e-9
+        ));
+        assert_eq!(gelu["bound"], "memory", "{gelu:?}");
+        // The reduction without figures: its operator's row, listed by its time, not placed.
+        let op = &rows[2].1;
+        assert_eq!(op["name"], "CompiledFunction", "{rows:?}");
+        assert!(close_to(num(op, "time"), 10e-6, 1e-9));
+        assert_eq!(op["roof_fraction"], "");
+        let notes = b.text("[data-profile-notes]").await;
+        assert!(
+            notes.contains("2 kernels carry their own FLOPs and bytes"),
+            "{notes}"
+        );
+        b.js("document.querySelector('[data-profile-panel]').scrollIntoView()")
+            .await;
+        b.screenshot(if width.is_some() {
+            "profile-inductor-phone"
+        } else {
+            "profile-inductor-desktop"
+        })
+        .await;
+    }
+    assert!(b.console_errors().await.is_empty());
+    b.close().await;
+}

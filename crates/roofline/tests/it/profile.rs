@@ -19,6 +19,8 @@ const NCU_RAW: &[u8] = include_bytes!("../fixtures/profiles/ncu-raw-h100.csv");
 const NCU_DETAILS: &[u8] = include_bytes!("../fixtures/profiles/ncu-details-a100.csv");
 const TRACE_2X: &[u8] = include_bytes!("../fixtures/profiles/pytorch-trace-2x.json");
 const TRACE_1X: &[u8] = include_bytes!("../fixtures/profiles/pytorch-trace-1x.json");
+const INDUCTOR: &[u8] = include_bytes!("../fixtures/profiles/inductor-trace.json");
+const INDUCTOR_GZ: &[u8] = include_bytes!("../fixtures/profiles/inductor-trace.json.gz");
 
 const FIXTURES: &[(&str, &[u8])] = &[
     ("plain.csv", PLAIN),
@@ -27,6 +29,7 @@ const FIXTURES: &[(&str, &[u8])] = &[
     ("ncu-details-a100.csv", NCU_DETAILS),
     ("pytorch-trace-2x.json", TRACE_2X),
     ("pytorch-trace-1x.json", TRACE_1X),
+    ("inductor-trace.json", INDUCTOR),
 ];
 
 /// An H100 SXM in bf16 (dense): 989 TFLOP/s, 3.35 TB/s; ridge 295.2 FLOPs/byte.
@@ -394,6 +397,61 @@ fn pytorch_1x_trace_uses_flows_and_skips_profiler_steps() {
     close(p.kernels[1].time, 20e-6, 1e-12, "add time");
     // Launched at 300 µs inside ProfilerStep#3 only: a step is not an operator.
     assert_eq!(p.kernels[2].kernel, None);
+}
+
+/// An Inductor-augmented trace (`profile_analysis --augment_trace`: `args.kernel_flop` in
+/// FLOPs and `args.kernel_num_gb` in 1e9 bytes on each kernel it benchmarked), written here in
+/// that format: three kernels of one compiled function on an H100. The two with their own
+/// figures are each a record under the kernel's own name, placed by those figures; the third,
+/// with none, stays with the operator that launched it. Plain and gzip import alike.
+#[test]
+fn an_inductor_trace_places_each_kernel_by_its_own_figures() {
+    let p = import(INDUCTOR).unwrap();
+    assert_eq!(import(INDUCTOR_GZ).unwrap().kernels, p.kernels);
+    assert_eq!(p.device.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+    let mm = by_name(&p, "triton_tem_fused_mm_0");
+    // A 4096³ bf16 matmul: 2·4096³ = 137,438,953,472 FLOPs; 3·4096²·2 = 100,663,296 bytes
+    // (0.100663296 GB); 200 µs. Intensity 1365.3 above the ridge (295.2): compute-bound,
+    // T_lower = 137,438,953,472 / 989e12 = 138.97 µs, 69.5 % of the roof.
+    assert_eq!(mm.flops, Some(137_438_953_472.0));
+    close(mm.bytes.unwrap(), 100_663_296.0, 1e-12, "mm bytes");
+    close(mm.time, 200e-6, 1e-12, "mm time");
+    let pl = h100().place(mm).unwrap();
+    assert_eq!(pl.bound, roofline::profile::Bound::Compute);
+    close(
+        pl.lower_bound,
+        137_438_953_472.0 / 989e12,
+        1e-12,
+        "mm T_lower",
+    );
+    close(pl.roof_fraction, 138.967e-6 / 200e-6, 1e-4, "mm fraction");
+    // A pointwise kernel: Inductor writes 0 FLOPs; 50,331,648 bytes in 18 µs. Placed by its
+    // bytes: T_lower = 50,331,648 / 3.35e12 = 15.024 µs, 83.5 % of the roof.
+    let pw = by_name(&p, "triton_poi_fused_add_gelu_1");
+    assert_eq!(pw.flops, Some(0.0));
+    let pl = h100().place(pw).unwrap();
+    assert_eq!(pl.bound, roofline::profile::Bound::Memory);
+    close(
+        pl.lower_bound,
+        50_331_648.0 / 3.35e12,
+        1e-12,
+        "gelu T_lower",
+    );
+    close(pl.roof_fraction, 15.0244e-6 / 18e-6, 1e-4, "gelu fraction");
+    // The reduction carries no figures: it stays the launching operator's (10 µs, no FLOPs or
+    // bytes of its own, so not placed).
+    let op = by_name(&p, "CompiledFunction");
+    assert_eq!(op.kernel.as_deref(), Some("triton_red_fused_sum_2"));
+    close(op.time, 10e-6, 1e-12, "op time");
+    assert_eq!((op.flops, op.bytes), (None, None));
+    assert_eq!(p.kernels.len(), 3);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.starts_with("2 kernels carry their own FLOPs and bytes")),
+        "{:?}",
+        p.notes
+    );
 }
 
 #[test]
